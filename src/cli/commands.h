@@ -1,0 +1,36 @@
+/* The harkaq command line: one verb per file (cmd_<verb>.c), dispatched by main.c.
+ *
+ * Exit statuses (documented in `harkaq --help` and the README):
+ *   0  Hermetic (or: the command succeeded, for verbs that give no verdict)
+ *   1  Impure: the build touched something outside its declared closure
+ *   2  NoEvidence: the build ran, but harkaq cannot vouch for it (reason printed)
+ *   3  the command under the cage failed (its own non-zero status), verdict otherwise printed
+ *   64 usage error (bad option or argument)
+ *   65 bad input (malformed policy, recipe, store object): FILE:LINE:COL named
+ *   70 internal or environment error (a protection could not be installed, I/O failure)
+ */
+#ifndef HK_CLI_COMMANDS_H
+#define HK_CLI_COMMANDS_H
+
+enum {
+	HK_EXIT_HERMETIC = 0,
+	HK_EXIT_OK = 0,
+	HK_EXIT_IMPURE = 1,
+	HK_EXIT_NOEVIDENCE = 2,
+	HK_EXIT_COMMAND_FAILED = 3,
+	HK_EXIT_USAGE = 64,
+	HK_EXIT_DATAERR = 65,
+	HK_EXIT_SOFTWARE = 70,
+};
+
+struct hk_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);   /* argv[0] is the verb */
+};
+
+/* Each verb, implemented in cmd_<verb>.c. */
+int cmd_run(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+#endif

@@ -1,0 +1,52 @@
+/* harkaq: the orchestrator.  Thin dispatch; each verb lives in its own file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+static const struct hk_command commands[] = {
+	{ "run", "run a command under the cage and give a verdict", cmd_run },
+	{ "probe", "print what this machine can do (Landlock ABI, audit, bubblewrap)", cmd_probe },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: harkaq COMMAND [ARGS...]\n"
+		"\n"
+		"harkaq runs a build under a Landlock policy derived from its declared dependencies\n"
+		"and gives a kernel-attested verdict: Hermetic, Impure {denials} or NoEvidence {reason}.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"exit status:\n"
+		"  0   Hermetic (or success, for commands without a verdict)\n"
+		"  1   Impure: something outside the declared closure was used\n"
+		"  2   NoEvidence: harkaq cannot vouch for the run (reason printed)\n"
+		"  3   the caged command itself failed\n"
+		"  64  usage error    65  bad input (file:line:column named)\n"
+		"  70  environment or internal error (e.g. a protection could not be installed)\n"
+		"\n"
+		"Run 'harkaq COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return HK_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return HK_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "harkaq: unknown command '%s' (see 'harkaq --help')\n", argv[1]);
+	return HK_EXIT_USAGE;
+}

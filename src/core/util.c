@@ -1,0 +1,65 @@
+#include "core/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void oom(void)
+{
+	static const char msg[] = "harkaq: out of memory\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+	(void)r;
+	abort();
+}
+
+void *hk_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *hk_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *hk_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom();
+	return q;
+}
+
+char *hk_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *hk_xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *hk_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *out = NULL;
+	va_start(ap, fmt);
+	int n = vasprintf(&out, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	return out;
+}
