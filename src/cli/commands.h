@@ -32,5 +32,7 @@ struct hk_command {
 /* Each verb, implemented in cmd_<verb>.c. */
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 
 #endif

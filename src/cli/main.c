@@ -7,6 +7,8 @@
 static const struct hk_command commands[] = {
 	{ "run", "run a command under the cage and give a verdict", cmd_run },
 	{ "probe", "print what this machine can do (Landlock ABI, audit, bubblewrap)", cmd_probe },
+	{ "build", "build a recipe in bubblewrap, a verdict per phase, the artifact sealed", cmd_build },
+	{ "store", "the content-addressed store: add, import Debian packages, which, verify", cmd_store },
 };
 
 static void usage(FILE *f)

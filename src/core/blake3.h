@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hk_error;
+
 #define HK_BLAKE3_OUT_LEN 32
 #define HK_BLAKE3_KEY_LEN 32
 #define HK_BLAKE3_BLOCK_LEN 64
@@ -43,5 +45,9 @@ void hk_hex(const uint8_t *bytes, size_t n, char *out);
 /* "b3:<64 hex>" of data into out (68 bytes with NUL). */
 #define HK_B3_ID_LEN (3 + 2 * HK_BLAKE3_OUT_LEN + 1)
 void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN]);
+
+/* 32-byte hash of a file's contents, read in large blocks.  Returns 0, or -errno with err
+ * naming the path ("cannot open /x for hashing: No such file or directory"). */
+int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
 
 #endif

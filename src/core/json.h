@@ -9,6 +9,27 @@
  *   anything else            ->  an object with the hex form {"hex":"2f746d702fe9"}
  *
  * Readers use hk_jval_bytes() to get the bytes back from either form.
+ *
+ * Writer rules:
+ *   - hk_json_str()/hk_json_strn()/hk_json_key() validate UTF-8 (strict: no overlong forms,
+ *     no surrogates, nothing above U+10FFFF).  Each byte that is not part of a valid sequence
+ *     is written as U+FFFD, so the output is always valid JSON; such a string is not
+ *     reversible, which is why untrusted bytes go through hk_json_bytes().
+ *   - Escapes: '"', '\\', \b \f \n \r \t, every other byte below 0x20 as \u00xx; DEL and
+ *     '/' are written literally.
+ *   - Commas, ':' and (with indent > 0) newlines and indentation are the writer's job.
+ *     Several values at top level are separated by '\n' (JSON Lines).
+ *   - At most HK_JSON_MAX_DEPTH containers may be open at once.  Exceeding it, a key outside
+ *     an object, a value in an object without its key, or a mismatched end is a programming
+ *     error: the writer prints the misuse on stderr and aborts.
+ *
+ * Reader rules (RFC 8259, strict): exactly one value; no comments, no trailing commas, no
+ * leading zeros, no BOM; whitespace is space, tab, CR, LF; strings must be valid UTF-8 with
+ * control characters escaped, and \uXXXX escapes must pair surrogates; numbers that overflow
+ * a double are refused; nesting deeper than HK_JSON_MAX_DEPTH is refused.  Two choices beyond
+ * the RFC, because stored evidence must mean one thing to every reader: duplicate keys in an
+ * object are refused, and so is a key containing U+0000 (keys are C strings).
+ * Errors read "JSON:<line>:<column>: <what>", both 1-based, the column counted in characters.
  */
 #ifndef HK_JSON_H
 #define HK_JSON_H
@@ -22,10 +43,13 @@
 
 /* ---- writer ---- */
 
+#define HK_JSON_MAX_DEPTH 64
+
 struct hk_json {
 	struct hk_buf *out;       /* not owned */
-	int depth;
-	bool need_comma[64];
+	int depth;                /* open containers; index 0 of the arrays below is top level */
+	bool need_comma[HK_JSON_MAX_DEPTH + 1];
+	bool in_object[HK_JSON_MAX_DEPTH + 1];
 	bool after_key;
 	int indent;               /* 0 = compact (one line); >0 = pretty, that many spaces */
 };
@@ -42,10 +66,17 @@ void hk_json_int(struct hk_json *j, int64_t v);
 void hk_json_uint(struct hk_json *j, uint64_t v);
 void hk_json_bool(struct hk_json *j, bool v);
 void hk_json_null(struct hk_json *j);
+/* Shortest decimal form that reads back as the same double; NaN and infinities, which JSON
+ * cannot represent, are written as null. */
+void hk_json_double(struct hk_json *j, double v);
 /* Arbitrary bytes, in the reversible form described at the top of this file. */
 void hk_json_bytes(struct hk_json *j, const void *p, size_t n);
 /* A raw, already-serialised JSON value (caller guarantees validity). */
 void hk_json_raw(struct hk_json *j, const char *json);
+/* Writes a parsed value back (object keys in their original order; integers exactly, other
+ * numbers via hk_json_double).  v must nest no deeper than HK_JSON_MAX_DEPTH - j->depth. */
+struct hk_jval;
+void hk_json_value(struct hk_json *j, const struct hk_jval *v);
 
 /* ---- reader ---- */
 
@@ -63,14 +94,21 @@ struct hk_jval {
 	char **keys;
 };
 
-/* Parses exactly one JSON value (surrounding whitespace allowed).  On error the message names
- * line and column.  The result is owned by the caller: free with hk_jval_free(). */
+/* Parses exactly one JSON value (surrounding whitespace allowed).  On error returns -EINVAL,
+ * *out stays NULL and the message names line and column.  The result is owned by the caller:
+ * free with hk_jval_free().  Numbers: num always; is_int and i when the value is integral and
+ * fits int64 (integers written without fraction or exponent are converted exactly, beyond
+ * double precision). */
 int hk_json_parse(const char *text, size_t len, struct hk_jval **out, struct hk_error *err);
+/* Frees v and everything it holds (v itself must come from hk_json_parse); NULL is allowed. */
 void hk_jval_free(struct hk_jval *v);
-/* Object member by key, or NULL. */
+/* Object member by key, or NULL (also NULL when obj is NULL or not an object). */
 const struct hk_jval *hk_jobj_get(const struct hk_jval *obj, const char *key);
 /* Bytes of a value written by hk_json_bytes() (string or {"hex":…}); returns a malloc'd buffer
- * (NUL-terminated, length in *len) or NULL if v has neither form. */
+ * (NUL-terminated, length in *len) or NULL if v has neither form.  Only the canonical form is
+ * accepted, so the encoding is one-to-one: a string must not contain U+0000, and the object
+ * must have the single member "hex" with an even number of lowercase hex digits whose bytes
+ * are not themselves valid UTF-8 without NUL (those would have been written as a string). */
 char *hk_jval_bytes(const struct hk_jval *v, size_t *len);
 
 #endif

@@ -56,16 +56,23 @@ struct hk_policy {
 	struct hk_policy_expect *expects;
 	size_t n_expects, cap_expects;
 	unsigned scopes;     /* HK_SCOPE_* bitmask */
+	/* Set by hk_policy_finish() and hk_policy_parse(): grants and expects are sorted by path
+	 * bytes (strcmp order) and unique.  Cleared by hk_policy_add_*(). */
+	bool finished;
 };
 
-#define HK_POLICY_INIT { NULL, 0, 0, NULL, 0, 0, 0 }
+#define HK_POLICY_INIT { NULL, 0, 0, NULL, 0, 0, 0, false }
 
-/* Parses policy text.  `filename` is used only in error messages ("FILE:LINE:COL: …").
- * Rejects: a missing or wrong header, unknown keywords, relative or non-normalised paths,
- * bad escapes, a path granted twice (identical or conflicting), an expect on a granted path,
- * unknown scopes.  On error *out is left empty. */
+/* Parses policy text.  `filename` is used only in error messages ("FILE:LINE:COL: …"; NULL
+ * reads as "<policy>").  Rejects: a missing or wrong header, unknown keywords, relative or
+ * non-normalised paths, bad escapes, a path granted twice (identical or conflicting), a path
+ * expected twice, an expect on a granted path, unknown or repeated scopes, whitespace other than
+ * the single space after the keyword, CR and NUL bytes.  The full rule set is in
+ * docs/policy-format.md.  *out is overwritten (not freed first); on success it is finished and
+ * owned by the caller (hk_policy_free); on error it is left empty.  Returns 0 or -EINVAL. */
 int hk_policy_parse(const char *text, size_t len, const char *filename, struct hk_policy *out,
 		    struct hk_error *err);
+/* Reads the file at `path` and parses it (errors name `path` as FILE). */
 int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err);
 
 /* Building in memory (used by policy derivation).  The path is copied.  Adding the same
@@ -73,22 +80,40 @@ int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err
  * path are resolved by hk_policy_finish() as an error. */
 void hk_policy_add_grant(struct hk_policy *p, enum hk_grant_kind kind, const char *path);
 void hk_policy_add_expect(struct hk_policy *p, const char *path);
-/* Sorts (by path bytes), removes exact duplicates, rejects conflicting grants. */
+/* Sorts (by path bytes), removes exact duplicates, rejects conflicting grants.  Also checks
+ * everything the parser checks about a path (absolute, normalised, an expect not granted), so
+ * the encoding of a finished policy always parses back to an equal policy.  On error (-EINVAL)
+ * the policy may be reordered but is otherwise intact and still owned by the caller. */
 int hk_policy_finish(struct hk_policy *p, struct hk_error *err);
 
-/* Canonical text form (header, scopes, grants sorted by path, expects sorted).  Requires a
- * finished policy (hk_policy_parse output is finished). */
+/* Canonical text form (header, scopes, grants sorted by path, expects sorted), appended to
+ * `out`.  Requires a finished policy (hk_policy_parse output is finished): encoding an
+ * unfinished non-empty policy is a programming error and aborts, because its text would not
+ * be canonical and its PolicyId would be meaningless. */
 void hk_policy_encode(const struct hk_policy *p, struct hk_buf *out);
 /* "b3:<hex>" of the canonical encoding. */
 void hk_policy_id(const struct hk_policy *p, char out[HK_B3_ID_LEN]);
 
-/* Whether a denial of `path` is expected by one of the expect lines. */
-bool hk_policy_expects(const struct hk_policy *p, const char *path);
-/* Whether the policy would let the cage read `path` (granted ro exactly, or beneath rw). */
-bool hk_policy_grants_read(const struct hk_policy *p, const char *path);
+/* Lookups take O(depth · log n) on a finished policy (binary search per ancestor); on an
+ * unfinished one they fall back to a linear scan and stay correct. */
 
-/* Escaping used by the format, exposed for error messages and other encoders. */
+/* Whether a denial of `path` is expected by one of the expect lines: an exact expect equal to
+ * `path`, or a beneath expect ("/dir/") of which `path` is strictly beneath. */
+bool hk_policy_expects(const struct hk_policy *p, const char *path);
+/* Whether the policy would let the cage read `path` (granted ro or rw exactly, or beneath an
+ * rw grant).  A list grant is not a read grant. */
+bool hk_policy_grants_read(const struct hk_policy *p, const char *path);
+/* The grant of exactly `path`, or NULL.  The pointer is owned by the policy. */
+const struct hk_policy_grant *hk_policy_find_grant(const struct hk_policy *p, const char *path);
+/* Same scopes, same (kind, path) grants and same expects, in the same order (line numbers are
+ * ignored).  Two finished policies are equal iff their canonical encodings are equal. */
+bool hk_policy_equal(const struct hk_policy *a, const struct hk_policy *b);
+
+/* Escaping used by the format, exposed for error messages and other encoders: appends `path`
+ * to `out`: a byte outside 0x21..0x7e is written "\xHH" (lowercase hex), a backslash "\\",
+ * every other byte as itself.  hk_policy_escape_bytes does the same for n bytes (which may hold NUL). */
 void hk_policy_escape_path(const char *path, struct hk_buf *out);
+void hk_policy_escape_bytes(const void *bytes, size_t n, struct hk_buf *out);
 
 const char *hk_grant_kind_name(enum hk_grant_kind kind);
 void hk_policy_free(struct hk_policy *p);

@@ -5,23 +5,28 @@ struct hk_test *hk_tests_head, **hk_tests_tail = &hk_tests_head;
 int hk_test_failed_checks;
 jmp_buf hk_test_abort;
 
+/* setjmp lives in its own frame so that a REQUIRE's longjmp clobbers nothing of main's. */
+static void run_one(const struct hk_test *t)
+{
+	if (setjmp(hk_test_abort) == 0)
+		t->fn();
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL;
-	int n = 0, failed = 0, passed = 0;
+	int n = 0, failed = 0, passed = 0, i = 0;
 
 	for (struct hk_test *t = hk_tests_head; t; t = t->next)
 		if (!only || strcmp(only, t->name) == 0)
 			n++;
 	printf("1..%d\n", n);
-	int i = 0;
 	for (struct hk_test *t = hk_tests_head; t; t = t->next) {
 		if (only && strcmp(only, t->name) != 0)
 			continue;
 		i++;
 		hk_test_failed_checks = 0;
-		if (setjmp(hk_test_abort) == 0)
-			t->fn();
+		run_one(t);
 		if (hk_test_failed_checks) {
 			printf("not ok %d - %s\n", i, t->name);
 			failed++;

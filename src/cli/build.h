@@ -1,0 +1,80 @@
+/* The build engine behind `harkaq build` (and, later, the sweep): recipe → store closure →
+ * derived policy → each phase in the sandbox under the cage → verdicts → sealed artifact. */
+#ifndef HK_CLI_BUILD_H
+#define HK_CLI_BUILD_H
+
+#include <stdbool.h>
+
+#include "cli/cage.h"
+#include "cli/sandbox.h"
+#include "core/derive.h"
+#include "core/recipe.h"
+#include "core/store.h"
+#include "core/verdict.h"
+
+struct hk_build_plan {
+	struct hk_policy policy;         /* the derived policy (finished) */
+	char policy_id[HK_B3_ID_LEN];
+	struct hk_derive_report report;
+	char **layers;                   /* dep artifact trees, highest priority first */
+	size_t n_layers;
+	char **closure_names;            /* artifact dirnames of the closure, deps first */
+	size_t n_closure;
+};
+
+/* Resolves the recipe's deps in the store (relative names are the store's), computes the
+ * closure and derives the policy for `sandbox`'s contract surfaces. */
+int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
+void hk_build_plan_free(struct hk_build_plan *bp);
+
+struct hk_build_opts {
+	const char *recipe_path;
+	const char *store_dir;           /* NULL: $HARKAQ_STORE, else nearest store/ above */
+	bool cage;
+	const char *user;
+	const char *profile;
+	int timeout_s;
+	bool keep;
+	bool quiet;
+};
+
+struct phase_result {
+	enum hk_phase phase;
+	bool ran;
+	struct hk_cage_result res;
+	struct hk_verdict verdict;
+	bool has_verdict;
+	long long ms;
+};
+
+struct hk_build_result {
+	bool cage;
+	bool recipe_loaded;
+	struct hk_recipe recipe;
+	char recipe_hash[HK_B3_ID_LEN];
+	struct hk_store *store;
+	bool plan_ok;
+	struct hk_build_plan plan;
+	struct phase_result phases[HK_PHASE_COUNT];
+	size_t n_phases;
+	const char *failed_phase;
+	char artifact_id[HK_B3_ID_LEN];
+	char *artifact_dir;
+	char *work;
+};
+
+/* Runs the build; returns the exit status (commands.h).  For statuses >= 64 err says why. */
+int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
+void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);
+void hk_build_result_free(struct hk_build_result *r);
+
+/* Source preparation (source.c). */
+int hk_source_verify_tarball(const struct hk_recipe *r, struct hk_error *err);
+/* A tarball that unpacked into one top directory: move its content up into `dir`. */
+int hk_source_flatten_single_dir(const char *dir, struct hk_error *err);
+/* After `apt-get source` in `fetch`: copy the unpacked source tree into `dst`. */
+int hk_source_take_apt_dir(const char *fetch, const char *package, const char *dst,
+			   struct hk_error *err);
+
+#endif

@@ -1,0 +1,590 @@
+#include "cli/cage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/proc.h"
+#include "core/util.h"
+
+/* Bounds on waiting.  The deallocation record comes from a kworker about 50 ms after the
+ * last process of the domain is reaped (KERNEL-FACTS §3); the bound only matters when
+ * something is wrong, and then the verdict says so. */
+#define READER_READY_TIMEOUT_MS 5000
+#define DEALLOC_TIMEOUT_MS 3000
+#define CANARY_LATE_TIMEOUT_MS 500
+#define READER_END_TIMEOUT_MS 3000
+
+static volatile sig_atomic_t forwarded_signal;
+static pid_t signal_target;
+
+static void forward_signal(int sig)
+{
+	forwarded_signal = sig;
+	if (signal_target > 0)
+		kill(-signal_target, sig);
+}
+
+static long long jint(const struct hk_jval *obj, const char *key, long long dflt)
+{
+	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
+	if (!v || v->type != HK_JNUM)
+		return dflt;
+	return v->is_int ? v->i : (long long)v->num;
+}
+
+static const char *jstr(const struct hk_jval *obj, const char *key)
+{
+	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
+	return v && v->type == HK_JSTR ? v->str : NULL;
+}
+
+static bool jbool(const struct hk_jval *obj, const char *key)
+{
+	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
+	return v && v->type == HK_JBOOL && v->b;
+}
+
+static struct hk_jval *jsteal(struct hk_jval *obj, const char *key)
+{
+	/* Detach a member so it outlives obj: members are stored inline, so copy by
+	 * re-serialising. */
+	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
+	if (!v)
+		return NULL;
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 0);
+	hk_json_value(&j, v);
+	struct hk_jval *copy = NULL;
+	struct hk_error e;
+	if (hk_json_parse(b.data, b.len, &copy, &e) < 0)
+		copy = NULL;
+	hk_buf_free(&b);
+	return copy;
+}
+
+struct reader {
+	pid_t pid;
+	int in_fd;                  /* its stdin; closing it asks it to stop */
+	struct hk_linereader out;
+	bool ended;
+};
+
+static int reader_start(const struct hk_cage_opts *o, struct reader *rd, struct hk_error *err)
+{
+	hk_autofree char *path = NULL;
+	int r = hk_helper_path("harkaq-audit", &path, err);
+	if (r < 0)
+		return r;
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return hk_fail_errno(err, errno, "pipe for the audit reader");
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return hk_fail_errno(err, errno, "pipe for the audit reader");
+	}
+	char floor_arg[32];
+	char no_enable[] = "--no-enable", floor_opt[] = "--backlog-floor";
+	char *argv[8];
+	int a = 0;
+	argv[a++] = path;
+	if (!o->reader_may_enable)
+		argv[a++] = no_enable;
+	if (o->backlog_floor >= 0) {
+		snprintf(floor_arg, sizeof(floor_arg), "%ld", o->backlog_floor);
+		argv[a++] = floor_opt;
+		argv[a++] = floor_arg;
+	}
+	argv[a] = NULL;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+		return hk_fail_errno(err, e, "fork for the audit reader");
+	}
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		/* The reader must not take the caged command's signals (Ctrl-C goes to harkaq,
+		 * which forwards it to the command and then finishes the evidence). */
+		setpgid(0, 0);
+		execv(path, argv);
+		fprintf(stderr, "harkaq: cannot execute %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	rd->pid = pid;
+	rd->in_fd = in[1];
+	hk_linereader_init(&rd->out, out[0]);
+	rd->ended = false;
+	return 0;
+}
+
+/* Handles one line of the reader.  Returns 1 for "ready", 2 for "end", 0 otherwise. */
+static int reader_line(struct hk_cage_result *res, const char *line)
+{
+	struct hk_jval *v = NULL;
+	struct hk_error e;
+	if (hk_json_parse(line, strlen(line), &v, &e) < 0) {
+		res->reader_failed = true;
+		if (!res->reader_error)
+			res->reader_error = hk_xasprintf("unreadable line from the reader: %s", e.msg);
+		return 0;
+	}
+	int ret = 0;
+	const char *event = jstr(v, "event");
+	if (!event) {
+		/* ignore */
+	} else if (strcmp(event, "record") == 0) {
+		const struct hk_jval *t = hk_jobj_get(v, "text");
+		size_t len = 0;
+		hk_autofree char *text = t ? hk_jval_bytes(t, &len) : NULL;
+		if (text) {
+			struct hk_error fe;
+			/* A record that does not parse is counted by the evidence (n_malformed); if
+			 * it was one of this run's, the count check against denials=N fails and
+			 * says so.  Another process's odd record must not condemn this run. */
+			(void)hk_evidence_feed(&res->evidence, (unsigned)jint(v, "type", 0),
+					       (uint64_t)jint(v, "serial", 0), text, len, &fe);
+		}
+	} else if (strcmp(event, "ready") == 0) {
+		res->reader_ready = true;
+		res->audit_confirmed = jbool(v, "confirmed");
+		res->audit_before = jsteal(v, "audit");
+		res->audit_changed = jsteal(v, "changed");
+		res->lost_before = jint(res->audit_before, "lost", -1);
+		ret = 1;
+	} else if (strcmp(event, "end") == 0) {
+		res->audit_after = jsteal(v, "audit");
+		res->lost_after = jint(res->audit_after, "lost", -1);
+		res->enobufs = jint(v, "enobufs", 0);
+		ret = 2;
+	} else if (strcmp(event, "error") == 0) {
+		res->reader_failed = true;
+		if (!res->reader_error)
+			res->reader_error = hk_xstrdup(jstr(v, "message") ? jstr(v, "message")
+									  : "reader error");
+	}
+	hk_jval_free(v);
+	return ret;
+}
+
+static int reader_drain(struct reader *rd, struct hk_cage_result *res)
+{
+	int seen = 0;
+	hk_linereader_fill(&rd->out);
+	char *line;
+	while (hk_linereader_next(&rd->out, &line)) {
+		int k = reader_line(res, line);
+		free(line);
+		if (k == 2)
+			rd->ended = true;
+		seen |= k;
+	}
+	return seen;
+}
+
+static void status_line(struct hk_cage_result *res, const char *line)
+{
+	struct hk_jval *v = NULL;
+	struct hk_error e;
+	if (hk_json_parse(line, strlen(line), &v, &e) < 0)
+		return; /* harkaq-exec writes only JSON here; anything else is not its report */
+	const char *event = jstr(v, "event");
+	if (event && strcmp(event, "cage") == 0) {
+		res->abi = (int)jint(v, "abi", -1);
+		res->real_abi = (int)jint(v, "real_abi", res->abi);
+		res->forced_abi = jbool(v, "forced");
+		res->log_flag_withheld = jbool(v, "log_flag_withheld");
+		hk_jval_free(res->cage_status);
+		res->cage_status = v;
+		return;
+	}
+	if (event && strcmp(event, "canary") == 0) {
+		free(res->canary_result);
+		res->canary_result = hk_xstrdup(jstr(v, "result") ? jstr(v, "result") : "error");
+	} else if (event && strcmp(event, "error") == 0) {
+		if (!res->cage_error) {
+			res->cage_error = hk_xstrdup(jstr(v, "message") ? jstr(v, "message") : "cage error");
+			res->cage_error_layer = hk_xstrdup(jstr(v, "layer") ? jstr(v, "layer") : "unknown");
+		}
+	}
+	hk_jval_free(v);
+}
+
+/* In the forked child, before exec: a failure goes to the status pipe as the cage's own
+ * error event would, so the orchestrator reports a set-up failure, never a verdict. */
+static void child_fail(int status_fd, const char *layer, const char *msg)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 0);
+	hk_json_obj_begin(&j);
+	hk_json_key(&j, "event");
+	hk_json_str(&j, "error");
+	hk_json_key(&j, "layer");
+	hk_json_str(&j, layer);
+	hk_json_key(&j, "message");
+	hk_json_str(&j, msg);
+	hk_json_obj_end(&j);
+	hk_buf_putc(&b, '\n');
+	ssize_t w = write(status_fd, b.data, b.len);
+	(void)w;
+	fprintf(stderr, "harkaq: %s\n", msg);
+	_exit(125);
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->abi = r->real_abi = -1;
+	r->lost_before = r->lost_after = -1;
+	hk_evidence_init(&r->evidence, o->canary_path);
+	long long t0 = hk_now_ms();
+
+	/* Orphans of the caged command must become our children, so that nothing it started
+	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	struct reader rd = { .pid = -1, .in_fd = -1 };
+	rd.out.fd = -1;
+	if (o->evidence) {
+		struct hk_error re;
+		if (reader_start(o, &rd, &re) < 0) {
+			r->reader_failed = true;
+			r->reader_error = hk_xstrdup(re.msg);
+		} else {
+			r->reader_started = true;
+			long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
+			while (!r->reader_ready && rd.out.fd >= 0) {
+				long long left = deadline - hk_now_ms();
+				if (left <= 0)
+					break;
+				struct pollfd p = { rd.out.fd, POLLIN, 0 };
+				poll(&p, 1, (int)left);
+				reader_drain(&rd, r);
+			}
+			if (!r->reader_ready) {
+				r->reader_failed = true;
+				if (!r->reader_error)
+					r->reader_error = hk_xstrdup(
+						rd.out.fd < 0 ? "the audit reader exited before it was ready"
+							      : "the audit reader did not become ready in time");
+			}
+		}
+	}
+	r->ms_reader_start = hk_now_ms() - t0;
+	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
+		if (rd.pid > 0) {
+			close(rd.in_fd);
+			kill(rd.pid, SIGKILL);
+			waitpid(rd.pid, NULL, 0);
+			hk_linereader_close(&rd.out);
+		}
+		return hk_fail(err, EPERM, "evidence was required but cannot be established (%s); "
+					   "the command was not run",
+			       r->reader_error ? r->reader_error : "audit is not confirmed enabled");
+	}
+
+	int st[2];
+	if (pipe2(st, O_CLOEXEC) < 0)
+		return hk_fail_errno(err, errno, "status pipe");
+	long long t_cmd = hk_now_ms();
+	pid_t child = fork();
+	if (child < 0) {
+		int e = errno;
+		close(st[0]);
+		close(st[1]);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (child == 0) {
+		close(st[0]);
+		if (rd.in_fd >= 0)
+			close(rd.in_fd);
+		/* A new session: the caged command gets no controlling terminal to inject into
+		 * (TIOCSTI, KERNEL-FACTS §11), and we can signal its whole group. */
+		setsid();
+		if (o->child_setup) {
+			struct hk_error ce;
+			if (o->child_setup(o->child_ctx, &ce) < 0)
+				child_fail(st[1], "sandbox", ce.msg);
+		}
+		if (st[1] == o->status_fd) {
+			fcntl(st[1], F_SETFD, 0);
+		} else {
+			dup2(st[1], o->status_fd);
+			close(st[1]);
+		}
+		if (o->as_user) {
+			if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0) {
+				char m[256];
+				snprintf(m, sizeof(m), "cannot switch to uid %u: %s", (unsigned)o->uid,
+					 strerror(errno));
+				child_fail(o->status_fd, "user", m);
+			}
+		}
+		if (o->chdir_to && chdir(o->chdir_to) < 0) {
+			char m[512];
+			snprintf(m, sizeof(m), "cannot enter %s: %s", o->chdir_to, strerror(errno));
+			child_fail(o->status_fd, "exec", m);
+		}
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (o->envp)
+			execve(o->argv[0], o->argv, o->envp);
+		else
+			execv(o->argv[0], o->argv);
+		char m[512];
+		snprintf(m, sizeof(m), "cannot execute %s: %s", o->argv[0], strerror(errno));
+		child_fail(o->status_fd, "exec", m);
+	}
+	close(st[1]);
+	r->started = true;
+	signal_target = child;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = forward_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	struct hk_linereader status;
+	hk_linereader_init(&status, st[0]);
+	int pfd = pidfd_open_(child);
+	bool exited = false;
+	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
+
+	while (!exited) {
+		struct pollfd p[3];
+		int n = 0;
+		p[n++] = (struct pollfd){ pfd, POLLIN, 0 };
+		int i_status = -1, i_reader = -1;
+		if (status.fd >= 0) {
+			i_status = n;
+			p[n++] = (struct pollfd){ status.fd, POLLIN, 0 };
+		}
+		if (rd.out.fd >= 0) {
+			i_reader = n;
+			p[n++] = (struct pollfd){ rd.out.fd, POLLIN, 0 };
+		}
+		int timeout = 1000;
+		if (kill_at) {
+			long long left = kill_at - hk_now_ms();
+			if (left <= 0) {
+				r->timed_out = true;
+				kill(-child, SIGKILL);
+				kill(child, SIGKILL);
+				kill_at = 0;
+				left = 0;
+			}
+			if (left < timeout)
+				timeout = (int)left;
+		}
+		if (pfd < 0)
+			timeout = 20; /* no pidfd: poll the child */
+		int pr = poll(p, (nfds_t)n, timeout);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (i_status >= 0 && p[i_status].revents) {
+			hk_linereader_fill(&status);
+			char *line;
+			while (hk_linereader_next(&status, &line)) {
+				status_line(r, line);
+				free(line);
+			}
+		}
+		if (i_reader >= 0 && p[i_reader].revents)
+			reader_drain(&rd, r);
+		int ws;
+		pid_t w = waitpid(child, &ws, WNOHANG);
+		if (w == child) {
+			exited = true;
+			r->wait_status = ws;
+		}
+	}
+	signal_target = 0;
+	if (pfd >= 0)
+		close(pfd);
+	r->ms_command = hk_now_ms() - t_cmd;
+	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
+						  : 128 + WTERMSIG(r->wait_status);
+
+	/* Whatever the command left running holds the domain (and would hold the
+	 * deallocation record back forever): kill it, and say so in the result. */
+	pid_t keep[1] = { rd.pid };
+	r->leftovers_killed = hk_kill_descendants(keep, rd.pid > 0 ? 1 : 0);
+
+	/* The status pipe: read the rest (the cage may have written its last line late). */
+	for (int i = 0; i < 50 && status.fd >= 0; i++) {
+		struct pollfd p = { status.fd, POLLIN, 0 };
+		if (poll(&p, 1, 10) <= 0)
+			break;
+		hk_linereader_fill(&status);
+	}
+	char *line;
+	while (hk_linereader_next(&status, &line)) {
+		status_line(r, line);
+		free(line);
+	}
+	hk_linereader_close(&status);
+
+	/* Wait (bounded) for the domain's deallocation record. */
+	long long t_wait = hk_now_ms();
+	if (r->reader_ready && rd.out.fd >= 0) {
+		for (;;) {
+			bool canary = hk_evidence_canary_seen(&r->evidence);
+			bool dealloc = hk_evidence_dealloc_seen(&r->evidence);
+			if (canary && dealloc)
+				break;
+			long long waited = hk_now_ms() - t_wait;
+			long long bound = canary ? DEALLOC_TIMEOUT_MS : CANARY_LATE_TIMEOUT_MS;
+			if (waited >= bound) {
+				if (canary)
+					r->dealloc_timed_out = true;
+				break;
+			}
+			struct pollfd p = { rd.out.fd, POLLIN, 0 };
+			poll(&p, 1, (int)(bound - waited));
+			reader_drain(&rd, r);
+			if (rd.out.fd < 0)
+				break;
+		}
+	}
+	r->ms_dealloc_wait = hk_now_ms() - t_wait;
+
+	/* Stop the reader: it answers with a final status (the lost counter after the run). */
+	if (rd.in_fd >= 0) {
+		close(rd.in_fd);
+		rd.in_fd = -1;
+	}
+	if (rd.pid > 0) {
+		long long deadline = hk_now_ms() + READER_END_TIMEOUT_MS;
+		while (rd.out.fd >= 0 && hk_now_ms() < deadline) {
+			struct pollfd p = { rd.out.fd, POLLIN, 0 };
+			poll(&p, 1, 100);
+			reader_drain(&rd, r);
+		}
+		if (!rd.ended) {
+			r->reader_failed = true;
+			if (!r->reader_error)
+				r->reader_error = hk_xstrdup("the audit reader stopped before the run ended "
+							     "(killed or crashed)");
+		}
+		kill(rd.pid, SIGKILL);
+		int ws;
+		waitpid(rd.pid, &ws, 0);
+		hk_linereader_close(&rd.out);
+	}
+	r->ms_total = hk_now_ms() - t0;
+	if (forwarded_signal)
+		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
+			       (int)forwarded_signal);
+	return 0;
+}
+
+void hk_cage_result_free(struct hk_cage_result *r)
+{
+	hk_jval_free(r->cage_status);
+	hk_jval_free(r->audit_before);
+	hk_jval_free(r->audit_after);
+	hk_jval_free(r->audit_changed);
+	free(r->cage_error);
+	free(r->cage_error_layer);
+	free(r->canary_result);
+	free(r->reader_error);
+	hk_evidence_free(&r->evidence);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Whether any grant covers `path` (is it, or an ancestor of it).  Stricter than
+ * hk_policy_grants_read: an ro or list grant on an ancestor directory is avoided too, so the
+ * canary's place never depends on how a directory grant is interpreted. */
+static bool any_grant_covers(const struct hk_policy *policy, const char *path)
+{
+	size_t plen = strlen(path);
+	for (size_t i = 0; i < policy->n_grants; i++) {
+		const char *g = policy->grants[i].path;
+		size_t glen = strlen(g);
+		if (policy->grants[i].kind == HK_GRANT_LIST)
+			continue; /* listing is not reading */
+		if (glen == 1 && g[0] == '/')
+			return true;
+		if (glen <= plen && memcmp(g, path, glen) == 0 && (path[glen] == '/' || path[glen] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, struct hk_error *err)
+{
+	static const char *const bases[] = { "/var/tmp", "/tmp", "/dev/shm", "/run" };
+	char nonce[33];
+	int r = hk_random_hex(nonce, 16, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < HK_ARRAY_LEN(bases); i++) {
+		char *d = hk_xasprintf("%s/harkaq-canary-%s", bases[i], nonce);
+		char *p = hk_xasprintf("%s/canary-%s", d, nonce);
+		if (hk_policy_grants_read(policy, p) || any_grant_covers(policy, d)) {
+			free(d);
+			free(p);
+			continue;
+		}
+		if (mkdir(d, 0755) < 0) {
+			free(d);
+			free(p);
+			continue;
+		}
+		/* World-readable: what DAC blocks never reaches Landlock, and a canary blocked by
+		 * DAC would be a silent zero (SPEC §13). */
+		chmod(d, 0755);
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rmdir(d);
+			free(d);
+			free(p);
+			continue;
+		}
+		fchmod(fd, 0644);
+		static const char body[] = "harkaq canary: reading this file means the cage is open\n";
+		ssize_t w = write(fd, body, sizeof(body) - 1);
+		close(fd);
+		if (w != (ssize_t)(sizeof(body) - 1)) {
+			unlink(p);
+			rmdir(d);
+			free(d);
+			free(p);
+			continue;
+		}
+		*path = p;
+		*dir = d;
+		return 0;
+	}
+	return hk_fail(err, EACCES, "no place for the canary: the policy lets the cage read every "
+				    "candidate directory (/var/tmp, /tmp, /dev/shm, /run)");
+}
+
+void hk_canary_remove(const char *path, const char *dir)
+{
+	if (path)
+		unlink(path);
+	if (dir)
+		rmdir(dir);
+}

@@ -1,0 +1,81 @@
+/* One caged run with evidence: the reader started and confirmed before the command, the
+ * cage's own report collected, the command waited for (and anything it left behind killed),
+ * the domain's deallocation awaited, and everything handed to the verdict.
+ *
+ * Used by `harkaq run` (the command on the host) and `harkaq build` (each phase inside
+ * bubblewrap); the caller prepares the argv that starts harkaq-exec. */
+#ifndef HK_CLI_CAGE_H
+#define HK_CLI_CAGE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/evidence.h"
+#include "core/json.h"
+#include "core/policy.h"
+
+struct hk_cage_opts {
+	char **argv;                /* program and arguments that start harkaq-exec (maybe via bwrap) */
+	int status_fd;              /* descriptor number on which the child expects the status pipe */
+	const char *canary_path;    /* the canary as the kernel will report it (sandbox view) */
+	bool evidence;              /* start the reader (false: enforcement only) */
+	bool reader_may_enable;     /* allow the reader to switch audit on */
+	long backlog_floor;         /* -1: reader's default */
+	bool as_user;               /* switch to uid/gid before exec */
+	uid_t uid;
+	gid_t gid;
+	int timeout_s;              /* 0: none; else the run is killed after this many seconds */
+	const char *chdir_to;       /* NULL: stay */
+	char **envp;                /* NULL: inherit */
+	bool quiet;                 /* no progress on stderr */
+	bool require_evidence;      /* refuse to start the command if the reader is not ready and
+				     * confirmed (the verdict could only be NoEvidence) */
+	/* Runs in the child as root before it drops to uid/gid (the sandbox mounts its merged
+	 * view here); a negative return aborts the child with its message. */
+	int (*child_setup)(void *ctx, struct hk_error *err);
+	void *child_ctx;
+};
+
+struct hk_cage_result {
+	/* the command */
+	bool started;               /* the child was forked and exec'd */
+	int wait_status;            /* of the direct child, as from waitpid */
+	int exit_code;              /* decoded: exit status, or 128+signal */
+	bool timed_out;
+	int leftovers_killed;       /* processes still alive after the command exited */
+	/* the cage (harkaq-exec's status lines) */
+	struct hk_jval *cage_status;   /* the "cage" event, or NULL if the cage never reported */
+	char *cage_error;           /* harkaq-exec's error event message, or NULL */
+	char *cage_error_layer;
+	char *canary_result;        /* "denied", "opened", "error", or NULL (probe never ran) */
+	int abi, real_abi;          /* from the cage line; -1 unknown */
+	bool log_flag_withheld;
+	bool forced_abi;
+	/* the reader */
+	bool reader_started, reader_ready, audit_confirmed, reader_failed;
+	char *reader_error;
+	long long lost_before, lost_after;   /* -1 unknown */
+	long long enobufs;
+	struct hk_jval *audit_before, *audit_after;
+	struct hk_jval *audit_changed;
+	/* the evidence */
+	struct hk_evidence evidence;
+	bool dealloc_timed_out;
+	/* costs, ms */
+	long long ms_reader_start, ms_command, ms_dealloc_wait, ms_total;
+};
+
+/* Runs the cage.  Returns 0 when the run happened (whatever its verdict), -errno when it
+ * could not be attempted at all (fork failure…).  A cage that refused to install a
+ * protection is a *successful* call with started=true and cage_error set. */
+int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err);
+void hk_cage_result_free(struct hk_cage_result *r);
+
+/* Creates a canary file readable by everyone in a directory the policy does not let the cage
+ * read; returns its path (and the directory to remove afterwards). */
+int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, struct hk_error *err);
+void hk_canary_remove(const char *path, const char *dir);
+
+#endif

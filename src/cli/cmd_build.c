@@ -1,0 +1,835 @@
+/* harkaq build RECIPE: every phase in bubblewrap, under the policy derived from the recipe's
+ * declared closure, each phase in its own Landlock domain with its own canary and verdict;
+ * the install output sealed into the store (SPEC §9, §7). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/build.h"
+#include "cli/cage.h"
+#include "cli/commands.h"
+#include "cli/proc.h"
+#include "cli/sandbox.h"
+#include "cli/verdict_out.h"
+#include "core/baseroot.h"
+#include "core/derive.h"
+#include "core/recipe.h"
+#include "core/store.h"
+#include "core/util.h"
+#include "core/verdict.h"
+
+/* SOURCE_DATE_EPOCH for every build: fixed, so that a build's bytes do not depend on when it
+ * ran (2023-11-14T22:13:20Z). */
+#define HK_SOURCE_DATE_EPOCH "1700000000"
+
+static void build_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: harkaq build RECIPE [OPTIONS]\n"
+		"\n"
+		"Builds RECIPE in bubblewrap (no network, base root read-only, the declared deps\n"
+		"merged over it, /src and /out the only writable surfaces), each phase under the\n"
+		"Landlock policy derived from the declared closure, each with its own canary and\n"
+		"verdict.  The install phase's /out is sealed into the store as an artifact.\n"
+		"\n"
+		"options:\n"
+		"  --store DIR        the store (default: $HARKAQ_STORE, else the nearest store/ above\n"
+		"                     the recipe, else ./store)\n"
+		"  --no-cage          the same sandbox without harkaq (no policy, no verdict): the\n"
+		"                     artifact must come out identical to a Hermetic caged build\n"
+		"  --user USER        the unprivileged build user (default: nobody)\n"
+		"  --profile NAME     base runtime profile (default: autotools; see docs/base-runtime.md)\n"
+		"  --json             the result as JSON on stdout\n"
+		"  --result-out FILE  the result as JSON to FILE\n"
+		"  --timeout SECONDS  per phase (default 3600)\n"
+		"  --keep             keep the work directory (printed) for inspection\n"
+		"  --quiet            no progress on stderr\n"
+		"\n"
+		"exit status: 0 every phase Hermetic, 1 a phase Impure, 2 a phase NoEvidence, 3 a phase\n"
+		"failed, 64 usage, 65 bad recipe (file:line:column) or missing dep, 70 set-up error.\n");
+}
+
+struct phase_run {
+	enum hk_phase phase;
+	bool ran;
+	struct hk_cage_result res;
+	struct hk_verdict verdict;
+	bool has_verdict;
+	long long ms;
+};
+
+struct build_ctx {
+	const struct hk_sandbox_plan *plan;
+};
+
+/* In the phase's child, as root: a private mount namespace with the merged view mounted. */
+static int mount_merged_view(void *ctx, struct hk_error *err)
+{
+	const struct build_ctx *b = ctx;
+	if (unshare(CLONE_NEWNS) < 0)
+		return hk_fail_errno(err, errno, "unshare(CLONE_NEWNS) for the merged view");
+	return hk_sandbox_mount(b->plan, err);
+}
+
+/* The nearest directory named store/ holding a store marker, from the recipe's directory up. */
+static char *find_store_above(const char *dir)
+{
+	char *cur = hk_xstrdup(dir);
+	for (;;) {
+		char *cand = hk_xasprintf("%s%sstore", cur, strcmp(cur, "/") == 0 ? "" : "/");
+		struct hk_store *s = NULL;
+		struct hk_error e;
+		if (hk_store_open(cand, false, &s, &e) == 0) {
+			hk_store_close(s);
+			free(cur);
+			return cand;
+		}
+		free(cand);
+		char *slash = strrchr(cur, '/');
+		if (!slash || slash == cur) {
+			if (strcmp(cur, "/") == 0)
+				break;
+			cur[1] = '\0';
+			continue;
+		}
+		*slash = '\0';
+	}
+	free(cur);
+	return NULL;
+}
+
+static int copy_tree(const char *from, const char *to, struct hk_error *err)
+{
+	char *src = hk_xasprintf("%s/.", from);
+	int r = hk_spawnl(NULL, false, err, "cp", "-a", "--no-preserve=ownership", src, to, NULL);
+	free(src);
+	return r == 0 ? 0 : (r < 0 ? r : -EIO);
+}
+
+static int chown_tree(const char *dir, uid_t uid, gid_t gid, struct hk_error *err)
+{
+	char *owner = hk_xasprintf("%u:%u", (unsigned)uid, (unsigned)gid);
+	int r = hk_spawnl(NULL, false, err, "chown", "-R", owner, dir, NULL);
+	free(owner);
+	return r == 0 ? 0 : (r < 0 ? r : -EIO);
+}
+
+/* Puts the recipe's source into work/src. */
+static int prepare_source(const struct hk_recipe *r, const char *work, const char *src,
+			  bool quiet, struct hk_error *err)
+{
+	switch (r->source.kind) {
+	case HK_SOURCE_DIR: {
+		struct stat st;
+		if (stat(r->source.path, &st) < 0 || !S_ISDIR(st.st_mode))
+			return hk_fail(err, ENOENT, "%s:%u:%u: source directory %s does not exist",
+				       r->path ? r->path : "recipe", r->source.pos.line,
+				       r->source.pos.col, r->source.path);
+		return copy_tree(r->source.path, src, err);
+	}
+	case HK_SOURCE_TARBALL: {
+		int rc = hk_source_verify_tarball(r, err);
+		if (rc < 0)
+			return rc;
+		rc = hk_spawnl(NULL, quiet, err, "tar", "-xf", r->source.path, "-C", src,
+			       "--no-same-owner", NULL);
+		if (rc != 0)
+			return rc < 0 ? rc : -EIO;
+		return hk_source_flatten_single_dir(src, err);
+	}
+	case HK_SOURCE_APT: {
+		char *fetch = hk_xasprintf("%s/fetch", work);
+		if (mkdir(fetch, 0755) < 0) {
+			int e = errno;
+			free(fetch);
+			return hk_fail_errno(err, e, "creating %s/fetch", work);
+		}
+		char *pin = hk_xasprintf("%s=%s", r->source.apt_package, r->source.apt_version);
+		if (!quiet)
+			fprintf(stderr, "[source] apt-get source %s\n", pin);
+		int rc = hk_spawnl(fetch, true, err, "apt-get", "source", "-qq", pin, NULL);
+		free(pin);
+		if (rc != 0) {
+			free(fetch);
+			return hk_wrap(err, "fetching the source on the host (is there a deb-src entry? "
+					    "run ./setup)");
+		}
+		int r2 = hk_source_take_apt_dir(fetch, r->source.apt_package, src, err);
+		free(fetch);
+		return r2;
+	}
+	}
+	return hk_fail(err, EINVAL, "unknown source kind");
+}
+
+static char *join_commands(const struct hk_recipe_phase *ph)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	for (size_t i = 0; i < ph->n_commands; i++) {
+		hk_buf_puts(&b, ph->commands[i]);
+		hk_buf_putc(&b, '\n');
+	}
+	return hk_buf_steal(&b);
+}
+
+static int write_file(const char *path, const char *data, size_t len, mode_t mode,
+		      struct hk_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return hk_fail_errno(err, errno, "creating %s", path);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return hk_fail_errno(err, e, "writing %s", path);
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) < 0)
+		return hk_fail_errno(err, errno, "writing %s", path);
+	chmod(path, mode);
+	return 0;
+}
+
+int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err)
+{
+	memset(bp, 0, sizeof(*bp));
+	bp->policy = (struct hk_policy)HK_POLICY_INIT;
+	const char *where = r->path ? r->path : "recipe";
+
+	/* Declared deps → store artifacts. */
+	const struct hk_artifact **roots = hk_xcalloc(r->n_build_deps + 1, sizeof(*roots));
+	for (size_t i = 0; i < r->n_build_deps; i++) {
+		const struct hk_recipe_dep *d = &r->build_deps[i];
+		if (hk_store_find(store, d->spec, &roots[i], err) < 0) {
+			int rc = hk_wrap(err, "%s:%u:%u: build dep '%s' (store %s; import it with "
+					      "'harkaq store import-apt NAME' or 'harkaq store add')",
+					 where, d->pos.line, d->pos.col, d->spec, hk_store_dir(store));
+			free(roots);
+			return rc;
+		}
+	}
+	/* The base root's own packages satisfy runtime deps (libc6 …): it provides them. */
+	char **base_names = NULL;
+	size_t n_base = 0;
+	const char *root = r->base_kind == HK_BASE_ROOT ? r->base_root : "/";
+	char *status = hk_xasprintf("%s%svar/lib/dpkg/status", root,
+				    root[strlen(root) - 1] == '/' ? "" : "/");
+	struct hk_error ignored;
+	if (access(status, R_OK) == 0 &&
+	    hk_deb_installed_names(status, &base_names, &n_base, &ignored) < 0) {
+		base_names = NULL;
+		n_base = 0;
+	}
+	free(status);
+	const struct hk_artifact **closure = NULL;
+	size_t n_closure = 0;
+	int rc = hk_store_closure(store, (const struct hk_artifact *const *)roots, r->n_build_deps,
+				  (const char *const *)base_names, n_base, &closure, &n_closure, err);
+	free(roots);
+	for (size_t i = 0; i < n_base; i++)
+		free(base_names[i]);
+	free(base_names);
+	if (rc < 0)
+		return hk_wrap(err, "%s: the closure of the declared deps", where);
+
+	/* Every file and symlink of every artifact, as the sandbox sees it. */
+	size_t cap = 1024, n = 0;
+	struct hk_derive_entry *entries = hk_xmalloc(cap * sizeof(*entries));
+	struct hk_tree *trees = hk_xcalloc(n_closure + 1, sizeof(*trees));
+	char **paths = NULL;
+	size_t n_paths = 0, cap_paths = 0;
+	bp->layers = hk_xcalloc(n_closure + 1, sizeof(char *));
+	for (size_t i = 0; i < n_closure; i++) {
+		trees[i] = (struct hk_tree)HK_TREE_INIT;
+		rc = hk_store_files(store, closure[i], &trees[i], err);
+		if (rc < 0) {
+			rc = hk_wrap(err, "artifact %s", closure[i]->dirname);
+			goto out;
+		}
+		/* Highest priority first: a dependent over its deps (closure is deps-first). */
+		bp->layers[n_closure - 1 - i] = hk_xstrdup(closure[i]->path);
+		for (size_t k = 0; k < trees[i].n; k++) {
+			const struct hk_tree_entry *e = &trees[i].entries[k];
+			if (e->type == HK_TREE_DIR)
+				continue;
+			if (n_paths == cap_paths) {
+				cap_paths = cap_paths ? cap_paths * 2 : 1024;
+				paths = hk_xrealloc(paths, cap_paths * sizeof(char *));
+			}
+			paths[n_paths] = hk_xasprintf("/%s", e->path);
+			if (n == cap) {
+				cap *= 2;
+				entries = hk_xrealloc(entries, cap * sizeof(*entries));
+			}
+			entries[n].path = paths[n_paths];
+			entries[n].symlink_target = e->type == HK_TREE_SYMLINK ? e->target : NULL;
+			entries[n].artifact = closure[i]->dirname;
+			n++;
+			n_paths++;
+		}
+	}
+	bp->n_layers = n_closure;
+
+	struct hk_strset base = HK_STRSET_INIT;
+	rc = hk_base_runtime(root, profile, &base, err);
+	if (rc < 0) {
+		hk_strset_free(&base);
+		rc = hk_wrap(err, "the base runtime (profile %s, root %s)", profile, root);
+		goto out;
+	}
+	hk_sandbox_contract(sandbox, &bp->policy);
+	struct hk_derive_input in = {
+		.closure = entries,
+		.n_closure = n,
+		.base_runtime = &base,
+		.expects = (const char *const *)r->expects,
+		.n_expects = r->n_expects,
+		.scopes = HK_SCOPE_ABSTRACT_UNIX_SOCKET | HK_SCOPE_SIGNAL,
+	};
+	rc = hk_derive_policy(&in, &bp->policy, &bp->report, err);
+	hk_strset_free(&base);
+	if (rc < 0) {
+		rc = hk_wrap(err, "%s", where);
+		goto out;
+	}
+	hk_policy_id(&bp->policy, bp->policy_id);
+	bp->n_closure = n_closure;
+	bp->closure_names = hk_xcalloc(n_closure + 1, sizeof(char *));
+	for (size_t i = 0; i < n_closure; i++)
+		bp->closure_names[i] = hk_xstrdup(closure[i]->dirname);
+	rc = 0;
+out:
+	for (size_t i = 0; i < n_closure; i++)
+		hk_tree_free(&trees[i]);
+	free(trees);
+	for (size_t i = 0; i < n_paths; i++)
+		free(paths[i]);
+	free(paths);
+	free(entries);
+	free(closure);
+	return rc;
+}
+
+void hk_build_plan_free(struct hk_build_plan *bp)
+{
+	hk_policy_free(&bp->policy);
+	hk_derive_report_free(&bp->report);
+	for (size_t i = 0; i < bp->n_layers; i++)
+		free(bp->layers[i]);
+	free(bp->layers);
+	for (size_t i = 0; i < bp->n_closure; i++)
+		free(bp->closure_names[i]);
+	free(bp->closure_names);
+	memset(bp, 0, sizeof(*bp));
+}
+
+static char **build_env(const struct hk_recipe *r)
+{
+	struct hk_argv a = { 0 };
+	hk_argv_push(&a, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+	hk_argv_push(&a, "HOME=/tmp");
+	hk_argv_push(&a, "SOURCE_DATE_EPOCH=" HK_SOURCE_DATE_EPOCH);
+	hk_argv_push(&a, "LC_ALL=C");
+	hk_argv_push(&a, "TZ=UTC");
+	for (size_t i = 0; i < r->n_env; i++) {
+		char *kv = hk_xasprintf("%s=%s", r->env[i].key, r->env[i].value);
+		hk_argv_push(&a, kv);
+		free(kv);
+	}
+	return a.v;
+}
+
+enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
+       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_HELP };
+
+static const struct option build_options[] = {
+	{ "store", required_argument, NULL, OPT_STORE },
+	{ "no-cage", no_argument, NULL, OPT_NO_CAGE },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "result-out", required_argument, NULL, OPT_RESULT_OUT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int worse(int a, int b)
+{
+	/* NoEvidence > Impure > failed > Hermetic: the exit status reports the worst phase. */
+	static const int rank[] = { [HK_EXIT_HERMETIC] = 0, [HK_EXIT_COMMAND_FAILED] = 1,
+				    [HK_EXIT_IMPURE] = 2, [HK_EXIT_NOEVIDENCE] = 3 };
+	if (a > HK_EXIT_COMMAND_FAILED || b > HK_EXIT_COMMAND_FAILED)
+		return a > b ? a : b;
+	return rank[a] >= rank[b] ? a : b;
+}
+
+int cmd_build(int argc, char **argv)
+{
+	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
+	bool cage = true, json = false, keep = false, quiet = false;
+	long timeout = 3600;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", build_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE: store_opt = optarg; break;
+		case OPT_NO_CAGE: cage = false; break;
+		case OPT_USER: user = optarg; break;
+		case OPT_PROFILE: profile = optarg; break;
+		case OPT_JSON: json = true; break;
+		case OPT_RESULT_OUT: result_out = optarg; break;
+		case OPT_KEEP: keep = true; break;
+		case OPT_QUIET: quiet = true; break;
+		case OPT_TIMEOUT: {
+			char *end;
+			timeout = strtol(optarg, &end, 10);
+			if (*end || timeout <= 0) {
+				fprintf(stderr, "harkaq build: --timeout wants seconds, not '%s'\n", optarg);
+				return HK_EXIT_USAGE;
+			}
+			break;
+		}
+		case OPT_HELP:
+		case 'h':
+			build_usage(stdout);
+			return HK_EXIT_OK;
+		default:
+			build_usage(stderr);
+			return HK_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "harkaq build: give exactly one RECIPE (see 'harkaq build --help')\n");
+		return HK_EXIT_USAGE;
+	}
+	if (!hk_base_profile_find(profile)) {
+		fprintf(stderr, "harkaq build: unknown base profile '%s' (known:", profile);
+		for (const char *const *p = hk_base_profile_names(); *p; p++)
+			fprintf(stderr, " %s", *p);
+		fprintf(stderr, ")\n");
+		return HK_EXIT_USAGE;
+	}
+	struct hk_build_opts bo = {
+		.recipe_path = argv[optind],
+		.store_dir = store_opt,
+		.cage = cage,
+		.user = user,
+		.profile = profile,
+		.timeout_s = (int)timeout,
+		.keep = keep,
+		.quiet = quiet,
+	};
+	struct hk_build_result br;
+	struct hk_error err = { 0 };
+	int code = hk_build_run(&bo, &br, &err);
+	if (code >= HK_EXIT_USAGE) {
+		fprintf(stderr, "harkaq build: %s\n", err.msg);
+		hk_build_result_free(&br);
+		return code;
+	}
+	if (json || result_out) {
+		struct hk_buf b = HK_BUF_INIT;
+		struct hk_json j;
+		hk_json_init(&j, &b, 0);
+		hk_build_result_json(&br, &j);
+		hk_buf_putc(&b, '\n');
+		if (json)
+			fwrite(b.data, 1, b.len, stdout);
+		if (result_out) {
+			struct hk_error we;
+			if (write_file(result_out, b.data, b.len, 0644, &we) < 0)
+				fprintf(stderr, "harkaq build: %s\n", we.msg);
+		}
+		hk_buf_free(&b);
+	}
+	hk_build_result_free(&br);
+	return code;
+}
+
+int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, struct hk_error *err)
+{
+	memset(br, 0, sizeof(*br));
+	br->cage = bo->cage;
+	int code = HK_EXIT_HERMETIC;
+	struct hk_recipe *r = &br->recipe;
+	if (hk_recipe_load(bo->recipe_path, r, err) < 0)
+		return HK_EXIT_DATAERR;
+	br->recipe_loaded = true;
+	hk_recipe_hash(r, br->recipe_hash);
+
+	uid_t uid;
+	gid_t gid;
+	if (hk_resolve_user(bo->user, &uid, &gid, err) < 0)
+		return HK_EXIT_USAGE;
+
+	char *store_dir = NULL;
+	if (bo->store_dir || (getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE")))
+		store_dir = hk_xstrdup(hk_store_choose_dir(bo->store_dir));
+	else
+		store_dir = find_store_above(r->recipe_dir);
+	if (!store_dir)
+		store_dir = hk_xstrdup("./store");
+	struct hk_store *store = NULL;
+	if (hk_store_open(store_dir, true, &store, err) < 0) {
+		free(store_dir);
+		return HK_EXIT_SOFTWARE;
+	}
+	free(store_dir);
+	br->store = store;
+
+	hk_autofree char *exec_path = NULL;
+	if (bo->cage && hk_helper_path("harkaq-exec", &exec_path, err) < 0)
+		return HK_EXIT_SOFTWARE;
+
+	/* The work directory: world-listable so the build user reaches its parts (DAC). */
+	char nonce[33];
+	if (hk_random_hex(nonce, 16, err) < 0)
+		return HK_EXIT_SOFTWARE;
+	br->work = hk_xasprintf("/var/tmp/harkaq-build-%s", nonce);
+	char *src = hk_xasprintf("%s/src", br->work);
+	char *out = hk_xasprintf("%s/out", br->work);
+	char *stage = hk_xasprintf("%s/stage", br->work);
+	char *policy_path = hk_xasprintf("%s/policy", br->work);
+	char **env = NULL;
+	struct hk_sandbox_plan plan = { 0 };
+	if (mkdir(br->work, 0755) < 0 || mkdir(src, 0755) < 0 || mkdir(out, 0755) < 0 ||
+	    mkdir(stage, 0755) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		hk_fail_errno(err, errno, "creating the work directory %s", br->work);
+		goto done;
+	}
+	chmod(br->work, 0755);
+
+	struct hk_sandbox sb = {
+		.base_root = r->base_kind == HK_BASE_ROOT ? r->base_root : "/",
+		.src_dir = src,
+		.out_dir = out,
+		.stage_dir = stage,
+		.exec_host_path = exec_path,
+		.policy_host_path = policy_path,
+		.cage = bo->cage,
+	};
+	/* Derivation runs with or without the cage: the merged view is the same either way. */
+	if (hk_build_derive(r, store, bo->profile, &sb, &br->plan, err) < 0) {
+		code = err->code == ENOENT || err->code == EINVAL || err->code == ELOOP ||
+				       err->code == EEXIST
+			       ? HK_EXIT_DATAERR
+			       : HK_EXIT_SOFTWARE;
+		goto done;
+	}
+	br->plan_ok = true;
+	sb.layers = (const char *const *)br->plan.layers;
+	sb.n_layers = br->plan.n_layers;
+	if (hk_sandbox_plan(&sb, &plan, err) < 0) {
+		code = HK_EXIT_DATAERR;
+		goto done;
+	}
+	if (bo->cage) {
+		struct hk_buf enc = HK_BUF_INIT;
+		hk_policy_encode(&br->plan.policy, &enc);
+		int wr = write_file(policy_path, enc.data, enc.len, 0644, err);
+		hk_buf_free(&enc);
+		if (wr < 0) {
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+	}
+	if (!bo->quiet)
+		fprintf(stderr, "[plan] %s %s: %zu dep artifact(s) in the closure; policy %s "
+				"(%zu files, %zu symlinks, %zu base runtime paths)%s\n",
+			r->name, r->version, br->plan.n_closure, br->plan.policy_id,
+			br->plan.report.files, br->plan.report.symlinks, br->plan.report.base_runtime,
+			bo->cage ? "" : " — not enforced (--no-cage)");
+
+	if (prepare_source(r, br->work, src, bo->quiet, err) < 0 ||
+	    chown_tree(src, uid, gid, err) < 0 || chown_tree(out, uid, gid, err) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		goto done;
+	}
+	env = build_env(r);
+
+	struct build_ctx bctx = { &plan };
+	for (int ph = 0; ph < HK_PHASE_COUNT; ph++) {
+		const struct hk_recipe_phase *rp = &r->phases[ph];
+		if (rp->n_commands == 0)
+			continue;
+		struct phase_result *pr = &br->phases[br->n_phases++];
+		pr->phase = (enum hk_phase)ph;
+		const char *pname = hk_phase_name((enum hk_phase)ph);
+
+		char pnonce[33];
+		hk_random_hex(pnonce, 16, err);
+		char *canary_host = hk_xasprintf("%s/canary-%s", br->work, pnonce);
+		char *canary_sb = hk_xasprintf("/.harkaq/canary-%s", pnonce);
+		if (bo->cage) {
+			static const char body[] = "harkaq canary\n";
+			if (write_file(canary_host, body, sizeof(body) - 1, 0644, err) < 0) {
+				free(canary_host);
+				free(canary_sb);
+				code = HK_EXIT_SOFTWARE;
+				goto done;
+			}
+		}
+		sb.canary_host_path = bo->cage ? canary_host : NULL;
+		sb.canary_sandbox_path = bo->cage ? canary_sb : NULL;
+		char *script = join_commands(rp);
+		struct hk_argv inner = { 0 };
+		hk_argv_push(&inner, "/bin/sh");
+		hk_argv_push(&inner, "-ec");
+		hk_argv_push(&inner, script);
+		char **argv = NULL;
+		int arc = hk_sandbox_argv(&sb, &plan, NULL, inner.v, &argv, err);
+		hk_argv_free(inner.v);
+		if (arc < 0) {
+			free(script);
+			free(canary_host);
+			free(canary_sb);
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		struct hk_cage_opts o = {
+			.argv = argv,
+			.status_fd = HK_SANDBOX_STATUS_FD,
+			.canary_path = canary_sb,
+			.evidence = bo->cage,
+			.reader_may_enable = true,
+			.backlog_floor = -1,
+			.as_user = true,
+			.uid = uid,
+			.gid = gid,
+			.timeout_s = bo->timeout_s,
+			.envp = env,
+			.quiet = bo->quiet,
+			.child_setup = mount_merged_view,
+			.child_ctx = &bctx,
+		};
+		if (!bo->quiet)
+			fprintf(stderr, "[%s] running%s\n", pname, bo->cage ? " under the cage" : "");
+		long long t0 = hk_now_ms();
+		int rc = hk_cage_run(&o, &pr->res, err);
+		pr->ms = hk_now_ms() - t0;
+		pr->ran = true;
+		hk_argv_free(argv);
+		free(script);
+		unlink(canary_host);
+		free(canary_host);
+		free(canary_sb);
+		if (rc < 0 && !pr->res.started) {
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		if (pr->res.cage_error) {
+			hk_fail(err, EPERM, "%s: the cage refused to start the phase (layer %s): %s",
+				pname, pr->res.cage_error_layer ? pr->res.cage_error_layer : "?",
+				pr->res.cage_error);
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		if (bo->cage && !pr->res.cage_status) {
+			hk_fail(err, EPERM, "%s: the cage never reported (harkaq-exec did not start; "
+					    "exit status %d)", pname, pr->res.exit_code);
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		if (pr->res.canary_result && strcmp(pr->res.canary_result, "denied") != 0) {
+			hk_fail(err, EPERM, "%s: the canary probe said '%s': the derived policy grants "
+					    "what it must not; the phase was not run",
+				pname, pr->res.canary_result);
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		if (!bo->quiet)
+			fprintf(stderr, "[%s] exited %d after %.1f s\n", pname, pr->res.exit_code,
+				(double)pr->ms / 1000.0);
+		if (pr->res.exit_code != 0 || rc < 0) {
+			br->failed_phase = pname;
+			break;
+		}
+	}
+
+	/* Seal the install output. */
+	if (!br->failed_phase && r->phases[HK_PHASE_INSTALL].n_commands > 0) {
+		struct hk_dep_group *groups = hk_xcalloc(r->n_runtime_deps + 1, sizeof(*groups));
+		for (size_t i = 0; i < r->n_runtime_deps; i++) {
+			groups[i].alts = hk_xcalloc(1, sizeof(char *));
+			groups[i].alts[0] = hk_xstrdup(r->runtime_deps[i].name ? r->runtime_deps[i].name
+									       : r->runtime_deps[i].spec);
+			groups[i].n_alts = 1;
+		}
+		char *source_json = hk_xasprintf("{\"built_by\":\"harkaq build\",\"recipe_hash\":\"%s\"}",
+						 br->recipe_hash);
+		struct hk_artifact_spec spec = {
+			.name = r->name,
+			.version = r->version,
+			.deps = groups,
+			.n_deps = r->n_runtime_deps,
+			.source_json = source_json,
+		};
+		const struct hk_artifact *art = NULL;
+		bool added = false;
+		int rc = hk_store_add(store, out, &spec, 0, &art, &added, err);
+		hk_dep_groups_free(groups, r->n_runtime_deps);
+		free(source_json);
+		if (rc < 0) {
+			hk_wrap(err, "sealing /out into the store");
+			code = HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		snprintf(br->artifact_id, sizeof(br->artifact_id), "%s", art->id);
+		br->artifact_dir = hk_xstrdup(art->dirname);
+		if (!bo->quiet)
+			fprintf(stderr, "[seal] %s %s\n", art->id, added ? "(new)" : "(already in the store)");
+	}
+
+	/* Verdicts, now that the artifact hash is known. */
+	for (size_t i = 0; i < br->n_phases; i++) {
+		struct phase_result *pr = &br->phases[i];
+		const char *pname = hk_phase_name(pr->phase);
+		int pcode;
+		if (bo->cage) {
+			struct hk_verdict_out vo = {
+				.policy = &br->plan.policy,
+				.policy_id = br->plan.policy_id,
+				.recipe_hash = br->recipe_hash,
+				.artifact_hash = br->artifact_id[0] ? br->artifact_id : NULL,
+				.phase = pname,
+				.evidence_requested = true,
+			};
+			hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
+			pr->has_verdict = true;
+			pcode = hk_exit_for(&pr->verdict, &pr->res);
+			if (!bo->quiet) {
+				struct hk_buf s = HK_BUF_INIT;
+				hk_verdict_summary(&pr->verdict, &s);
+				fprintf(stderr, "%-10s %s", pname, hk_buf_str(&s));
+				hk_buf_free(&s);
+			}
+		} else {
+			pcode = pr->res.exit_code != 0 ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
+			if (!bo->quiet)
+				fprintf(stderr, "%-10s no verdict (--no-cage)\n", pname);
+		}
+		code = worse(code, pcode);
+	}
+	if (br->failed_phase) {
+		code = worse(code, HK_EXIT_COMMAND_FAILED);
+		if (!bo->quiet)
+			fprintf(stderr, "harkaq build: phase %s failed; later phases were not run\n",
+				br->failed_phase);
+	}
+	if (!bo->quiet && br->artifact_id[0])
+		fprintf(stderr, "artifact   %s  %s\n", br->artifact_id, br->artifact_dir);
+
+done:
+	if (bo->keep) {
+		if (!bo->quiet)
+			fprintf(stderr, "work directory kept: %s\n", br->work);
+	} else if (br->work) {
+		struct hk_error ignored;
+		hk_store_remove_tree(br->work, &ignored);
+	}
+	hk_sandbox_plan_free(&plan);
+	hk_argv_free(env);
+	free(src);
+	free(out);
+	free(stage);
+	free(policy_path);
+	return code;
+}
+
+void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
+{
+	hk_json_obj_begin(j);
+	hk_json_key(j, "recipe");
+	hk_json_obj_begin(j);
+	hk_json_key(j, "name");
+	hk_json_str(j, br->recipe.name);
+	hk_json_key(j, "version");
+	hk_json_str(j, br->recipe.version);
+	hk_json_key(j, "path");
+	if (br->recipe.path)
+		hk_json_bytes(j, br->recipe.path, strlen(br->recipe.path));
+	else
+		hk_json_null(j);
+	hk_json_key(j, "hash");
+	hk_json_str(j, br->recipe_hash);
+	hk_json_obj_end(j);
+	hk_json_key(j, "caged");
+	hk_json_bool(j, br->cage);
+	hk_json_key(j, "policy_id");
+	if (br->plan_ok)
+		hk_json_str(j, br->plan.policy_id);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "closure");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; br->plan_ok && i < br->plan.n_closure; i++)
+		hk_json_str(j, br->plan.closure_names[i]);
+	hk_json_arr_end(j);
+	hk_json_key(j, "phases");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < br->n_phases; i++) {
+		const struct phase_result *pr = &br->phases[i];
+		hk_json_obj_begin(j);
+		hk_json_key(j, "phase");
+		hk_json_str(j, hk_phase_name(pr->phase));
+		hk_json_key(j, "exit_code");
+		hk_json_int(j, pr->res.exit_code);
+		hk_json_key(j, "ms");
+		hk_json_int(j, pr->ms);
+		hk_json_key(j, "verdict");
+		if (pr->has_verdict)
+			hk_verdict_json(&pr->verdict, j);
+		else
+			hk_json_null(j);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "failed_phase");
+	if (br->failed_phase)
+		hk_json_str(j, br->failed_phase);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "artifact");
+	if (br->artifact_id[0])
+		hk_json_str(j, br->artifact_id);
+	else
+		hk_json_null(j);
+	hk_json_obj_end(j);
+}
+
+void hk_build_result_free(struct hk_build_result *br)
+{
+	for (size_t i = 0; i < br->n_phases; i++) {
+		if (br->phases[i].has_verdict)
+			hk_verdict_free(&br->phases[i].verdict);
+		if (br->phases[i].ran)
+			hk_cage_result_free(&br->phases[i].res);
+	}
+	if (br->plan_ok)
+		hk_build_plan_free(&br->plan);
+	if (br->recipe_loaded)
+		hk_recipe_free(&br->recipe);
+	if (br->store)
+		hk_store_close(br->store);
+	free(br->work);
+	free(br->artifact_dir);
+	memset(br, 0, sizeof(*br));
+}

@@ -1,0 +1,214 @@
+/* harkaq probe [--json]: what this machine can do, measured, not guessed. */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "core/util.h"
+#include "sys/auditnl.h"
+#include "sys/landlock.h"
+
+struct bwrap_info {
+	bool found;
+	char version[64];
+	bool overlay_src;
+};
+
+/* Runs `bwrap ARG` and captures its output (no shell). */
+static int capture(const char *bwrap, const char *arg, struct hk_buf *out)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execl(bwrap, bwrap, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		hk_buf_append(out, buf, (size_t)n);
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -ENOEXEC;
+}
+
+static void probe_bwrap(struct bwrap_info *b)
+{
+	memset(b, 0, sizeof(*b));
+	const char *bwrap = getenv("HARKAQ_BWRAP");
+	if (!bwrap || !*bwrap)
+		bwrap = "/usr/bin/bwrap";
+	struct hk_buf out = HK_BUF_INIT;
+	if (capture(bwrap, "--version", &out) == 0) {
+		b->found = true;
+		const char *v = hk_buf_str(&out);
+		const char *sp = strchr(v, ' ');
+		snprintf(b->version, sizeof(b->version), "%.*s", (int)strcspn(sp ? sp + 1 : v, "\n"),
+			 sp ? sp + 1 : v);
+		hk_buf_reset(&out);
+		capture(bwrap, "--help", &out);
+		b->overlay_src = strstr(hk_buf_str(&out), "--overlay-src") != NULL;
+	}
+	hk_buf_free(&out);
+}
+
+static bool has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: harkaq probe [--json]\n\n"
+			       "Prints what this machine can do, measured with the syscalls themselves:\n"
+			       "the Landlock ABI and errata (landlock_create_ruleset, never uname), the tier\n"
+			       "of the cage that applies and why, the audit state (AUDIT_GET), whether this\n"
+			       "process has what the audit reader needs, and bubblewrap's version and\n"
+			       "whether it supports --overlay-src.\n");
+			return HK_EXIT_OK;
+		} else {
+			fprintf(stderr, "harkaq probe: unknown option '%s'\n", argv[i]);
+			return HK_EXIT_USAGE;
+		}
+	}
+
+	const struct hk_landlock_probe *ll = hk_landlock_probe();
+	const char *tier, *why;
+	if (ll->abi <= 0) {
+		tier = "none";
+		why = hk_landlock_unavailable_reason(ll->unavailable);
+	} else if (ll->abi < 3) {
+		tier = "none";
+		why = "Landlock ABI below 3 (no REFER/TRUNCATE): the build runs under the sandbox "
+		      "alone and the verdict is NoEvidence";
+	} else if (ll->abi < 7) {
+		tier = "enforce";
+		why = "Landlock ABI 3-6: the cage is enforced but the kernel cannot report denials, "
+		      "so the verdict is NoEvidence";
+	} else {
+		tier = "evidence";
+		why = "Landlock ABI 7 or later: the cage is enforced and denials are audited";
+	}
+
+	struct hk_audit_status st;
+	struct hk_error aerr = { 0 };
+	bool audit_ok = hk_audit_query_status(&st, &aerr) == 0;
+
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct caps[2];
+	memset(caps, 0, sizeof(caps));
+	bool caps_ok = syscall(SYS_capget, &hdr, caps) == 0;
+	bool cap_read = caps_ok && has_cap(caps, CAP_AUDIT_READ);
+	bool cap_control = caps_ok && has_cap(caps, CAP_AUDIT_CONTROL);
+
+	struct bwrap_info bw;
+	probe_bwrap(&bw);
+	struct utsname u;
+	uname(&u);
+
+	if (json) {
+		struct hk_buf b = HK_BUF_INIT;
+		struct hk_json j;
+		hk_json_init(&j, &b, 2);
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "landlock");
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "abi");
+		hk_json_int(&j, ll->abi);
+		hk_json_key(&j, "errata");
+		hk_json_uint(&j, ll->errata);
+		hk_json_key(&j, "unavailable");
+		if (ll->abi > 0)
+			hk_json_null(&j);
+		else
+			hk_json_str(&j, hk_landlock_unavailable_reason(ll->unavailable));
+		hk_json_obj_end(&j);
+		hk_json_key(&j, "tier");
+		hk_json_str(&j, tier);
+		hk_json_key(&j, "tier_reason");
+		hk_json_str(&j, why);
+		hk_json_key(&j, "audit");
+		if (audit_ok) {
+			hk_audit_status_json(&j, &st);
+		} else {
+			hk_json_obj_begin(&j);
+			hk_json_key(&j, "error");
+			hk_json_str(&j, aerr.msg);
+			hk_json_obj_end(&j);
+		}
+		hk_json_key(&j, "reader_privileges");
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "cap_audit_read");
+		hk_json_bool(&j, cap_read);
+		hk_json_key(&j, "cap_audit_control");
+		hk_json_bool(&j, cap_control);
+		hk_json_obj_end(&j);
+		hk_json_key(&j, "bubblewrap");
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "found");
+		hk_json_bool(&j, bw.found);
+		hk_json_key(&j, "version");
+		if (bw.found)
+			hk_json_str(&j, bw.version);
+		else
+			hk_json_null(&j);
+		hk_json_key(&j, "overlay_src");
+		hk_json_bool(&j, bw.overlay_src);
+		hk_json_obj_end(&j);
+		hk_json_key(&j, "kernel_release");
+		hk_json_str(&j, u.release);
+		hk_json_obj_end(&j);
+		printf("%s\n", hk_buf_str(&b));
+		hk_buf_free(&b);
+		return HK_EXIT_OK;
+	}
+
+	printf("Landlock     ABI %d", ll->abi);
+	if (ll->abi > 0)
+		printf(", errata 0x%x (asked with landlock_create_ruleset, not uname)\n", ll->errata);
+	else
+		printf(": %s\n", hk_landlock_unavailable_reason(ll->unavailable));
+	printf("tier         %s: %s\n", tier, why);
+	if (audit_ok)
+		printf("audit        enabled=%u failure=%u pid=%u rate_limit=%u backlog_limit=%u lost=%u "
+		       "backlog=%u backlog_wait_time=%u\n",
+		       st.enabled, st.failure, st.pid, st.rate_limit, st.backlog_limit, st.lost,
+		       st.backlog, st.backlog_wait_time);
+	else
+		printf("audit        unknown: %s\n", aerr.msg);
+	printf("reader       CAP_AUDIT_READ %s, CAP_AUDIT_CONTROL %s%s\n", cap_read ? "yes" : "no",
+	       cap_control ? "yes" : "no",
+	       cap_read ? "" : " (the audit reader cannot subscribe: verdicts would be NoEvidence)");
+	if (bw.found)
+		printf("bubblewrap   %s, --overlay-src %s\n", bw.version,
+		       bw.overlay_src ? "supported"
+				      : "not supported (harkaq mounts the merged view itself)");
+	else
+		printf("bubblewrap   not found (install the bubblewrap package; needed by harkaq build)\n");
+	printf("kernel       %s (for information only; capabilities were probed, not inferred)\n",
+	       u.release);
+	return HK_EXIT_OK;
+}

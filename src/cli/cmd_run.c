@@ -1,0 +1,306 @@
+/* harkaq run --policy FILE [options] -- CMD [ARGS...]
+ *
+ * Runs a command under the cage on the host (no sandbox), reads the kernel's evidence and
+ * ends with a verdict.  The simplest way to use and test the cage. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cage.h"
+#include "cli/commands.h"
+#include "cli/proc.h"
+#include "cli/runtime.h"
+#include "cli/verdict_out.h"
+#include "core/policy.h"
+#include "core/util.h"
+#include "sys/landlock.h"
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: harkaq run --policy FILE [OPTIONS] -- CMD [ARGS...]\n"
+		"\n"
+		"Runs CMD under the cage (Landlock per-file policy + seccomp denylist) directly on the\n"
+		"host, collects the kernel's Landlock audit records, and ends with a verdict:\n"
+		"Hermetic, Impure {denials} or NoEvidence {reason}.\n"
+		"\n"
+		"The effective policy is FILE plus what the run itself needs: harkaq-exec (for the\n"
+		"canary probe) and, unless --no-runtime, CMD's program and its shared-library closure\n"
+		"(read from ELF DT_NEEDED, like a derived base runtime).\n"
+		"\n"
+		"options:\n"
+		"  --policy FILE          the policy (see docs/policy-format.md)\n"
+		"  --user USER            run CMD as USER (name or uid); how builds really run\n"
+		"  --no-runtime           do not add CMD's program and libraries to the policy\n"
+		"  --json                 print the verdict as JSON on stdout (after CMD's output)\n"
+		"  --verdict-out FILE     write the verdict as JSON to FILE\n"
+		"  --quiet                no human summary on stderr\n"
+		"  --no-evidence          enforcement only: no reader, no canary (verdict NoEvidence)\n"
+		"  --require-evidence     refuse to run CMD when evidence cannot be established\n"
+		"  --no-enable-audit      do not switch audit on if it is off (then: NoEvidence)\n"
+		"  --backlog-floor N      raise the audit backlog_limit to at least N (default 8192)\n"
+		"  --timeout SECONDS      kill CMD (and all it started) after SECONDS\n"
+		"  --force-abi N          make the cage behave as Landlock ABI N (tests of old kernels)\n"
+		"  --test-withhold-log-flag, --test-break-seccomp\n"
+		"                         fault injection for tests (never Hermetic)\n"
+		"\n"
+		"exit status: 0 Hermetic, 1 Impure, 2 NoEvidence, 3 CMD failed (verdict Hermetic),\n"
+		"64 usage, 65 bad policy, 70 a protection could not be installed or set-up failed.\n");
+}
+
+enum {
+	OPT_POLICY = 1000, OPT_USER, OPT_NO_RUNTIME, OPT_JSON, OPT_VERDICT_OUT, OPT_QUIET,
+	OPT_NO_EVIDENCE, OPT_REQUIRE_EVIDENCE, OPT_NO_ENABLE, OPT_BACKLOG, OPT_TIMEOUT,
+	OPT_FORCE_ABI, OPT_WITHHOLD, OPT_BREAK_SECCOMP, OPT_HELP,
+};
+
+static const struct option run_options[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "no-runtime", no_argument, NULL, OPT_NO_RUNTIME },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verdict-out", required_argument, NULL, OPT_VERDICT_OUT },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "no-evidence", no_argument, NULL, OPT_NO_EVIDENCE },
+	{ "require-evidence", no_argument, NULL, OPT_REQUIRE_EVIDENCE },
+	{ "no-enable-audit", no_argument, NULL, OPT_NO_ENABLE },
+	{ "backlog-floor", required_argument, NULL, OPT_BACKLOG },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
+	{ "test-withhold-log-flag", no_argument, NULL, OPT_WITHHOLD },
+	{ "test-break-seccomp", no_argument, NULL, OPT_BREAK_SECCOMP },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || !*s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *policy_file = NULL, *user = NULL, *verdict_out = NULL;
+	bool runtime = true, json = false, quiet = false, evidence = true, require_evidence = false;
+	bool may_enable = true, withhold = false, break_seccomp = false;
+	long backlog_floor = -1, timeout = 0, force_abi = 0;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_POLICY: policy_file = optarg; break;
+		case OPT_USER: user = optarg; break;
+		case OPT_NO_RUNTIME: runtime = false; break;
+		case OPT_JSON: json = true; break;
+		case OPT_VERDICT_OUT: verdict_out = optarg; break;
+		case OPT_QUIET: quiet = true; break;
+		case OPT_NO_EVIDENCE: evidence = false; break;
+		case OPT_REQUIRE_EVIDENCE: require_evidence = true; break;
+		case OPT_NO_ENABLE: may_enable = false; break;
+		case OPT_WITHHOLD: withhold = true; break;
+		case OPT_BREAK_SECCOMP: break_seccomp = true; break;
+		case OPT_BACKLOG:
+			if (parse_long(optarg, 0, 1L << 30, &backlog_floor) < 0) {
+				fprintf(stderr, "harkaq run: --backlog-floor wants a number, not '%s'\n", optarg);
+				return HK_EXIT_USAGE;
+			}
+			break;
+		case OPT_TIMEOUT:
+			if (parse_long(optarg, 1, 86400 * 7, &timeout) < 0) {
+				fprintf(stderr, "harkaq run: --timeout wants seconds (1..604800), not '%s'\n",
+					optarg);
+				return HK_EXIT_USAGE;
+			}
+			break;
+		case OPT_FORCE_ABI:
+			if (parse_long(optarg, 1, 64, &force_abi) < 0) {
+				fprintf(stderr, "harkaq run: --force-abi wants an ABI number, not '%s'\n", optarg);
+				return HK_EXIT_USAGE;
+			}
+			break;
+		case OPT_HELP:
+		case 'h':
+			run_usage(stdout);
+			return HK_EXIT_OK;
+		default:
+			run_usage(stderr);
+			return HK_EXIT_USAGE;
+		}
+	}
+	if (!policy_file) {
+		fprintf(stderr, "harkaq run: --policy FILE is required (see 'harkaq run --help')\n");
+		return HK_EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "harkaq run: no command given (write it after '--')\n");
+		return HK_EXIT_USAGE;
+	}
+	char **cmd = argv + optind;
+
+	struct hk_error err = { 0 };
+	struct hk_policy policy = HK_POLICY_INIT;
+	if (hk_policy_load(policy_file, &policy, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		return HK_EXIT_DATAERR;
+	}
+	hk_autofree char *exec_path = NULL;
+	if (hk_helper_path("harkaq-exec", &exec_path, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		hk_policy_free(&policy);
+		return HK_EXIT_SOFTWARE;
+	}
+
+	uid_t uid = 0;
+	gid_t gid = 0;
+	if (user && hk_resolve_user(user, &uid, &gid, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		hk_policy_free(&policy);
+		return HK_EXIT_USAGE;
+	}
+
+	/* The effective policy: the user's, plus what the run itself needs. */
+	hk_policy_add_grant(&policy, HK_GRANT_RO, exec_path);
+	struct hk_runtime_report rt = { 0 };
+	if (runtime && hk_runtime_for_command(cmd[0], &policy, &rt, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		hk_policy_free(&policy);
+		return HK_EXIT_DATAERR;
+	}
+	if (hk_policy_finish(&policy, &err) < 0) {
+		fprintf(stderr, "harkaq run: effective policy: %s\n", err.msg);
+		hk_policy_free(&policy);
+		hk_runtime_report_free(&rt);
+		return HK_EXIT_DATAERR;
+	}
+	char policy_id[HK_B3_ID_LEN];
+	hk_policy_id(&policy, policy_id);
+
+	char *canary = NULL, *canary_dir = NULL;
+	if (hk_canary_create(&policy, &canary, &canary_dir, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		hk_policy_free(&policy);
+		hk_runtime_report_free(&rt);
+		return HK_EXIT_SOFTWARE;
+	}
+	/* The effective policy file, next to the canary (harkaq-exec reads it before it
+	 * restricts itself, so it needs no grant; DAC: readable by the build user). */
+	char *eff_path = hk_xasprintf("%s/policy", canary_dir);
+	{
+		struct hk_buf enc = HK_BUF_INIT;
+		hk_policy_encode(&policy, &enc);
+		FILE *f = fopen(eff_path, "w");
+		bool ok = f && fwrite(enc.data, 1, enc.len, f) == enc.len;
+		if (f && fclose(f) != 0)
+			ok = false;
+		hk_buf_free(&enc);
+		chmod(eff_path, 0644);
+		if (!ok) {
+			fprintf(stderr, "harkaq run: cannot write the effective policy %s: %s\n",
+				eff_path, strerror(errno));
+			unlink(eff_path);
+			hk_canary_remove(canary, canary_dir);
+			return HK_EXIT_SOFTWARE;
+		}
+	}
+
+	/* harkaq-exec --policy EFF --canary C --status-fd 3 [test switches] -- CMD… */
+	char force_buf[16];
+	size_t n_cmd = 0;
+	while (cmd[n_cmd])
+		n_cmd++;
+	struct hk_argv xa = { 0 };
+	hk_argv_push(&xa, exec_path);
+	hk_argv_push(&xa, "--policy");
+	hk_argv_push(&xa, eff_path);
+	hk_argv_push(&xa, "--status-fd");
+	hk_argv_push(&xa, "3");
+	if (evidence) {
+		hk_argv_push(&xa, "--canary");
+		hk_argv_push(&xa, canary);
+	}
+	if (force_abi) {
+		snprintf(force_buf, sizeof(force_buf), "%ld", force_abi);
+		hk_argv_push(&xa, "--force-abi");
+		hk_argv_push(&xa, force_buf);
+	}
+	if (withhold)
+		hk_argv_push(&xa, "--test-withhold-log-flag");
+	if (break_seccomp)
+		hk_argv_push(&xa, "--test-break-seccomp");
+	hk_argv_push(&xa, "--");
+	for (size_t i = 0; i < n_cmd; i++)
+		hk_argv_push(&xa, cmd[i]);
+	char **xargv = xa.v;
+
+	struct hk_cage_opts o = {
+		.argv = xargv,
+		.status_fd = 3,
+		.canary_path = canary,
+		.evidence = evidence,
+		.reader_may_enable = may_enable,
+		.backlog_floor = backlog_floor,
+		.as_user = user != NULL,
+		.uid = uid,
+		.gid = gid,
+		.timeout_s = (int)timeout,
+		.quiet = quiet,
+		.require_evidence = require_evidence,
+	};
+	if (evidence && geteuid() != 0 && !quiet)
+		fprintf(stderr, "harkaq run: not running as root: the audit reader may lack "
+				"CAP_AUDIT_READ/CAP_AUDIT_CONTROL (the verdict will say NoEvidence)\n");
+
+	struct hk_cage_result res;
+	int rc;
+	int effective_abi = force_abi ? (int)force_abi : hk_landlock_probe()->abi;
+	if (require_evidence && evidence && effective_abi < 7) {
+		memset(&res, 0, sizeof(res));
+		hk_evidence_init(&res.evidence, canary);
+		rc = hk_fail(&err, EPERM, "evidence was required, but Landlock ABI %d cannot report "
+					  "denials (7 is needed); the command was not run", effective_abi);
+	} else {
+		rc = hk_cage_run(&o, &res, &err);
+	}
+	int exit_code;
+	if (rc < 0 && !res.started) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		exit_code = require_evidence ? HK_EXIT_NOEVIDENCE : HK_EXIT_SOFTWARE;
+	} else {
+		struct hk_verdict_out vo = {
+			.policy = &policy,
+			.policy_id = policy_id,
+			.evidence_requested = evidence,
+			.json = json,
+			.verdict_out = verdict_out,
+			.quiet = quiet,
+			.label = "run",
+		};
+		exit_code = hk_verdict_emit(&vo, &res, &rt);
+		if (rc < 0) {
+			fprintf(stderr, "harkaq run: %s\n", err.msg);
+			if (exit_code == HK_EXIT_HERMETIC)
+				exit_code = HK_EXIT_NOEVIDENCE;
+		}
+	}
+	hk_cage_result_free(&res);
+	hk_argv_free(xargv);
+	unlink(eff_path);
+	free(eff_path);
+	hk_canary_remove(canary, canary_dir);
+	free(canary);
+	free(canary_dir);
+	hk_policy_free(&policy);
+	hk_runtime_report_free(&rt);
+	return exit_code;
+}

@@ -1,0 +1,372 @@
+#include "cli/proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+void hk_linereader_init(struct hk_linereader *lr, int fd)
+{
+	lr->fd = fd;
+	lr->pending = (struct hk_buf)HK_BUF_INIT;
+	lr->eof = false;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int hk_linereader_fill(struct hk_linereader *lr)
+{
+	char chunk[65536];
+	while (lr->fd >= 0) {
+		ssize_t n = read(lr->fd, chunk, sizeof(chunk));
+		if (n > 0) {
+			hk_buf_append(&lr->pending, chunk, (size_t)n);
+			continue;
+		}
+		if (n == 0) {
+			lr->eof = true;
+			close(lr->fd);
+			lr->fd = -1;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return 0;
+		return -errno;
+	}
+	return 0;
+}
+
+bool hk_linereader_next(struct hk_linereader *lr, char **line)
+{
+	if (lr->pending.len == 0)
+		return false;
+	char *nl = memchr(lr->pending.data, '\n', lr->pending.len);
+	size_t n;
+	if (nl)
+		n = (size_t)(nl - lr->pending.data);
+	else if (lr->eof)
+		n = lr->pending.len;
+	else
+		return false;
+	*line = hk_xstrndup(lr->pending.data, n);
+	size_t consumed = nl ? n + 1 : n;
+	memmove(lr->pending.data, lr->pending.data + consumed, lr->pending.len - consumed);
+	lr->pending.len -= consumed;
+	lr->pending.data[lr->pending.len] = '\0';
+	return true;
+}
+
+void hk_linereader_close(struct hk_linereader *lr)
+{
+	if (lr->fd >= 0)
+		close(lr->fd);
+	lr->fd = -1;
+	hk_buf_free(&lr->pending);
+}
+
+/* Parent pid of a process from /proc/PID/stat (the field after the parenthesised comm, which
+ * may itself contain spaces and parentheses: search from the last ')'). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')');
+	if (!rp)
+		return -1;
+	char state;
+	int ppid;
+	if (sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+		return -1;
+	return (pid_t)ppid;
+}
+
+static bool in_list(pid_t p, const pid_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == p)
+			return true;
+	return false;
+}
+
+/* The pids of /proc whose parent chain reaches `self` without passing a kept pid. */
+static size_t list_descendants(pid_t self, const pid_t *keep, size_t n_keep, pid_t **out)
+{
+	size_t cap = 256, n = 0;
+	pid_t *pids = hk_xmalloc(cap * sizeof(*pids));
+	pid_t *ppids = hk_xmalloc(cap * sizeof(*ppids));
+	DIR *d = opendir("/proc");
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char *end;
+			long v = strtol(de->d_name, &end, 10);
+			if (*end || v <= 0)
+				continue;
+			pid_t pp = parent_of((pid_t)v);
+			if (pp < 0)
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				pids = hk_xrealloc(pids, cap * sizeof(*pids));
+				ppids = hk_xrealloc(ppids, cap * sizeof(*ppids));
+			}
+			pids[n] = (pid_t)v;
+			ppids[n] = pp;
+			n++;
+		}
+		closedir(d);
+	}
+	bool *desc = hk_xcalloc(n, sizeof(bool));
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			if (desc[i] || in_list(pids[i], keep, n_keep))
+				continue;
+			bool parent_ok = ppids[i] == self;
+			for (size_t k = 0; !parent_ok && k < n; k++)
+				if (desc[k] && pids[k] == ppids[i])
+					parent_ok = true;
+			if (parent_ok) {
+				desc[i] = true;
+				changed = true;
+			}
+		}
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (desc[i])
+			pids[m++] = pids[i];
+	free(desc);
+	free(ppids);
+	*out = pids;
+	return m;
+}
+
+int hk_kill_descendants(const pid_t *keep, size_t n_keep)
+{
+	pid_t self = getpid();
+	size_t cap = 16, n_killed = 0;
+	pid_t *killed = hk_xmalloc(cap * sizeof(*killed));
+
+	/* Repeat: a killed process's children are reparented to us (we are a subreaper). */
+	for (int round = 0; round < 100; round++) {
+		pid_t *desc;
+		size_t n = list_descendants(self, keep, n_keep, &desc);
+		size_t fresh = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (kill(desc[i], SIGKILL) != 0)
+				continue;
+			if (!in_list(desc[i], killed, n_killed)) {
+				if (n_killed == cap) {
+					cap *= 2;
+					killed = hk_xrealloc(killed, cap * sizeof(*killed));
+				}
+				killed[n_killed++] = desc[i];
+				fresh++;
+			}
+		}
+		free(desc);
+		/* Reap only what we killed: other children (the reader) belong to their owners. */
+		for (size_t i = 0; i < n_killed; i++) {
+			int st;
+			if (killed[i] > 0 && waitpid(killed[i], &st, WNOHANG | __WALL) == killed[i])
+				killed[i] = -killed[i];
+		}
+		if (n == 0)
+			break;
+		(void)fresh;
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	/* Final reaping pass for the ones that were not yet our children. */
+	for (int tries = 0; tries < 200; tries++) {
+		bool left = false;
+		for (size_t i = 0; i < n_killed; i++) {
+			int st;
+			if (killed[i] <= 0)
+				continue;
+			pid_t r = waitpid(killed[i], &st, WNOHANG | __WALL);
+			if (r == killed[i] || (r < 0 && errno == ECHILD && kill(killed[i], 0) != 0))
+				killed[i] = -killed[i];
+			else
+				left = true;
+		}
+		if (!left)
+			break;
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	int count = (int)n_killed;
+	free(killed);
+	return count;
+}
+
+int hk_helper_path(const char *name, char **out, struct hk_error *err)
+{
+	const char *dir = getenv("HARKAQ_LIBEXEC");
+	char self[PATH_MAX];
+	if (!dir || !*dir) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n < 0)
+			return hk_fail_errno(err, errno, "cannot find harkaq's own path (/proc/self/exe)");
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';
+		dir = self;
+	}
+	char *p = hk_xasprintf("%s/%s", dir, name);
+	if (access(p, X_OK) != 0) {
+		int e = errno;
+		int r = hk_fail_errno(err, e, "helper program '%s' not found or not executable (install "
+					      "it next to harkaq, or set HARKAQ_LIBEXEC)", p);
+		free(p);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+long long hk_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int hk_random_hex(char *out, size_t n_bytes, struct hk_error *err)
+{
+	unsigned char raw[64];
+	if (n_bytes > sizeof(raw))
+		return hk_fail(err, EINVAL, "nonce too long");
+	size_t got = 0;
+	while (got < n_bytes) {
+		ssize_t r = getrandom(raw + got, n_bytes - got, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return hk_fail_errno(err, errno, "getrandom");
+		}
+		got += (size_t)r;
+	}
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < n_bytes; i++) {
+		out[2 * i] = hex[raw[i] >> 4];
+		out[2 * i + 1] = hex[raw[i] & 15];
+	}
+	out[2 * n_bytes] = '\0';
+	return 0;
+}
+
+int hk_resolve_user(const char *spec, uid_t *uid, gid_t *gid, struct hk_error *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(spec, &end, 10);
+	struct passwd *pw;
+	if (*spec && !*end && errno == 0) {
+		pw = getpwuid((uid_t)v);
+		*uid = (uid_t)v;
+		*gid = pw ? pw->pw_gid : (gid_t)v;
+		return 0;
+	}
+	pw = getpwnam(spec);
+	if (!pw)
+		return hk_fail(err, ENOENT, "unknown user '%s' (give a name from /etc/passwd or a uid)",
+			       spec);
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return 0;
+}
+
+void hk_argv_push(struct hk_argv *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 32;
+		a->v = hk_xrealloc(a->v, a->cap * sizeof(char *));
+	}
+	a->v[a->n++] = hk_xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+void hk_argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_error *err)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return hk_fail_errno(err, errno, "fork for %s", argv[0]);
+	if (pid == 0) {
+		if (cwd && chdir(cwd) < 0) {
+			fprintf(stderr, "harkaq: cannot enter %s: %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
+		if (quiet) {
+			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			if (fd >= 0)
+				dup2(fd, 1);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "harkaq: cannot execute %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return hk_fail_errno(err, errno, "waiting for %s", argv[0]);
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (code != 0) {
+		struct hk_buf b = HK_BUF_INIT;
+		for (size_t i = 0; argv[i] && i < 8; i++) {
+			if (i)
+				hk_buf_putc(&b, ' ');
+			hk_buf_puts(&b, argv[i]);
+		}
+		hk_fail(err, EIO, "'%s' failed with status %d", hk_buf_str(&b), code);
+		hk_buf_free(&b);
+	}
+	return code;
+}
+
+int hk_spawnl(const char *cwd, bool quiet, struct hk_error *err, const char *arg0, ...)
+{
+	struct hk_argv a = { 0 };
+	va_list ap;
+	va_start(ap, arg0);
+	for (const char *s = arg0; s; s = va_arg(ap, const char *))
+		hk_argv_push(&a, s);
+	va_end(ap);
+	int r = hk_spawn_wait(a.v, cwd, quiet, err);
+	hk_argv_free(a.v);
+	return r;
+}

@@ -1,0 +1,56 @@
+/* Closure → policy (SPEC §9 "Closure → policy"; D1: the policy is derived, never written).
+ *
+ *   every file of every artifact of the closure, store prefix stripped   → ro (one rule each)
+ *   every symlink of the closure whose final target is in the closure    → ro link and target
+ *   the base runtime (entry programs + their DT_NEEDED closure)          → ro
+ *   the contract surfaces the sandbox reports                            → as the sandbox says
+ *   the recipe's expectations                                            → expect
+ *
+ * Directories get no per-directory line: the tree's structure is contract, and the sandbox's
+ * `list /` (READ_DIR on the root) covers every directory and ancestor (design §4.10).
+ *
+ * Pure: the caller gathers the closure from the store and the base runtime from the base
+ * root; this module only decides. */
+#ifndef HK_DERIVE_H
+#define HK_DERIVE_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/policy.h"
+#include "core/strset.h"
+
+struct hk_derive_entry {
+	const char *path;            /* sandbox path, absolute ("/usr/include/zlib.h") */
+	const char *symlink_target;  /* NULL for a regular file; else the link's target bytes */
+	const char *artifact;        /* which artifact provides it (for messages) */
+};
+
+struct hk_derive_input {
+	const struct hk_derive_entry *closure;
+	size_t n_closure;
+	const struct hk_strset *base_runtime;   /* sandbox paths; may be NULL */
+	const char *const *expects;             /* recipe's expect paths; may be NULL */
+	size_t n_expects;
+	unsigned scopes;                         /* HK_SCOPE_* */
+};
+
+struct hk_derive_report {
+	size_t files, symlinks, base_runtime;
+	/* Symlinks of the closure whose target lies outside it: not granted (granting the link
+	 * would grant whatever the base root has there); listed so the report can say so. */
+	struct hk_strset dangling;
+};
+
+/* Adds the derived grants and expectations to `p` (which may already hold the sandbox's
+ * contract surfaces), then finishes it (sort, dedup, conflict check: an expected path that
+ * the closure provides is an error naming both). */
+int hk_derive_policy(const struct hk_derive_input *in, struct hk_policy *p,
+		     struct hk_derive_report *report, struct hk_error *err);
+void hk_derive_report_free(struct hk_derive_report *r);
+
+/* Resolves `target` of a symlink at `link_path` to an absolute, normalised path (no symlink
+ * resolution beyond the lexical: "..", "." and "//" are folded).  Returns malloc'd string. */
+char *hk_path_join_normalise(const char *link_path, const char *target);
+
+#endif

@@ -1,0 +1,217 @@
+/* The content-addressed store (SPEC §9, path index §8).  Layout and formats: docs/store.md.
+ *
+ *     STORE/.harkaq-store                   marker: "harkaq-store 1"
+ *     STORE/<hex>-<name>/usr/include/zlib.h  an artifact's tree, exactly as in the sandbox
+ *     STORE/.meta/<hex>-<name>.json         its metadata (name, version, deps, source, …)
+ *     STORE/.meta/<hex>-<name>.files        its manifest (every entry, type, content hash)
+ *     STORE/.index/paths                    path index: sandbox path -> artifacts providing it
+ *     STORE/.lock                           flock(2)ed while an artifact is added
+ *     STORE/.tmp-XXXXXX/                    an add in progress (removed on any failure)
+ *
+ * <hex> is the artifact id: BLAKE3 of the artifact's identity (name, version, runtime deps,
+ * provides, tree hash — exact bytes in docs/store.md), so an artifact cannot change without
+ * changing its directory name, and adding the same content twice is a no-op.
+ *
+ * Ownership: a `struct hk_store` owns every `struct hk_artifact` it hands out; those pointers
+ * stay valid until hk_store_close(), also across hk_store_add().  Arrays of pointers returned
+ * to the caller are the caller's to free() (not the artifacts in them).
+ */
+#ifndef HK_STORE_H
+#define HK_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/blake3.h"
+#include "core/error.h"
+#include "core/tree.h"
+
+/* Runtime dependency: one of `alts` (in order of preference) must be available.  A plain
+ * dependency is a group of one; Debian's "a | b" is a group of two. */
+struct hk_dep_group {
+	char **alts;
+	size_t n_alts;
+};
+
+struct hk_artifact {
+	char id[HK_B3_ID_LEN];        /* "b3:<64 hex>" */
+	char tree_id[HK_B3_ID_LEN];   /* "b3:<64 hex>": tree hash (docs/store.md) */
+	char *dirname;                /* "<64 hex>-<name>" */
+	char *path;                   /* STORE/<dirname>: the tree root */
+	char *meta_path;              /* STORE/.meta/<dirname>.json */
+	char *name;
+	char *version;
+	struct hk_dep_group *deps;    /* canonical order (sorted, deduplicated) */
+	size_t n_deps;
+	char **provides;              /* sorted, deduplicated names this artifact also answers to */
+	size_t n_provides;
+	size_t file_count;            /* entries that are not directories */
+	char *meta_json;              /* the metadata file's text (valid JSON) */
+	size_t index_;                /* private: position in the store's list */
+};
+
+struct hk_store;
+
+/* The store directory to use: `option` if non-NULL, else $HARKAQ_STORE if set and non-empty,
+ * else "./store".  Returns a pointer to one of those strings (not owned). */
+const char *hk_store_choose_dir(const char *option);
+
+/* Opens the store at `dir`.  With `create`, a missing store is created (with its marker);
+ * without, a missing directory or marker is an error naming it.  *out is freed by
+ * hk_store_close(). */
+int hk_store_open(const char *dir, bool create, struct hk_store **out, struct hk_error *err);
+void hk_store_close(struct hk_store *s);
+const char *hk_store_dir(const struct hk_store *s);
+
+/* What an artifact is, besides its files. */
+struct hk_artifact_spec {
+	const char *name;             /* [A-Za-z0-9][A-Za-z0-9+._-]*, at most 128 bytes */
+	const char *version;          /* printable ASCII without spaces, at most 256 bytes */
+	const struct hk_dep_group *deps;
+	size_t n_deps;
+	const char *const *provides;
+	size_t n_provides;
+	/* Provenance, a JSON object written as is into the metadata's "source" member (for a
+	 * .deb: file name, hashes, control fields).  Not part of the identity: the same tree
+	 * with the same name, version and deps is the same artifact wherever it came from.
+	 * NULL writes null. */
+	const char *source_json;
+};
+
+/* The directory given to hk_store_add is a temporary directory of this store (made by
+ * hk_store_mktemp): it is moved into place instead of copied, and removed if not needed. */
+#define HK_STORE_ADD_CONSUME (1u << 0)
+
+/* Adds the tree at `src_dir` as an artifact.  Copies it (or, with HK_STORE_ADD_CONSUME, moves
+ * it) into a temporary directory of the store, normalises permissions (files 0444, or 0555 if
+ * any x bit was set; directories 0755; set-id bits dropped), hashes it and renames it into
+ * place, then updates the path index.  Special files are rejected, naming the path.  On any
+ * failure nothing of the attempt stays in the store.  Adding an artifact that is already
+ * present is a no-op: *out is the existing artifact and *added (if non-NULL) is false. */
+int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
+		 unsigned flags, const struct hk_artifact **out, bool *added,
+		 struct hk_error *err);
+
+/* Creates an empty temporary directory inside the store (STORE/.tmp-XXXXXX), for a caller
+ * that fills it and passes it to hk_store_add with HK_STORE_ADD_CONSUME.  *path is owned by
+ * the caller.  hk_store_remove_tree removes such a directory recursively (used on failure). */
+int hk_store_mktemp(struct hk_store *s, char **path, struct hk_error *err);
+int hk_store_remove_tree(const char *path, struct hk_error *err);
+
+/* Every artifact, sorted by name, then version, then id.  The array belongs to the store. */
+int hk_store_list(struct hk_store *s, const struct hk_artifact *const **out, size_t *n,
+		  struct hk_error *err);
+
+/* Finds one artifact.  `query` may be, in this order of precedence:
+ *   "<hex>-<name>"       the directory name
+ *   "b3:<hex prefix>"    an id or a prefix of one
+ *   "NAME=VERSION"       name and version
+ *   "NAME"               a name (or, if no artifact has that name, a name in `provides`)
+ *   "<hex prefix>"       at least 8 hex digits, when no artifact is named so
+ * Nothing found is -ENOENT; more than one match is -EEXIST (ambiguous), with every candidate
+ * listed in the message. */
+int hk_store_find(struct hk_store *s, const char *query, const struct hk_artifact **out,
+		  struct hk_error *err);
+
+/* The artifact's entries as recorded in its manifest (the tree hashed into its id), in
+ * canonical order; sandbox path = "/" + entry path.  Directories, files (with the exec bit
+ * and content hash) and symlinks (with their target).  *out is owned by the caller. */
+int hk_store_files(struct hk_store *s, const struct hk_artifact *a, struct hk_tree *out,
+		   struct hk_error *err);
+
+/* Artifacts that provide the sandbox path `path` ("/usr/bin/make"; files and symlinks, not
+ * directories), from the path index: O(log n).  *out (caller frees the array) may be empty. */
+int hk_store_providers(struct hk_store *s, const char *path, const struct hk_artifact ***out,
+		       size_t *n, struct hk_error *err);
+
+/* The transitive runtime closure of `roots` (roots included), deps before dependents, each
+ * artifact once.  A dependency group is resolved, in order: (1) the first alternative that
+ * names an artifact of the store (by name, then by provides); (2) else, if any alternative's
+ * name is in `base`, the base root provides it and nothing is added (e.g. `base` from
+ * hk_deb_installed_names of the base root's dpkg status).  A group that resolves to nothing
+ * is -ENOENT naming the artifact and the missing dependency; a name matching several
+ * artifacts is -EEXIST listing them; a dependency cycle is -ELOOP naming the cycle
+ * ("a -> b -> a").  *out (caller frees the array) holds store-owned artifacts. */
+int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
+		     size_t n_roots, const char *const *base, size_t n_base,
+		     const struct hk_artifact ***out, size_t *n_out, struct hk_error *err);
+
+/* Re-hashes the artifact's tree on disk and checks it against its manifest and its id.
+ * Tampering is -EBADMSG with a message naming the first differing path. */
+int hk_store_verify_artifact(struct hk_store *s, const struct hk_artifact *a,
+			     struct hk_error *err);
+
+/* Rewrites the path index from every artifact's manifest (hk_store_add keeps it up to date;
+ * this repairs a deleted or damaged index). */
+int hk_store_reindex(struct hk_store *s, struct hk_error *err);
+
+/* Artifact id of an identity (exact serialisation in docs/store.md).  `deps` and `provides`
+ * must be canonical (see hk_dep_groups_canonicalise); hk_store_add canonicalises. */
+void hk_artifact_compute_id(const char *name, const char *version,
+			    const struct hk_dep_group *deps, size_t n_deps,
+			    const char *const *provides, size_t n_provides,
+			    const uint8_t tree_root[HK_BLAKE3_OUT_LEN], char out[HK_B3_ID_LEN]);
+
+/* Sorts groups (by their alternatives, compared in order) and removes duplicate groups;
+ * alternatives keep their order of preference. */
+void hk_dep_groups_canonicalise(struct hk_dep_group *g, size_t *n);
+void hk_dep_groups_free(struct hk_dep_group *g, size_t n);
+/* "a | b" form of a group, for messages (caller frees). */
+char *hk_dep_group_str(const struct hk_dep_group *g);
+bool hk_artifact_name_valid(const char *name);
+
+/* ---- Debian metadata (pure parsing; running dpkg-deb/apt is the command line's job) ---- */
+
+struct hk_deb_field {
+	char *name;       /* as written */
+	char *value;      /* leading/trailing blanks removed; continuation lines joined by '\n' */
+};
+
+struct hk_deb_stanza {
+	struct hk_deb_field *fields;
+	size_t n;
+};
+
+/* Parses deb822 control data (one or more stanzas separated by blank lines): the output of
+ * `dpkg-deb -f`, `apt-cache show`, or /var/lib/dpkg/status.  Errors name filename:line. */
+int hk_deb_parse_control(const char *text, size_t len, const char *filename,
+			 struct hk_deb_stanza **out, size_t *n, struct hk_error *err);
+/* The value of a field (names compare case-insensitively), or NULL. */
+const char *hk_deb_field(const struct hk_deb_stanza *st, const char *name);
+void hk_deb_stanzas_free(struct hk_deb_stanza *st, size_t n);
+
+/* One package relation: "libc6:amd64 (>= 2.34)" -> name "libc6", arch "amd64", op ">=",
+ * version "2.34".  arch, op and version are NULL when absent. */
+struct hk_deb_rel {
+	char *name;
+	char *arch;
+	char *op;
+	char *version;
+};
+
+struct hk_deb_rel_group {
+	struct hk_deb_rel *alts;
+	size_t n;
+};
+
+/* Parses a binary package relationship field (Depends, Pre-Depends, Provides, …): groups
+ * separated by ',', alternatives by '|'.  `field` names the field in errors. */
+int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_rel_group **out,
+			   size_t *n, struct hk_error *err);
+void hk_deb_relations_free(struct hk_deb_rel_group *g, size_t n);
+
+/* Names a Debian base root provides: every package of `status_path` (a dpkg status file,
+ * ROOT/var/lib/dpkg/status) whose status is "installed", and every name they Provide.
+ * Sorted, deduplicated; caller frees each string and the array. */
+int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
+			   struct hk_error *err);
+
+/* The "pseudo-essential" set of a Debian system described by a dpkg status file: installed
+ * packages marked Essential: yes or Priority: required, plus everything they depend on
+ * (Depends and Pre-Depends, every installed alternative, transitively), plus the names those
+ * Provide.  That is what any Debian base root holds (debootstrap's minbase), so importing
+ * with dependencies stops there by default.  Sorted, deduplicated; caller frees. */
+int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
+			     struct hk_error *err);
+
+#endif

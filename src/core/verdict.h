@@ -1,0 +1,190 @@
+/* The verdict of one run (SPEC §7): Hermetic, Impure, or NoEvidence with its reasons.
+ *
+ *   canary seen, loss check passes, no debt denial (expected ones allowed)  ->  Hermetic
+ *   canary seen, loss check passes, >= 1 debt denial                        ->  Impure
+ *   anything that leaves the evidence unbacked                              ->  NoEvidence
+ *
+ * Any NoEvidence condition wins over the other two: evidence the kernel did not back is never
+ * emitted.  Every condition that holds is kept as a reason, causes before symptoms (audit off
+ * comes before "canary not seen"); the first is the primary reason.
+ *
+ * The orchestrator fills a struct hk_verdict_input after the run (and after waiting, bounded,
+ * for the deallocated record), then:
+ *
+ *     struct hk_verdict v;
+ *     hk_verdict_compute(&in, &v);
+ *     hk_verdict_json(&v, &json);        // the evidence object (SPEC §10)
+ *     hk_verdict_summary(&v, &text);     // one short human text
+ *     hk_verdict_free(&v);
+ */
+#ifndef HK_VERDICT_H
+#define HK_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/evidence.h"
+#include "core/json.h"
+#include "core/policy.h"
+
+enum hk_verdict_state {
+	HK_HERMETIC = 0,
+	HK_IMPURE = 1,
+	HK_NOEVIDENCE = 2,
+};
+
+/* Why there is no evidence.  The names (hk_reason_code) are stable: they appear in stored
+ * verdicts and scripts match on them.  Listed in the order a verdict reports them. */
+enum hk_reason {
+	HK_REASON_NO_LANDLOCK = 0,          /* no Landlock at all: the sandbox ran alone */
+	HK_REASON_ABI_BELOW_7,              /* cage enforced, but the kernel cannot log denials */
+	HK_REASON_FORCED_ABI,               /* the cage was told to pretend an older ABI */
+	HK_REASON_CAGE_INCOMPLETE,          /* a protection was withheld (e.g. a test switch) */
+	HK_REASON_AUDIT_NOT_CONFIRMED,      /* audit enabled=1 could not be confirmed */
+	HK_REASON_READER_FAILED,            /* the reader died or reported an error */
+	HK_REASON_CANARY_OPENED,            /* the canary was readable: the policy is wrong */
+	HK_REASON_CANARY_AMBIGUOUS,         /* the canary was denied in two domains */
+	HK_REASON_CANARY_NOT_SEEN,          /* no record of the canary reached the reader */
+	HK_REASON_NO_DEALLOCATION,          /* the domain's denials=N never arrived */
+	HK_REASON_RECORDS_LOST,             /* records received != denials=N */
+	HK_REASON_KERNEL_LOST_COUNTER_ROSE, /* audit's global lost counter changed */
+	HK_REASON_RECEIVE_OVERRUN,          /* the reader's socket overflowed (ENOBUFS) */
+	HK_REASON_COUNT
+};
+
+/* "no_landlock", "abi_below_7", …  (NULL for a value out of range) */
+const char *hk_reason_code(enum hk_reason r);
+/* A general sentence for the reason (the verdict's own messages add the run's numbers). */
+const char *hk_reason_description(enum hk_reason r);
+
+/* "Hermetic", "Impure", "NoEvidence" */
+const char *hk_verdict_state_name(enum hk_verdict_state s);
+
+struct hk_verdict_input {
+	/* Landlock ABI the cage applied, and the one the kernel reported; <= 0 = no Landlock.
+	 * abi < kernel_abi means the cage was told to pretend an older ABI (a test setting). */
+	int abi;
+	int kernel_abi;
+	/* The cage left a protection out (a test switch withheld LOG_NEW_EXEC_ON, …).
+	 * cage_incomplete_detail says which (optional; not owned). */
+	bool cage_incomplete;
+	const char *cage_incomplete_detail;
+
+	bool audit_confirmed;               /* AUDIT_GET read back enabled=1 */
+	bool reader_failed;
+	const char *reader_error;           /* optional sentence; not owned */
+
+	/* The canary probe's open succeeded (the orchestrator aborts the build; kept so the
+	 * verdict of the aborted run says why). */
+	bool canary_opened;
+
+	/* audit_status.lost read before the build started and after the records were drained. */
+	uint64_t lost_before;
+	uint64_t lost_after;
+	uint64_t enobufs;                   /* recv() returned ENOBUFS this many times */
+
+	/* The run's records; NULL if no reader ran (then another reason must explain why, or
+	 * the verdict says reader_failed).  Not owned; only read during compute. */
+	const struct hk_evidence *evidence;
+	/* Classifies denials: expect lines make a denial "expected" (SPEC §5).  NULL = no
+	 * expectations.  Not owned; only read during compute. */
+	const struct hk_policy *policy;
+
+	/* Copied into the verdict; each optional (NULL is written as null). */
+	const char *policy_id;              /* "b3:…" */
+	const char *recipe_hash;
+	const char *artifact_hash;
+	const char *phase;                  /* "configure", "compile", … */
+};
+
+enum hk_denial_class {
+	HK_DENIAL_EXPECTED = 0,
+	HK_DENIAL_DEBT = 1,
+};
+
+const char *hk_denial_class_name(enum hk_denial_class c);   /* "expected", "debt" */
+
+/* One distinct denial: the (object, blockers) pair, with how often it was recorded. */
+struct hk_denial {
+	enum hk_denial_class cls;
+	char *blockers;          /* owned, as the kernel wrote them */
+	bool has_path;
+	char *path;              /* owned bytes (NUL-terminated), NULL when !has_path */
+	size_t path_len;
+	char *dev;               /* owned, NULL when absent */
+	size_t dev_len;
+	bool has_ino;
+	uint64_t ino;
+	bool has_opid;           /* signal/ptrace target */
+	int64_t opid;
+	char *ocomm;
+	size_t ocomm_len;
+	char *exe;               /* who tried, first occurrence; NULL when unknown */
+	size_t exe_len;
+	char *comm;
+	size_t comm_len;
+	uint64_t count;          /* records of this (object, blockers); >= 1 */
+};
+
+struct hk_verdict_reason {
+	enum hk_reason code;
+	char *message;           /* owned: a sentence with this run's specifics */
+};
+
+struct hk_verdict {
+	enum hk_verdict_state state;
+	struct hk_verdict_reason *reasons;   /* NoEvidence: >= 1, the first is primary */
+	size_t n_reasons;
+
+	int abi, kernel_abi;
+	char *policy_id, *recipe_hash, *artifact_hash, *phase;   /* owned or NULL */
+
+	char *canary_path;                   /* owned, NULL if no evidence was collected */
+	bool canary_seen;
+	uint64_t domain;                     /* valid when canary_seen */
+
+	bool dealloc_seen;
+	uint64_t kernel_denials;             /* denials=N, valid when dealloc_seen */
+	uint64_t records_received;           /* for the domain, the canary's included */
+	uint64_t canary_records;
+	uint64_t lost_before, lost_after, enobufs;
+
+	/* Distinct denials of the run's domain, canary excluded, in first-seen order; the counts
+	 * add up to records_received - canary_records.  Kept in every state: a NoEvidence
+	 * verdict still shows what did arrive. */
+	struct hk_denial *denials;
+	size_t n_denials;
+	size_t n_debt, n_expected;           /* distinct entries per class */
+};
+
+/* Applies the rules of SPEC §7.  The verdict is self-contained (it copies what it needs). */
+void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *out);
+void hk_verdict_free(struct hk_verdict *v);
+
+/* Whether the verdict carries this reason. */
+bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r);
+
+/* The verdict as one JSON object (kind harkaq.verdict.v1), fields in a fixed order:
+ *   kind, state, reasons [{code, message}], abi, kernel_abi, policy_id, recipe_hash,
+ *   artifact_hash, phase, canary {path, seen, domain}, kernel {denials, records_received,
+ *   canary_records, lost_before, lost_after, enobufs}, denials [{class, blockers, path, dev,
+ *   ino, opid, ocomm, exe, comm, count}]
+ * Paths, dev, exe, comm, ocomm go through hk_json_bytes(); absent values are null; domain is
+ * the kernel's hex spelling. */
+void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j);
+
+/* A short human text (lines end with '\n'), e.g.
+ *   Hermetic  (canary seen, kernel counted 1 denial = 1 record; expected: none)
+ *   Impure  debt (1): /etc/passwd [fs.read_file] by cat
+ *   NoEvidence  canary not seen: the kernel's logging did not reach the reader (…)
+ * Bytes that are not printable are written as \xHH. */
+void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out);
+
+/* The escaping used by the summary: printable ASCII and valid, printable UTF-8 as is;
+ * '\' as "\\"; control bytes, invalid UTF-8 and invisible/bidirectional format characters as
+ * \xHH per byte.  Exposed for other human-facing output. */
+void hk_escape_human(const void *p, size_t n, struct hk_buf *out);
+
+#endif

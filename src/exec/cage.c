@@ -1,0 +1,410 @@
+/* hk_exec_cage(): the order of the layers, in one function (minijail style).  Each step says
+ * why it sits where it does; the helpers above it do one thing each. */
+#include "exec/exec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "core/policy.h"
+#include "core/util.h"
+#include "sys/landlock.h"
+#include "sys/seccomp.h"
+
+/* Everything the status line reports, gathered as the layers go. */
+struct cage_state {
+	const struct hk_exec_opts *o;
+	const struct hk_landlock_probe *probe;
+	int abi;                 /* effective */
+	const char *tier;        /* "none", "enforce", "evidence" */
+	bool landlock;           /* a ruleset is installed */
+	struct hk_landlock_report ll;
+	uint64_t requested_scopes;
+	struct hk_seccomp_report sc;
+	long closed_fds;         /* -1: unknown (no /proc) */
+	const char *probe_stage; /* "after_exec" or "skipped" */
+	char self[PATH_MAX];
+};
+
+static void free_state(struct cage_state *st)
+{
+	hk_landlock_report_free(&st->ll);
+}
+
+static void json_fs_rights(struct hk_json *j, uint64_t mask)
+{
+	hk_json_arr_begin(j);
+	for (unsigned b = 0; b < HK_LL_FS_NBITS; b++)
+		if (mask & (1ULL << b))
+			hk_json_str(j, hk_landlock_fs_right_name(b));
+	hk_json_arr_end(j);
+}
+
+static void json_scopes(struct hk_json *j, uint64_t mask)
+{
+	hk_json_arr_begin(j);
+	for (unsigned b = 0; b < 2; b++)
+		if (mask & (1ULL << b))
+			hk_json_str(j, hk_landlock_scope_name(b));
+	hk_json_arr_end(j);
+}
+
+static void json_grant_paths(struct hk_json *j, const struct hk_policy *p, const size_t *idx,
+			     size_t n)
+{
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = p->grants[idx[i]].path;
+		hk_json_bytes(j, path, strlen(path));
+	}
+	hk_json_arr_end(j);
+}
+
+/* Comma-separated names of a right mask, for the stderr sentences. */
+static void names_of(uint64_t mask, bool scopes, char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (unsigned b = 0; b < (scopes ? 2u : (unsigned)HK_LL_FS_NBITS); b++) {
+		if (!(mask & (1ULL << b)))
+			continue;
+		const char *name = scopes ? hk_landlock_scope_name(b) : hk_landlock_fs_right_name(b);
+		int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", name);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static void build_cage_line(const struct cage_state *st, const struct hk_policy *p,
+			    struct hk_buf *out)
+{
+	struct hk_json j;
+	hk_json_init(&j, out, 0);
+	hk_json_obj_begin(&j);
+	hk_json_key(&j, "event");
+	hk_json_str(&j, "cage");
+	hk_json_key(&j, "abi");
+	hk_json_int(&j, st->abi);
+	hk_json_key(&j, "real_abi");
+	hk_json_int(&j, st->probe->abi);
+	hk_json_key(&j, "errata");
+	hk_json_uint(&j, st->probe->errata);
+	hk_json_key(&j, "forced");
+	hk_json_bool(&j, st->o->force_abi >= 0);
+	hk_json_key(&j, "tier");
+	hk_json_str(&j, st->tier);
+	hk_json_key(&j, "handled_fs");
+	json_fs_rights(&j, st->landlock ? st->ll.handled_fs : 0);
+	hk_json_key(&j, "dropped_fs");
+	json_fs_rights(&j, st->landlock ? st->ll.dropped_fs : HK_LL_FS_ALL);
+	hk_json_key(&j, "scopes");
+	json_scopes(&j, st->landlock ? st->ll.scopes : 0);
+	hk_json_key(&j, "dropped_scopes");
+	json_scopes(&j, st->landlock ? st->ll.dropped_scopes : st->requested_scopes);
+	hk_json_key(&j, "log_flags");
+	hk_json_arr_begin(&j);
+	if (st->landlock && (st->ll.restrict_flags & HK_LL_RESTRICT_LOG_NEW_EXEC_ON))
+		hk_json_str(&j, "log_new_exec_on");
+	hk_json_arr_end(&j);
+	hk_json_key(&j, "log_flag_withheld");
+	hk_json_bool(&j, st->landlock && st->ll.log_flag_withheld);
+	hk_json_key(&j, "tsync");
+	hk_json_bool(&j, st->landlock && (st->ll.restrict_flags & HK_LL_RESTRICT_TSYNC));
+	hk_json_key(&j, "rules");
+	hk_json_uint(&j, st->ll.rules);
+	hk_json_key(&j, "ancestors");
+	hk_json_uint(&j, st->ll.ancestors);
+	hk_json_key(&j, "ro_dirs");
+	hk_json_uint(&j, st->ll.ro_dirs);
+	hk_json_key(&j, "missing");
+	json_grant_paths(&j, p, st->ll.missing, st->ll.n_missing);
+	hk_json_key(&j, "not_dirs");
+	json_grant_paths(&j, p, st->ll.not_dirs, st->ll.n_not_dirs);
+	hk_json_key(&j, "seccomp");
+	hk_json_obj_begin(&j);
+	hk_json_key(&j, "installed");
+	hk_json_bool(&j, st->sc.installed);
+	hk_json_key(&j, "syscalls");
+	hk_json_uint(&j, st->sc.syscalls);
+	hk_json_key(&j, "arches");
+	hk_json_arr_begin(&j);
+	for (size_t i = 0; i < st->sc.n_arches; i++)
+		hk_json_str(&j, st->sc.arches[i]);
+	hk_json_arr_end(&j);
+	hk_json_obj_end(&j);
+	hk_json_key(&j, "closed_fds");
+	if (st->closed_fds < 0)
+		hk_json_null(&j);
+	else
+		hk_json_int(&j, st->closed_fds);
+	hk_json_key(&j, "canary_probe");
+	hk_json_str(&j, st->probe_stage);
+	hk_json_obj_end(&j);
+}
+
+/* Says every downgrade out loud, one sentence each (a verifier never downgrades silently). */
+static void announce_downgrades(const struct cage_state *st, const struct hk_policy *p)
+{
+	char names[512];
+	if (st->o->force_abi >= 0 && st->abi < st->probe->abi)
+		hk_exec_note("--force-abi %d: the cage behaves as Landlock ABI %d although the kernel "
+			     "has ABI %d.",
+			     st->abi, st->abi, st->probe->abi);
+	if (!st->landlock) {
+		if (st->probe->abi == 0)
+			hk_exec_note("%s: the command runs without Landlock (seccomp only), tier none: "
+				     "no filesystem restriction and no evidence.",
+				     hk_landlock_unavailable_reason(st->probe->unavailable));
+		else
+			hk_exec_note("Landlock ABI %d is older than 3: the command runs without Landlock "
+				     "(seccomp only), tier none: no filesystem restriction and no evidence.",
+				     st->abi);
+		return;
+	}
+	/* Rights newer than the running kernel cannot be restricted by anyone and are masked off
+	 * by design (SPEC §3.3); they stay in the status line.  Said aloud only when the cage
+	 * itself narrowed what the kernel could do (--force-abi): that is a downgrade. */
+	if (st->ll.dropped_fs && st->abi < st->probe->abi) {
+		names_of(st->ll.dropped_fs, false, names, sizeof(names));
+		hk_exec_note("Landlock ABI %d does not know the filesystem rights %s: they are not "
+			     "restricted.",
+			     st->abi, names);
+	}
+	if (st->ll.dropped_scopes) {
+		names_of(st->ll.dropped_scopes, true, names, sizeof(names));
+		hk_exec_note("Landlock ABI %d has no scopes: the policy's %s scopes are not enforced.",
+			     st->abi, names);
+	}
+	if (st->abi < 7)
+		hk_exec_note("Landlock ABI %d cannot log denials: tier enforce, the cage restricts but "
+			     "gives no evidence.",
+			     st->abi);
+	if (st->ll.log_flag_withheld)
+		hk_exec_note("LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON withheld (--test-withhold-log-flag): "
+			     "denials after execve will not be logged.");
+	/* A policy of a whole closure can name thousands of paths; the status line has them all. */
+	const size_t shown = 20;
+	for (size_t i = 0; i < st->ll.n_missing && i < shown; i++) {
+		const struct hk_policy_grant *g = &p->grants[st->ll.missing[i]];
+		hk_exec_note("the policy grants %s %s, which does not exist here: no rule was added.",
+			     hk_grant_kind_name(g->kind), g->path);
+	}
+	if (st->ll.n_missing > shown)
+		hk_exec_note("… and %zu more granted paths that do not exist (all are listed in the "
+			     "status line).",
+			     st->ll.n_missing - shown);
+	for (size_t i = 0; i < st->ll.n_not_dirs && i < shown; i++) {
+		const struct hk_policy_grant *g = &p->grants[st->ll.not_dirs[i]];
+		hk_exec_note("the policy grants list %s, which is not a directory: list gives it "
+			     "nothing.",
+			     g->path);
+	}
+	if (st->ll.n_not_dirs > shown)
+		hk_exec_note("… and %zu more list grants on non-directories.",
+			     st->ll.n_not_dirs - shown);
+}
+
+/* Counts the descriptors above 2 (other than `keep`) that are about to be closed.  -1 when
+ * /proc is not there to ask. */
+static long count_inherited_fds(int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	long n = 0;
+	int self = dirfd(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || end == e->d_name)
+			continue;
+		if (fd > 2 && fd != self && fd != keep)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Landlock does not restrict descriptors opened before restrict_self (KERNEL-FACTS §6, §11):
+ * an inherited descriptor to an undeclared file would be a way around the policy. */
+static int close_inherited_fds(int keep, long *closed, struct hk_error *err)
+{
+	*closed = count_inherited_fds(keep);
+	unsigned lo = 3;
+	if (keep >= 3) {
+		if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) < 0)
+			return hk_fail_errno(err, errno, "close_range(3, %d)", keep - 1);
+		lo = (unsigned)keep + 1;
+	}
+	if (close_range(lo, ~0U, 0) < 0)
+		return hk_fail_errno(err, errno, "close_range(%u, ~0)", lo);
+	return 0;
+}
+
+int hk_exec_cage(const struct hk_exec_opts *o)
+{
+	__attribute__((cleanup(free_state))) struct cage_state st = {
+		.o = o, .closed_fds = -1, .probe_stage = "skipped",
+	};
+	__attribute__((cleanup(hk_policy_free))) struct hk_policy policy = HK_POLICY_INIT;
+	struct hk_error err = { 0 };
+	const int sfd = o->status_fd;
+
+	hk_exec_ignore_sigpipe();
+	if (sfd >= 0 && (fcntl(sfd, F_GETFD) < 0 || fcntl(sfd, F_SETFD, 0) < 0)) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "the status fd %d is not open", sfd);
+		return hk_exec_fail(-1, "fds", msg, HK_EXEC_EXIT_SETUP);
+	}
+
+	/* 0. Our own path, read before anything is restricted: the canary probe re-executes
+	 *    harkaq-exec, and the path as this mount namespace sees it is what the policy grants. */
+	if (o->canary_path) {
+		ssize_t n = readlink("/proc/self/exe", st.self, sizeof(st.self) - 1);
+		if (n < 0 || (size_t)n >= sizeof(st.self) - 1) {
+			char msg[256];
+			snprintf(msg, sizeof(msg),
+				 "cannot find harkaq-exec's own path for the canary probe: readlink "
+				 "/proc/self/exe: %s",
+				 n < 0 ? strerror(errno) : "path too long");
+			return hk_exec_fail(sfd, "exec", msg, HK_EXEC_EXIT_SETUP);
+		}
+		st.self[n] = '\0';
+	}
+
+	/* 1. The policy, strictly: a malformed line stops everything (FILE:LINE:COL). */
+	if (hk_policy_load(o->policy_path, &policy, &err) < 0)
+		return hk_exec_fail(sfd, "policy", err.msg, HK_EXEC_EXIT_POLICY);
+	if (policy.scopes & HK_SCOPE_ABSTRACT_UNIX_SOCKET)
+		st.requested_scopes |= HK_LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+	if (policy.scopes & HK_SCOPE_SIGNAL)
+		st.requested_scopes |= HK_LL_SCOPE_SIGNAL;
+
+	/* 2. The ABI, from the syscall (never uname), and the tier it allows (SPEC §3.2). */
+	st.probe = hk_landlock_probe();
+	st.abi = st.probe->abi;
+	if (o->force_abi >= 0) {
+		if (o->force_abi > st.probe->abi) {
+			char msg[256];
+			snprintf(msg, sizeof(msg),
+				 "--force-abi %d: cannot behave as a newer ABI than the kernel's (%d)",
+				 o->force_abi, st.probe->abi);
+			return hk_exec_fail(sfd, "landlock", msg, HK_EXEC_EXIT_LANDLOCK);
+		}
+		st.abi = o->force_abi;
+	}
+	st.landlock = st.abi >= 3;
+	st.tier = !st.landlock ? "none" : st.abi >= 7 ? "evidence" : "enforce";
+	if (!st.landlock && o->require_landlock) {
+		char msg[512];
+		if (st.probe->abi == 0)
+			snprintf(msg, sizeof(msg), "%s; --require-landlock: the command is not run",
+				 hk_landlock_unavailable_reason(st.probe->unavailable));
+		else
+			snprintf(msg, sizeof(msg),
+				 "Landlock ABI %d is older than 3; --require-landlock: the command is "
+				 "not run",
+				 st.abi);
+		return hk_exec_fail(sfd, "landlock", msg, HK_EXEC_EXIT_LANDLOCK);
+	}
+
+	/* 3. no_new_privs first: it lets an unprivileged process restrict itself at all, and no
+	 *    setuid program run later can shed the layers below. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		hk_fail_errno(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
+		return hk_exec_fail(sfd, "no_new_privs", err.msg, HK_EXEC_EXIT_SETUP);
+	}
+
+	/* 4. Landlock: one rule per granted file, READ_DIR on every ancestor, then the domain.
+	 *    Before seccomp so that the filter cannot stand in the way of installing it. */
+	if (st.landlock) {
+		struct hk_landlock_config cfg = {
+			.abi = st.abi,
+			.policy_scopes = policy.scopes,
+			.withhold_log_flag = o->test_withhold_log_flag,
+		};
+		if (hk_landlock_apply(&policy, &cfg, &st.ll, &err) < 0) {
+			hk_wrap(&err, "the command is not run");
+			return hk_exec_fail(sfd, "landlock", err.msg, HK_EXEC_EXIT_LANDLOCK);
+		}
+	}
+
+	/* 5. seccomp last among the layers, right before the execve it must survive: half a cage
+	 *    believing itself whole is worse than none, so a refusal stops the run. */
+	int rc = o->test_break_seccomp ? hk_seccomp_install_malformed(&err)
+				       : hk_seccomp_install_denylist(&st.sc, &err);
+	if (rc < 0) {
+		hk_wrap(&err, "the command is not run");
+		return hk_exec_fail(sfd, "seccomp", err.msg, HK_EXEC_EXIT_SECCOMP);
+	}
+
+	/* 6. Inherited descriptors, which Landlock does not restrict, are closed; the status
+	 *    channel stays until the command's own execve. */
+	if (close_inherited_fds(sfd, &st.closed_fds, &err) < 0)
+		return hk_exec_fail(sfd, "fds", err.msg, HK_EXEC_EXIT_SETUP);
+
+	/* 7. The report: everything installed, every downgrade named. */
+	if (st.landlock && o->canary_path)
+		st.probe_stage = "after_exec";
+	announce_downgrades(&st, &policy);
+	if (!o->canary_path)
+		hk_exec_note("no --canary given: the canary probe is skipped, so this run cannot earn "
+			     "evidence.");
+	else if (!st.landlock)
+		hk_exec_note("without Landlock the canary probe is skipped (nothing would deny it).");
+	struct hk_buf line = HK_BUF_INIT;
+	build_cage_line(&st, &policy, &line);
+	rc = hk_status_write(sfd, &line, &err);
+	hk_buf_free(&line);
+	if (rc < 0)
+		return hk_exec_fail(-1, "fds", err.msg, HK_EXEC_EXIT_SETUP);
+
+	/* 8. execve.  With a canary, harkaq-exec re-executes itself first: the probe must run
+	 *    after an execve inside the domain, where the build's own programs run (SPEC §4). */
+	if (strcmp(st.probe_stage, "after_exec") != 0)
+		return hk_exec_command(o->cmd, sfd);
+
+	size_t n_cmd = 0;
+	while (o->cmd[n_cmd])
+		n_cmd++;
+	char fd_text[16];
+	snprintf(fd_text, sizeof(fd_text), "%d", sfd);
+	hk_autofree char **argv = hk_xcalloc(n_cmd + 7, sizeof(*argv));
+	size_t a = 0;
+	argv[a++] = st.self;
+	argv[a++] = (char *)(uintptr_t) "--probe-canary";
+	argv[a++] = (char *)(uintptr_t)o->canary_path;
+	if (sfd >= 0) {
+		argv[a++] = (char *)(uintptr_t) "--status-fd";
+		argv[a++] = fd_text;
+	}
+	argv[a++] = (char *)(uintptr_t) "--";
+	for (size_t i = 0; i < n_cmd; i++)
+		argv[a++] = o->cmd[i];
+	argv[a] = NULL;
+
+	hk_exec_restore_sigpipe();
+	execve(st.self, argv, environ);
+	int e = errno;
+	hk_exec_ignore_sigpipe();
+	char msg[PATH_MAX + 256];
+	if (e == EACCES)
+		snprintf(msg, sizeof(msg),
+			 "cannot re-execute harkaq-exec for the canary probe: the policy must grant ro "
+			 "%s for the canary probe",
+			 st.self);
+	else
+		snprintf(msg, sizeof(msg),
+			 "cannot re-execute harkaq-exec (%s) for the canary probe: %s", st.self,
+			 strerror(e));
+	return hk_exec_fail(sfd, "exec", msg, HK_EXEC_EXIT_CANARY);
+}

@@ -1,0 +1,397 @@
+/* Landlock ruleset construction and domain entry.  See landlock.h for the contract. */
+#include "sys/landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_CREATE_RULESET_ERRATA  (1U << 1)
+#define LL_RULE_PATH_BENEATH      1
+
+/* Our own copies of the uapi structures: the system header's landlock_ruleset_attr may be
+ * the ABI-1 one.  The struct grew by one field at ABI 4 (net) and ABI 6 (scoped); the size
+ * passed to the kernel is the size the effective ABI knows, so a forced ABI behaves exactly
+ * like an older kernel's interface. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+static size_t ruleset_attr_size(int abi)
+{
+	if (abi >= 6)
+		return sizeof(struct ll_ruleset_attr);
+	if (abi >= 4)
+		return 2 * sizeof(uint64_t);
+	return sizeof(uint64_t);
+}
+
+/* ---- pure tables ---- */
+
+uint64_t hk_landlock_fs_rights_for_abi(int abi)
+{
+	/* Fall-through narrowing, as the kernel's samples/landlock/sandboxer.c does: start from
+	 * everything harkaq knows and remove what each older ABI lacks. */
+	uint64_t r = HK_LL_FS_ALL;
+	if (abi <= 0)
+		return 0;
+	switch (abi) {
+	case 1:
+		r &= ~HK_LL_FS_REFER;
+		__attribute__((fallthrough));
+	case 2:
+		r &= ~HK_LL_FS_TRUNCATE;
+		__attribute__((fallthrough));
+	case 3:
+	case 4:
+		r &= ~HK_LL_FS_IOCTL_DEV;
+		__attribute__((fallthrough));
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+		r &= ~HK_LL_FS_RESOLVE_UNIX;
+		break;
+	default:
+		break;
+	}
+	return r;
+}
+
+uint64_t hk_landlock_scopes_for_abi(int abi)
+{
+	return abi >= 6 ? (HK_LL_SCOPE_ABSTRACT_UNIX_SOCKET | HK_LL_SCOPE_SIGNAL) : 0;
+}
+
+uint64_t hk_landlock_grant_access(enum hk_grant_kind kind, bool is_dir, uint64_t handled)
+{
+	uint64_t want = 0;
+	switch (kind) {
+	case HK_GRANT_RO:
+		/* Per-file semantics (SPEC §3.3): ro never means "everything beneath". */
+		want = is_dir ? HK_LL_FS_READ_DIR : (HK_LL_FS_EXECUTE | HK_LL_FS_READ_FILE);
+		break;
+	case HK_GRANT_LIST:
+		want = HK_LL_FS_READ_DIR;
+		break;
+	case HK_GRANT_RW:
+		want = is_dir ? HK_LL_FS_ALL : (HK_LL_FS_FILE_RIGHTS & ~HK_LL_FS_EXECUTE);
+		break;
+	}
+	/* Directory-only rights on a non-directory: the kernel answers EINVAL (KERNEL-FACTS §6). */
+	if (!is_dir)
+		want &= HK_LL_FS_FILE_RIGHTS;
+	return want & handled;
+}
+
+static const char *const fs_right_names[HK_LL_FS_NBITS] = {
+	"execute",    "write_file", "read_file", "read_dir",  "remove_dir",   "remove_file",
+	"make_char",  "make_dir",   "make_reg",  "make_sock", "make_fifo",    "make_block",
+	"make_sym",   "refer",      "truncate",  "ioctl_dev", "resolve_unix",
+};
+
+const char *hk_landlock_fs_right_name(unsigned bit)
+{
+	return bit < HK_LL_FS_NBITS ? fs_right_names[bit] : NULL;
+}
+
+const char *hk_landlock_scope_name(unsigned bit)
+{
+	switch (bit) {
+	case 0:
+		return "abstract_unix_socket";
+	case 1:
+		return "signal";
+	default:
+		return NULL;
+	}
+}
+
+/* ---- probe ---- */
+
+const struct hk_landlock_probe *hk_landlock_probe(void)
+{
+	static struct hk_landlock_probe cached;
+	static bool probed;
+
+	if (probed)
+		return &cached;
+	probed = true;
+	long v = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	if (v < 0) {
+		cached.abi = 0;
+		cached.unavailable = errno;
+		return &cached;
+	}
+	cached.abi = (int)v;
+	/* Kernels older than the errata interface answer EINVAL: no errata known to be fixed. */
+	long e = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_ERRATA);
+	cached.errata = e < 0 ? 0 : (unsigned)e;
+	return &cached;
+}
+
+const char *hk_landlock_unavailable_reason(int unavailable)
+{
+	switch (unavailable) {
+	case 0:
+		return "Landlock is available";
+	case ENOSYS:
+		return "Landlock is not built into this kernel (CONFIG_SECURITY_LANDLOCK is off)";
+	case EOPNOTSUPP:
+		return "Landlock is built into this kernel but disabled at boot (add landlock to the "
+		       "lsm= kernel parameter)";
+	default:
+		return "the Landlock ABI probe failed";
+	}
+}
+
+/* ---- ruleset ---- */
+
+static void push_index(size_t **v, size_t *n, size_t *cap, size_t idx)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = hk_xrealloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[(*n)++] = idx;
+}
+
+void hk_landlock_report_free(struct hk_landlock_report *report)
+{
+	free(report->missing);
+	free(report->not_dirs);
+	*report = (struct hk_landlock_report)HK_LANDLOCK_REPORT_INIT;
+}
+
+enum rule_outcome {
+	RULE_ADDED,
+	RULE_MISSING,      /* the path does not exist */
+	RULE_EMPTY,        /* the grant gives this object type nothing */
+};
+
+/* One rule: open the object (O_PATH: never restricted, and follows symlinks so the rule lands
+ * on the target, which is what the kernel checks), mask the rights by its type, add.  No
+ * allocation: this runs once per file of the closure (KERNEL-FACTS §10, 5–7 µs each). */
+static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind kind,
+			 uint64_t handled, bool *is_dir, struct hk_error *err)
+{
+	hk_autoclose int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return RULE_MISSING;
+		return hk_fail_errno(err, errno, "cannot open %s to add its rule", path);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return hk_fail_errno(err, errno, "cannot stat %s", path);
+	*is_dir = S_ISDIR(st.st_mode);
+	struct ll_path_beneath_attr rule = {
+		.allowed_access = hk_landlock_grant_access(kind, *is_dir, handled),
+		.parent_fd = fd,
+	};
+	if (rule.allowed_access == 0)
+		return RULE_EMPTY;
+	if (syscall(__NR_landlock_add_rule, ruleset_fd, LL_RULE_PATH_BENEATH, &rule, 0) < 0)
+		return hk_fail_errno(err, errno,
+				     "landlock_add_rule(%s %s, rights 0x%llx) was refused",
+				     hk_grant_kind_name(kind), path,
+				     (unsigned long long)rule.allowed_access);
+	return RULE_ADDED;
+}
+
+static int cmp_grant_ptr(const void *a, const void *b)
+{
+	const struct hk_policy_grant *const *ga = a, *const *gb = b;
+	return strcmp((*ga)->path, (*gb)->path);
+}
+
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t i = 0;
+	while (a[i] && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Whether `dir` (len bytes) is itself a granted path; `order` is sorted by path. */
+static bool is_granted(const struct hk_policy_grant *const *order, size_t n, const char *dir,
+		       size_t len)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *p = order[mid]->path;
+		int c = strncmp(p, dir, len);
+		if (c == 0 && p[len] != '\0')
+			c = 1; /* p is longer: p sorts after dir */
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_config *cfg,
+		      struct hk_landlock_report *report, struct hk_error *err)
+{
+	const struct hk_landlock_probe *probe = hk_landlock_probe();
+	struct hk_landlock_report *r = report;
+
+	if (cfg->abi < 1)
+		return hk_fail(err, EINVAL, "Landlock ABI %d has no rulesets", cfg->abi);
+	if (cfg->abi > probe->abi)
+		return hk_fail(err, EINVAL, "cannot behave as Landlock ABI %d: the kernel's ABI is %d",
+			       cfg->abi, probe->abi);
+
+	uint64_t known = hk_landlock_fs_rights_for_abi(cfg->abi);
+	uint64_t requested_scopes = 0;
+	if (cfg->policy_scopes & HK_SCOPE_ABSTRACT_UNIX_SOCKET)
+		requested_scopes |= HK_LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+	if (cfg->policy_scopes & HK_SCOPE_SIGNAL)
+		requested_scopes |= HK_LL_SCOPE_SIGNAL;
+
+	r->abi = cfg->abi;
+	r->handled_fs = HK_LL_FS_ALL & known;
+	r->dropped_fs = HK_LL_FS_ALL & ~known;
+	r->scopes = requested_scopes & hk_landlock_scopes_for_abi(cfg->abi);
+	r->dropped_scopes = requested_scopes & ~r->scopes;
+	r->restrict_flags = 0;
+	r->log_flag_withheld = false;
+	if (cfg->abi >= 7) {
+		/* Without it, denials after execve are never logged and every build would be
+		 * certified hermetic (SPEC §3.5, KERNEL-FACTS §2). */
+		if (cfg->withhold_log_flag)
+			r->log_flag_withheld = true;
+		else
+			r->restrict_flags |= HK_LL_RESTRICT_LOG_NEW_EXEC_ON;
+	}
+	if (cfg->abi >= 8)
+		r->restrict_flags |= HK_LL_RESTRICT_TSYNC;
+	r->rules = r->ancestors = r->ro_dirs = 0;
+	r->n_missing = r->n_not_dirs = 0;
+
+	/* Network rights are not handled: the sandbox's network namespace is empty (SPEC §13). */
+	struct ll_ruleset_attr attr = { .handled_access_fs = r->handled_fs, .scoped = r->scopes };
+	hk_autoclose int ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr,
+						   ruleset_attr_size(cfg->abi), 0);
+	if (ruleset_fd < 0)
+		return hk_fail_errno(err, errno,
+				     "landlock_create_ruleset (ABI %d, fs rights 0x%llx, scopes 0x%llx)",
+				     cfg->abi, (unsigned long long)r->handled_fs,
+				     (unsigned long long)r->scopes);
+
+	/* Visit the grants in path order.  Paths with a common prefix D + "/" are contiguous in
+	 * that order, so an ancestor D is new exactly when the previous path does not share it:
+	 * the ancestor set is deduplicated in one pass, without storing it. */
+	size_t n = policy->n_grants;
+	hk_autofree const struct hk_policy_grant **order = hk_xmalloc((n ? n : 1) * sizeof(*order));
+	bool sorted = true;
+	for (size_t i = 0; i < n; i++) {
+		order[i] = &policy->grants[i];
+		if (i > 0 && strcmp(policy->grants[i - 1].path, policy->grants[i].path) > 0)
+			sorted = false;
+	}
+	if (!sorted)
+		qsort(order, n, sizeof(*order), cmp_grant_ptr);
+
+	char dir[PATH_MAX + 1];
+	for (size_t i = 0; i < n; i++) {
+		const struct hk_policy_grant *g = order[i];
+		const char *path = g->path;
+		size_t len = strlen(path);
+		bool is_dir = false;
+		int rc;
+
+		if (path[0] != '/')
+			return hk_fail(err, EINVAL, "policy path %s is not absolute", path);
+		if (len > PATH_MAX)
+			return hk_fail(err, ENAMETOOLONG, "policy path %.64s… is too long", path);
+
+		/* Ancestors first: "/" once, then every P[0..k) with P[k] == '/' that the previous
+		 * path did not already have.  Ancestors that are granted themselves get their own
+		 * rule (any grant on a directory includes READ_DIR); missing ancestors need no
+		 * report: the grant beneath them is reported missing. */
+		size_t shared = i > 0 ? common_prefix(path, order[i - 1]->path) : 0;
+		for (size_t k = 0; k < len; k++) {
+			if (path[k] != '/')
+				continue;
+			size_t dlen = k == 0 ? 1 : k; /* k == 0 is the root */
+			if (k == 0 ? i > 0 : k < shared)
+				continue;
+			if (dlen == len)
+				break; /* the path is "/" itself */
+			if (is_granted(order, n, path, dlen))
+				continue;
+			memcpy(dir, path, dlen);
+			dir[dlen] = '\0';
+			rc = add_path_rule(ruleset_fd, dir, HK_GRANT_LIST, r->handled_fs, &is_dir, err);
+			if (rc < 0)
+				return hk_wrap(err, "ancestor of %s", path);
+			if (rc == RULE_ADDED)
+				r->ancestors++;
+		}
+
+		rc = add_path_rule(ruleset_fd, path, g->kind, r->handled_fs, &is_dir, err);
+		if (rc < 0)
+			return rc;
+		size_t idx = (size_t)(g - policy->grants);
+		switch (rc) {
+		case RULE_ADDED:
+			r->rules++;
+			if (g->kind == HK_GRANT_RO && is_dir)
+				r->ro_dirs++;
+			break;
+		case RULE_MISSING:
+			push_index(&r->missing, &r->n_missing, &r->cap_missing, idx);
+			break;
+		case RULE_EMPTY:
+			push_index(&r->not_dirs, &r->n_not_dirs, &r->cap_not_dirs, idx);
+			break;
+		}
+	}
+	return hk_steal_fd(&ruleset_fd);
+}
+
+int hk_landlock_restrict(int ruleset_fd, unsigned flags, struct hk_error *err)
+{
+	if (syscall(__NR_landlock_restrict_self, ruleset_fd, flags) < 0)
+		return hk_fail_errno(err, errno, "landlock_restrict_self(flags 0x%x) was refused",
+				     flags);
+	return 0;
+}
+
+int hk_landlock_apply(const struct hk_policy *policy, const struct hk_landlock_config *cfg,
+		      struct hk_landlock_report *report, struct hk_error *err)
+{
+	hk_autoclose int ruleset_fd = hk_landlock_build(policy, cfg, report, err);
+	if (ruleset_fd < 0)
+		return ruleset_fd;
+	return hk_landlock_restrict(ruleset_fd, report->restrict_flags, err);
+}

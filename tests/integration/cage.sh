@@ -1,0 +1,343 @@
+#!/bin/bash
+# harkaq-exec, the real static binary, end to end (SPEC §3, §4; docs/cage.md).
+#
+# Filesystem cases run as nobody (uid 65534) in a 0755 scratch directory under /var/tmp with
+# 0644 files, so DAC allows everything Landlock is asked to deny; every negative has its
+# positive control in the same case (the granted sibling, the same probe outside the cage,
+# the same policy without the scope, the run without the test flag).
+. "$(dirname "$0")/lib.sh"
+
+S=$(hk_scratch)
+LISTENER=; VICTIM=
+cleanup() {
+	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
+	[ -n "$VICTIM" ] && kill "$VICTIM" 2>/dev/null
+	rm -rf "$S"
+}
+trap cleanup EXIT
+
+mkdir -m 755 "$S/bin"
+cp "$HARKAQ_EXEC" "$HELPERS/cage_probe" "$HELPERS/cage_syscalls" "$HELPERS/cage_nolandlock" "$S/bin/"
+chmod 755 "$S/bin"/*
+X=$S/bin/harkaq-exec
+P=$S/bin/cage_probe
+SC=$S/bin/cage_syscalls
+NL=$S/bin/cage_nolandlock
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+# write_policy FILE LINE...: the header, the probe itself (ro), then the lines.
+write_policy() {
+	local f=$1; shift
+	{ echo "harkaq-policy 1"; echo "ro $P"; printf '%s\n' "$@"; } >"$f"
+}
+
+# cage WHO ARGS...: runs harkaq-exec ARGS as WHO (nobody|root) with the status channel on fd 3;
+# sets OUT, ERR, RC, STATUS (all JSON lines) and CAGE (the cage line).
+cage() {
+	local who=$1; shift
+	local runner=()
+	[ "$who" = nobody ] && runner=("${NOBODY[@]}")
+	OUT=$("${runner[@]}" "$X" --status-fd 3 "$@" 3>"$S/status" 2>"$S/stderr")
+	RC=$?
+	ERR=$(cat "$S/stderr")
+	STATUS=$(cat "$S/status")
+	CAGE=$(grep '"event":"cage"' <<<"$STATUS" || true)
+}
+field() { jq -c "$1" <<<"$CAGE" 2>/dev/null; }
+
+# ---- files: ro, list, deep, rw ----
+
+mkdir -m 755 "$S/d" "$S/lib" "$S/t" "$S/t/a" "$S/t/a/b" "$S/t/a/b/c"
+echo declared >"$S/d/granted"; echo undeclared >"$S/d/ungranted"
+echo a >"$S/lib/a.so"; echo b >"$S/lib/b.so"
+echo top >"$S/t/a/top.h"; echo mid >"$S/t/a/b/mid.h"; echo deep >"$S/t/a/b/c/deep.h"
+chmod 644 "$S"/d/* "$S"/lib/* "$S/t/a/top.h" "$S/t/a/b/mid.h" "$S/t/a/b/c/deep.h"
+
+control=$("${NOBODY[@]}" "$P" read "$S/d/granted" read "$S/d/ungranted" read "$S/lib/a.so" read "$S/t/a/top.h")
+check_eq "control: nobody reads every file without the cage" \
+	"read $S/d/granted: ok declared
+read $S/d/ungranted: ok undeclared
+read $S/lib/a.so: ok a
+read $S/t/a/top.h: ok top" "$control"
+
+write_policy "$S/p.files" "ro $S/d/granted" "list $S/lib" "ro $S/t/a/b/c/deep.h"
+cage nobody --policy "$S/p.files" -- "$P" read "$S/d/granted" read "$S/d/ungranted" \
+	list "$S/lib" read "$S/lib/a.so" read "$S/t/a/b/c/deep.h" read "$S/t/a/top.h" \
+	read "$S/t/a/b/mid.h" list "$S/t/a"
+check_contains "ro: the granted file reads" "$OUT" "read $S/d/granted: ok declared"
+check_contains "ro: its ungranted sibling is EACCES" "$OUT" "read $S/d/ungranted: EACCES"
+check_contains "list: the directory lists" "$OUT" "list $S/lib: ok 2"
+check_contains "list: its files do not open" "$OUT" "read $S/lib/a.so: EACCES"
+check_contains "deep: the granted file deep in a tree reads" "$OUT" "read $S/t/a/b/c/deep.h: ok deep"
+check_contains "deep: files beside its ancestors do not" "$OUT" "read $S/t/a/top.h: EACCES"
+check_contains "deep: (second level too)" "$OUT" "read $S/t/a/b/mid.h: EACCES"
+check_contains "deep: ancestors list" "$OUT" "list $S/t/a: ok 2"
+check_eq "files: the command's status passes through (1: some probes failed)" 1 "$RC"
+check_eq "files: four rules (three grants and the probe's own ro)" 4 "$(field .rules)"
+
+mkdir -m 777 "$S/work" "$S/outside"
+echo keep >"$S/outside/kept"; chmod 666 "$S/outside/kept"
+control=$("${NOBODY[@]}" "$P" create "$S/outside/ctl" unlink "$S/outside/ctl")
+check_eq "control: nobody may create and delete in outside/ without the cage" \
+	"create $S/outside/ctl: ok
+unlink $S/outside/ctl: ok" "$control"
+write_policy "$S/p.rw" "rw $S/work"
+cage nobody --policy "$S/p.rw" -- "$P" create "$S/work/a.o" rename "$S/work/a.o:$S/work/b.o" \
+	mkdir "$S/work/sub" rename "$S/work/b.o:$S/work/sub/b.o" read "$S/work/sub/b.o" \
+	unlink "$S/work/sub/b.o" rmdir "$S/work/sub" create "$S/work/c.o" \
+	create "$S/outside/new" rename "$S/work/c.o:$S/outside/c.o" unlink "$S/outside/kept" \
+	read "$S/outside/kept"
+check_eq "rw: create, rename, mkdir, move, read, delete inside; nothing outside" \
+	"create $S/work/a.o: ok
+rename $S/work/a.o:$S/work/b.o: ok
+mkdir $S/work/sub: ok
+rename $S/work/b.o:$S/work/sub/b.o: ok
+read $S/work/sub/b.o: ok x
+unlink $S/work/sub/b.o: ok
+rmdir $S/work/sub: ok
+create $S/work/c.o: ok
+create $S/outside/new: EACCES
+rename $S/work/c.o:$S/outside/c.o: EACCES
+unlink $S/outside/kept: EACCES
+read $S/outside/kept: EACCES" "$OUT"
+check_eq "rw: outside/ is untouched" "kept" "$(ls "$S/outside")"
+
+# ---- scopes ----
+
+"${NOBODY[@]}" sleep 600 &
+VICTIM=$!
+write_policy "$S/p.sig" "scope signal"
+write_policy "$S/p.nosig"
+cage nobody --policy "$S/p.sig" -- "$P" kill "$VICTIM"
+check_eq "signal scope: a signal to a process outside the domain is EPERM" "kill $VICTIM: EPERM" "$OUT"
+check_eq "signal scope: reported" '["signal"]' "$(field .scopes)"
+cage nobody --policy "$S/p.nosig" -- "$P" kill "$VICTIM"
+check_eq "signal scope (control): the same signal without the scope is delivered" "kill $VICTIM: ok" "$OUT"
+kill "$VICTIM"; VICTIM=
+
+name=harkaq-it-$$
+"${NOBODY[@]}" "$P" listen-abstract "$name" >"$S/listen.out" &
+LISTENER=$!
+for _ in $(seq 50); do grep -q listening "$S/listen.out" 2>/dev/null && break; sleep 0.1; done
+write_policy "$S/p.unix" "scope abstract-unix-socket"
+cage nobody --policy "$S/p.unix" -- "$P" connect-abstract "$name"
+check_eq "abstract-unix scope: connecting to a socket created outside is EPERM" \
+	"connect-abstract $name: EPERM" "$OUT"
+cage nobody --policy "$S/p.nosig" -- "$P" connect-abstract "$name"
+check_eq "abstract-unix scope (control): the same connect without the scope works" \
+	"connect-abstract $name: ok" "$OUT"
+kill "$LISTENER"; LISTENER=
+
+# ---- seccomp ----
+
+# As root: root gets the most answers other than EPERM outside, so the control tells apart.
+outside=$("$SC")
+write_policy "$S/p.sc" "ro $SC"
+cage root --policy "$S/p.sc" -- "$SC"
+inside=$OUT
+bad=$(grep -v '^getpid' <<<"$inside" | tr ' ' '\n' | grep '=' | grep -v -E '=(EPERM|-)$' || true)
+check_eq "seccomp: every denylisted syscall is EPERM inside, native, i386 and x32" "" "$bad"
+check_eq "seccomp: 27 syscalls checked inside" 27 "$(grep -vc '^getpid' <<<"$inside")"
+apart=$(grep -v '^getpid' <<<"$outside" | grep -vc 'native=EPERM')
+if [ "$apart" -ge 20 ]; then ok "seccomp (control): $apart of 27 answer otherwise than EPERM outside the cage"
+else not_ok "seccomp (control): only $apart syscalls told apart outside" "$outside"; fi
+check_eq "seccomp (control): i386 and x32 calls outside the list answer as without the filter" \
+	"$(grep '^getpid' <<<"$outside")" "$(grep '^getpid' <<<"$inside")"
+check_eq "seccomp: reported" '{"installed":true,"syscalls":27,"arches":["x86_64","x86","x32"]}' \
+	"$(field .seccomp)"
+
+mkdir -m 777 "$S/marks"
+write_policy "$S/p.mark" "rw $S/marks"
+cage nobody --policy "$S/p.mark" --test-break-seccomp -- "$P" create "$S/marks/broken"
+check_eq "seccomp refused by the kernel: exit 123" 123 "$RC"
+check_eq "seccomp refused: the command did not run (no marker)" "absent" \
+	"$([ -e "$S/marks/broken" ] && echo present || echo absent)"
+check_contains "seccomp refused: the message names the layer" "$ERR" \
+	"harkaq-exec: seccomp: the command is not run: the kernel refused the seccomp filter"
+check_contains "seccomp refused: error event" "$STATUS" '"event":"error","layer":"seccomp"'
+cage nobody --policy "$S/p.mark" -- "$P" create "$S/marks/fine"
+check_eq "seccomp (control): without the flag the command runs and leaves its marker" \
+	"0 present" "$RC $([ -e "$S/marks/fine" ] && echo present || echo absent)"
+
+# ---- a real compile under a big per-file policy ----
+
+mkdir -m 777 "$S/cc"
+printf '#include <stdio.h>\nint main(void) { puts("hello from the cage"); return 0; }\n' >"$S/cc/hello.c"
+chmod 644 "$S/cc/hello.c"
+compiler_files() {
+	LC_ALL=C find /usr/lib/gcc /usr/bin /usr/lib/x86_64-linux-gnu /usr/include /etc/ld.so.cache \
+		-type f 2>/dev/null | LC_ALL=C grep -E '^[!-~]+$' | grep -v '\\' | LC_ALL=C sort -u
+}
+compiler_files | sed 's/^/ro /' >"$S/cc.grants"
+{ echo "harkaq-policy 1"; echo "rw $S/cc"; echo "rw /dev/null"; cat "$S/cc.grants"; } >"$S/p.cc"
+n_cc=$(wc -l <"$S/cc.grants")
+OUT=$(TMPDIR=$S/cc "${NOBODY[@]}" "$X" --status-fd 3 --policy "$S/p.cc" -- \
+	/usr/bin/cc -o "$S/cc/hello" "$S/cc/hello.c" 3>"$S/status" 2>&1)
+RC=$?
+CAGE=$(grep '"event":"cage"' "$S/status")
+check_eq "compile: cc builds hello.c under $n_cc per-file rules" 0 "$RC"
+[ "$RC" -eq 0 ] || printf '%s\n' "$OUT" | head -20 | sed 's/^/#   /'
+check_eq "compile: every file got its own rule" "$((n_cc + 2))" "$(field .rules)"
+cage nobody --policy "$S/p.cc" -- "$S/cc/hello"
+check_eq "compile: the program built inside the cage runs inside it" "hello from the cage" "$OUT"
+grep -v "^ro /usr/include/stdio.h\$" "$S/p.cc" >"$S/p.cc-nostdio"
+OUT=$(TMPDIR=$S/cc "${NOBODY[@]}" "$X" --policy "$S/p.cc-nostdio" -- \
+	/usr/bin/cc -o "$S/cc/hello2" "$S/cc/hello.c" 2>&1)
+RC=$?
+check_contains "compile (negative): without the stdio.h grant the compile fails on it" \
+	"$RC $OUT" "stdio.h: Permission denied"
+
+# ---- descriptors ----
+
+control=$("${NOBODY[@]}" "$P" fd 5 5<"$S/d/ungranted")
+check_eq "control: an inherited descriptor reads without the cage" "fd 5: ok undeclared" "$control"
+cage nobody --policy "$S/p.files" -- "$P" fd 5 read "$S/d/granted" 5<"$S/d/ungranted"
+check_eq "fds: the inherited descriptor is closed in the cage (EBADF) while stdout works" \
+	"fd 5: EBADF
+read $S/d/granted: ok declared" "$OUT"
+n=$(field .closed_fds)
+if [ "${n:-0}" -ge 1 ] 2>/dev/null; then ok "fds: closed_fds reported ($n)"; else not_ok "fds: closed_fds" "$CAGE"; fi
+
+# ---- forced ABI, tiers, logging flag ----
+
+cage nobody --policy "$S/p.files" --force-abi 3 -- "$P" read "$S/d/granted" read "$S/d/ungranted"
+check_eq "force-abi 3: still enforces (granted reads, ungranted EACCES)" \
+	"read $S/d/granted: ok declared
+read $S/d/ungranted: EACCES" "$OUT"
+check_eq "force-abi 3: reported" '[3,true,"enforce",[]]' "$(field '[.abi,.forced,.tier,.log_flags]')"
+check_contains "force-abi 3: dropped rights listed" "$(field .dropped_fs)" '"ioctl_dev"'
+check_contains "force-abi 3: said on stderr" "$ERR" "--force-abi 3: the cage behaves as Landlock ABI 3"
+check_contains "force-abi 3: dropped rights said on stderr" "$ERR" \
+	"Landlock ABI 3 does not know the filesystem rights ioctl_dev"
+
+real=$(jq -r .real_abi <<<"$CAGE")
+cage nobody --policy "$S/p.files" -- "$P" read "$S/d/granted"
+check_eq "evidence tier at the kernel's ABI, with LOG_NEW_EXEC_ON" \
+	"[$real,false,\"evidence\",[\"log_new_exec_on\"],false]" \
+	"$(field '[.abi,.forced,.tier,.log_flags,.log_flag_withheld]')"
+cage nobody --policy "$S/p.files" --test-withhold-log-flag -- "$P" read "$S/d/granted"
+check_eq "withheld log flag: reported in the status" '[[],true]' "$(field '[.log_flags,.log_flag_withheld]')"
+check_contains "withheld log flag: said on stderr" "$ERR" "LOG_NEW_EXEC_ON withheld"
+
+cage nobody --policy "$S/p.files" --force-abi 2 -- "$P" read "$S/d/ungranted"
+check_eq "tier none (ABI 2): runs without Landlock, seccomp still on" \
+	'0 read '"$S"'/d/ungranted: ok undeclared ["none",true]' "$RC $OUT $(field '[.tier,.seccomp.installed]')"
+check_contains "tier none: said on stderr" "$ERR" "tier none"
+cage nobody --policy "$S/p.mark" --force-abi 2 --require-landlock -- "$P" create "$S/marks/none"
+check_eq "--require-landlock without Landlock: exit 122, the command does not run" "122 absent" \
+	"$RC $([ -e "$S/marks/none" ] && echo present || echo absent)"
+
+# A kernel without Landlock, simulated by making landlock_create_ruleset fail (cage_nolandlock).
+OUT=$("${NOBODY[@]}" "$NL" ENOSYS "$X" --status-fd 3 --policy "$S/p.files" --canary "$S/d/granted" -- \
+	"$P" read "$S/d/ungranted" 3>"$S/status" 2>"$S/stderr"); RC=$?
+ERR=$(cat "$S/stderr"); CAGE=$(grep '"event":"cage"' "$S/status" || true)
+check_eq "no Landlock (ENOSYS): tier none, the command runs unrestricted, seccomp on" \
+	"0 read $S/d/ungranted: ok undeclared [0,0,\"none\",true,\"skipped\"]" \
+	"$RC $OUT $(field '[.abi,.real_abi,.tier,.seccomp.installed,.canary_probe]')"
+check_contains "no Landlock (ENOSYS): says it is not built" "$ERR" \
+	"Landlock is not built into this kernel"
+check_contains "no Landlock: the canary probe is skipped, and said so" "$ERR" \
+	"without Landlock the canary probe is skipped"
+"${NOBODY[@]}" "$NL" EOPNOTSUPP "$X" --policy "$S/p.files" -- "$P" noop - >/dev/null 2>"$S/stderr"
+check_contains "no Landlock (EOPNOTSUPP): says it is disabled at boot" "$(cat "$S/stderr")" \
+	"disabled at boot"
+"${NOBODY[@]}" "$NL" EOPNOTSUPP "$X" --policy "$S/p.mark" --require-landlock -- \
+	"$P" create "$S/marks/nolandlock" >/dev/null 2>"$S/stderr"; RC=$?
+check_eq "no Landlock + --require-landlock: exit 122, nothing runs" "122 absent" \
+	"$RC $([ -e "$S/marks/nolandlock" ] && echo present || echo absent)"
+check_contains "no Landlock + --require-landlock: message" "$(cat "$S/stderr")" \
+	"harkaq-exec: landlock: Landlock is built into this kernel but disabled at boot"
+
+# ---- missing paths ----
+
+write_policy "$S/p.missing" "ro $S/d/granted" "ro $S/nope/never.h"
+cage nobody --policy "$S/p.missing" -- "$P" read "$S/d/granted"
+check_eq "missing path: the run continues" "read $S/d/granted: ok declared" "$OUT"
+check_eq "missing path: listed in the status" "[\"$S/nope/never.h\"]" "$(field .missing)"
+check_contains "missing path: said on stderr" "$ERR" "the policy grants ro $S/nope/never.h, which does not exist here"
+
+# ---- the canary probe ----
+
+echo canary >"$S/canary"; chmod 644 "$S/canary"
+write_policy "$S/p.canary" "ro $X" "rw $S/marks"
+cage nobody --policy "$S/p.canary" --canary "$S/canary" -- "$P" create "$S/marks/after-canary"
+check_eq "canary: denied and the command runs" "0 present" \
+	"$RC $([ -e "$S/marks/after-canary" ] && echo present || echo absent)"
+check_contains "canary: denied with EACCES, reported" "$STATUS" \
+	"{\"event\":\"canary\",\"result\":\"denied\",\"errno\":13,\"path\":\"$S/canary\"}"
+check_eq "canary: probe stage after exec" '"after_exec"' "$(field .canary_probe)"
+
+write_policy "$S/p.canary-granted" "ro $X" "rw $S/marks" "ro $S/canary"
+cage nobody --policy "$S/p.canary-granted" --canary "$S/canary" -- "$P" create "$S/marks/granted-canary"
+check_eq "canary granted by the policy: exit 124, the command does not run" "124 absent" \
+	"$RC $([ -e "$S/marks/granted-canary" ] && echo present || echo absent)"
+check_contains "canary granted: reported opened" "$STATUS" '"event":"canary","result":"opened"'
+
+cage nobody --policy "$S/p.canary" --canary "$S/no-such-canary" -- "$P" create "$S/marks/lost-canary"
+check_eq "canary missing: exit 124, the command does not run" "124 absent" \
+	"$RC $([ -e "$S/marks/lost-canary" ] && echo present || echo absent)"
+check_contains "canary missing: reported with its errno" "$STATUS" '"result":"error","errno":2'
+
+write_policy "$S/p.noself" "rw $S/marks"
+cage nobody --policy "$S/p.noself" --canary "$S/canary" -- "$P" create "$S/marks/noself"
+check_eq "canary without a grant on harkaq-exec: exit 124, nothing runs" "124 absent" \
+	"$RC $([ -e "$S/marks/noself" ] && echo present || echo absent)"
+check_contains "canary without a grant on harkaq-exec: says what to grant" "$ERR" \
+	"the policy must grant ro $X for the canary probe"
+
+cage nobody --policy "$S/p.mark" -- "$P" create "$S/marks/nocanary"
+check_contains "no --canary: said on stderr" "$ERR" "no --canary given: the canary probe is skipped"
+check_eq "no --canary: said in the status" '"skipped"' "$(field .canary_probe)"
+
+# ---- errors and exit codes ----
+
+printf 'harkaq-policy 1\nrox /etc/hostname\n' >"$S/p.bad"
+cage nobody --policy "$S/p.bad" -- "$P" create "$S/marks/badpolicy"
+check_eq "bad policy: exit 121, the command does not run" "121 absent" \
+	"$RC $([ -e "$S/marks/badpolicy" ] && echo present || echo absent)"
+check_contains "bad policy: FILE:LINE: in the message" "$ERR" "harkaq-exec: policy: $S/p.bad:2:"
+check_contains "bad policy: error event" "$STATUS" '"layer":"policy"'
+
+cage nobody --policy "$S/p.mark" -- /nonexistent/harkaq-cmd
+check_eq "command not found: 127" 127 "$RC"
+check_contains "command not found: message" "$ERR" "/nonexistent/harkaq-cmd: command not found"
+cage nobody --policy "$S/p.mark" -- "$SC"
+check_eq "command not granted: 126" 126 "$RC"
+check_contains "command not granted: message" "$ERR" "$SC: cannot execute: Permission denied"
+
+help=$("$X" --help)
+for code in 121 122 123 124 125 126 127; do
+	check_contains "--help documents exit $code" "$help" "  $code  "
+done
+
+# ---- cost: 100k per-file rules (KERNEL-FACTS §10) ----
+
+{ echo "harkaq-policy 1"; echo "ro $P"
+  LC_ALL=C find /usr /etc /var/lib -xdev -type f 2>/dev/null | LC_ALL=C grep -E '^[!-~]+$' |
+	grep -v '\\' | LC_ALL=C sort -u | head -n 99999 | sed 's/^/ro /'; } >"$S/p.big"
+n_big=$(($(wc -l <"$S/p.big") - 1))
+best=
+for _ in 1 2 3; do
+	/usr/bin/time -o "$S/time" -f '%e %M' "$X" --status-fd 3 --policy "$S/p.big" -- "$P" noop - \
+		3>"$S/status" >/dev/null 2>/dev/null
+	t=$(tail -n 1 "$S/time")
+	if [ -z "$best" ] || awk -v a="${t% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+		best=$t
+	fi
+done
+CAGE=$(grep '"event":"cage"' "$S/status")
+check_eq "cost: all $n_big rules installed" "$n_big" "$(field .rules)"
+secs=${best% *}; kib=${best#* }
+if [[ "$secs" =~ ^[0-9]+\.[0-9]+$ && "$kib" =~ ^[0-9]+$ ]]; then
+	if awk -v s="$secs" 'BEGIN { exit !(s < 1.0) }'; then
+		ok "cost: $n_big rules, whole run in ${secs}s (< 1 s)"
+	else
+		not_ok "cost: $n_big rules took ${secs}s (target < 1 s)"
+	fi
+	if [ "$kib" -lt 65536 ]; then ok "cost: peak RSS ${kib} KiB (< 64 MiB)"
+	else not_ok "cost: peak RSS ${kib} KiB (target < 64 MiB)"; fi
+else
+	not_ok "cost: could not measure the run" "time said: $best"
+fi
+
+finish

@@ -1,0 +1,980 @@
+/* Tree hash and store: identity, atomic add, path index, closure, verification, and the
+ * Debian metadata parsers.  Every test works on fresh temporary trees. */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "core/blake3.h"
+#include "core/buf.h"
+#include "core/store.h"
+#include "core/tree.h"
+#include "core/util.h"
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+static char *scratch(void)
+{
+	char *d = hk_xstrdup("/tmp/hk-test-store.XXXXXX");
+	REQUIRE(mkdtemp(d) != NULL);
+	return d;
+}
+
+static void rm_rf(const char *path)
+{
+	struct hk_error err;
+	hk_store_remove_tree(path, &err);
+}
+
+static void put(const char *dir, const char *rel, const char *content, mode_t mode)
+{
+	hk_autofree char *p = hk_xasprintf("%s/%s", dir, rel);
+	/* Parents first, like mkdir -p. */
+	for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	unlink(p);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, content, strlen(content)) == (ssize_t)strlen(content));
+	close(fd);
+	REQUIRE(chmod(p, mode) == 0);
+}
+
+static void link_to(const char *dir, const char *rel, const char *target)
+{
+	hk_autofree char *p = hk_xasprintf("%s/%s", dir, rel);
+	unlink(p);
+	REQUIRE(symlink(target, p) == 0);
+}
+
+static void mkdir_in(const char *dir, const char *rel)
+{
+	hk_autofree char *p = hk_xasprintf("%s/%s/", dir, rel);
+	for (char *s = strchr(p + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		REQUIRE(mkdir(p, 0755) == 0 || errno == EEXIST);
+		*s = '/';
+	}
+}
+
+static void tree_hash(const char *dir, char out[HK_B3_ID_LEN])
+{
+	struct hk_tree t = HK_TREE_INIT;
+	struct hk_error err = { 0 };
+	int r = hk_tree_scan(dir, &t, &err);
+	if (r < 0)
+		fprintf(stderr, "#   scan %s: %s\n", dir, err.msg);
+	REQUIRE(r == 0);
+	hk_tree_id(&t, out);
+	hk_tree_free(&t);
+}
+
+/* A small package-like tree. */
+static void sample_tree(const char *dir)
+{
+	put(dir, "usr/bin/make", "#!/bin/sh\necho make\n", 0755);
+	link_to(dir, "usr/bin/gmake", "make");
+	put(dir, "usr/include/zlib.h", "/* zlib */\n", 0644);
+	mkdir_in(dir, "usr/share/empty");
+}
+
+static size_t count_temp_dirs(const char *store)
+{
+	DIR *d = opendir(store);
+	if (!d)
+		return 0;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, ".tmp-", 5) == 0)
+			n++;
+	closedir(d);
+	hk_autofree char *meta = hk_xasprintf("%s/.meta", store);
+	d = opendir(meta);
+	if (d) {
+		while ((de = readdir(d)))
+			if (strncmp(de->d_name, ".tmp-", 5) == 0)
+				n++;
+		closedir(d);
+	}
+	return n;
+}
+
+static const struct hk_artifact *add_ok(struct hk_store *s, const char *dir, const char *name,
+					const char *version, const char *const *deps,
+					size_t n_deps, bool *added)
+{
+	struct hk_dep_group groups[8];
+	char *alts[8][4];
+	size_t ng = 0;
+	for (size_t i = 0; i < n_deps; i++) {
+		/* "a|b" is a group of alternatives. */
+		groups[ng].alts = alts[ng];
+		groups[ng].n_alts = 0;
+		const char *p = deps[i];
+		for (;;) {
+			const char *bar = strchr(p, '|');
+			size_t len = bar ? (size_t)(bar - p) : strlen(p);
+			alts[ng][groups[ng].n_alts++] = hk_xstrndup(p, len);
+			if (!bar)
+				break;
+			p = bar + 1;
+		}
+		ng++;
+	}
+	struct hk_artifact_spec spec = { .name = name, .version = version, .deps = groups,
+					 .n_deps = ng };
+	const struct hk_artifact *a = NULL;
+	struct hk_error err = { 0 };
+	int r = hk_store_add(s, dir, &spec, 0, &a, added, &err);
+	for (size_t i = 0; i < ng; i++)
+		for (size_t k = 0; k < groups[i].n_alts; k++)
+			free(groups[i].alts[k]);
+	if (r < 0)
+		fprintf(stderr, "#   add %s: %s\n", name, err.msg);
+	REQUIRE(r == 0);
+	return a;
+}
+
+static struct hk_store *open_store(const char *dir)
+{
+	struct hk_store *s = NULL;
+	struct hk_error err = { 0 };
+	int r = hk_store_open(dir, true, &s, &err);
+	if (r < 0)
+		fprintf(stderr, "#   open %s: %s\n", dir, err.msg);
+	REQUIRE(r == 0);
+	return s;
+}
+
+/* ---- tree hash ---------------------------------------------------------------------------- */
+
+TEST(tree_hash_ignores_times_owner_modes_and_creation_order)
+{
+	hk_autofree char *a = scratch(), *b = scratch();
+	sample_tree(a);
+	/* Same tree built in the opposite order, with other non-exec modes, other times and
+	 * (as root) another owner. */
+	mkdir_in(b, "usr");
+	mkdir_in(b, "usr/share");
+	mkdir_in(b, "usr/share/empty");
+	put(b, "usr/include/zlib.h", "/* zlib */\n", 0600);
+	put(b, "usr/bin/make", "#!/bin/sh\necho make\n", 0100);   /* any x bit is "executable" */
+	link_to(b, "usr/bin/gmake", "make");
+	hk_autofree char *h = hk_xasprintf("%s/usr/include/zlib.h", b);
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	REQUIRE(utimensat(AT_FDCWD, h, old, 0) == 0);
+	if (geteuid() == 0)
+		REQUIRE(lchown(h, 65534, 65534) == 0);
+	char ha[HK_B3_ID_LEN], hb[HK_B3_ID_LEN];
+	tree_hash(a, ha);
+	tree_hash(b, hb);
+	CHECK_STR_EQ(ha, hb);
+	/* Positive control: the hash does see the trees (one byte of content differs). */
+	put(b, "usr/include/zlib.h", "/* zlib! */\n", 0600);
+	tree_hash(b, hb);
+	CHECK(strcmp(ha, hb) != 0);
+	rm_rf(a);
+	rm_rf(b);
+}
+
+TEST(tree_hash_changes_with_content_exec_bit_target_name_and_type)
+{
+	hk_autofree char *d = scratch();
+	sample_tree(d);
+	char base[HK_B3_ID_LEN], h[HK_B3_ID_LEN];
+	tree_hash(d, base);
+
+	put(d, "usr/include/zlib.h", "/* zlib */\n/**/", 0644);         /* content */
+	tree_hash(d, h);
+	CHECK(strcmp(base, h) != 0);
+	put(d, "usr/include/zlib.h", "/* zlib */\n", 0644);              /* restored */
+	tree_hash(d, h);
+	CHECK_STR_EQ(base, h);
+
+	put(d, "usr/include/zlib.h", "/* zlib */\n", 0654);              /* exec bit */
+	tree_hash(d, h);
+	CHECK(strcmp(base, h) != 0);
+	put(d, "usr/include/zlib.h", "/* zlib */\n", 0644);
+
+	link_to(d, "usr/bin/gmake", "./make");                          /* symlink target */
+	tree_hash(d, h);
+	CHECK(strcmp(base, h) != 0);
+	link_to(d, "usr/bin/gmake", "make");
+
+	hk_autofree char *from = hk_xasprintf("%s/usr/include/zlib.h", d);   /* name */
+	hk_autofree char *to = hk_xasprintf("%s/usr/include/zlib2.h", d);
+	REQUIRE(rename(from, to) == 0);
+	tree_hash(d, h);
+	CHECK(strcmp(base, h) != 0);
+	REQUIRE(rename(to, from) == 0);
+
+	mkdir_in(d, "usr/share/empty/sub");                              /* an empty dir */
+	tree_hash(d, h);
+	CHECK(strcmp(base, h) != 0);
+	hk_autofree char *sub = hk_xasprintf("%s/usr/share/empty/sub", d);
+	REQUIRE(rmdir(sub) == 0);
+
+	/* A symlink and a file with the same bytes as its target are different trees. */
+	put(d, "usr/bin/gmake", "make", 0644);
+	tree_hash(d, h);
+	CHECK(strcmp(base, h) != 0);
+	link_to(d, "usr/bin/gmake", "make");
+
+	tree_hash(d, h);
+	CHECK_STR_EQ(base, h);
+	rm_rf(d);
+}
+
+static void ser_u64(struct hk_buf *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		hk_buf_putc(b, (char)(v >> (8 * i)));
+}
+
+static void ser_rec(struct hk_buf *b, char type, const char *name, const void *payload,
+		    size_t n)
+{
+	hk_buf_putc(b, type);
+	ser_u64(b, strlen(name));
+	hk_buf_puts(b, name);
+	ser_u64(b, n);
+	hk_buf_append(b, payload, n);
+}
+
+TEST(tree_hash_follows_the_documented_serialisation)
+{
+	/* Recomputes, byte for byte as docs/store.md describes, the hash of:
+	 *     bin/            (directory)
+	 *     bin/tool        executable, content "x"
+	 *     bin-data        regular file, content "" — sorts after bin/ because children are
+	 *                     sorted per directory ("bin" < "bin-data")
+	 *     lnk -> bin/tool symlink
+	 */
+	hk_autofree char *d = scratch();
+	put(d, "bin/tool", "x", 0755);
+	put(d, "bin-data", "", 0644);
+	link_to(d, "lnk", "bin/tool");
+	char got[HK_B3_ID_LEN];
+	tree_hash(d, got);
+
+	static const char magic[] = "harkaq-tree-v1";
+	uint8_t tool[32], empty[32], bindir[32], root[32];
+	hk_blake3_hash("x", 1, tool);
+	hk_blake3_hash("", 0, empty);
+	struct hk_buf b = HK_BUF_INIT;
+	hk_buf_append(&b, magic, sizeof(magic));
+	ser_rec(&b, 'x', "tool", tool, 32);
+	hk_blake3_hash(b.data, b.len, bindir);
+	hk_buf_reset(&b);
+	hk_buf_append(&b, magic, sizeof(magic));
+	ser_rec(&b, 'd', "bin", bindir, 32);
+	ser_rec(&b, 'f', "bin-data", empty, 32);
+	ser_rec(&b, 'l', "lnk", "bin/tool", 8);
+	hk_blake3_hash(b.data, b.len, root);
+	hk_buf_free(&b);
+	char want[HK_B3_ID_LEN] = "b3:";
+	hk_hex(root, 32, want + 3);
+	CHECK_STR_EQ(want, got);
+	rm_rf(d);
+}
+
+TEST(tree_scan_rejects_special_files_naming_them)
+{
+	hk_autofree char *d = scratch();
+	sample_tree(d);
+	struct hk_tree t = HK_TREE_INIT;
+	struct hk_error err = { 0 };
+	CHECK_EQ_INT(0, hk_tree_scan(d, &t, &err));   /* positive control */
+	hk_tree_free(&t);
+
+	hk_autofree char *fifo = hk_xasprintf("%s/usr/share/fifo", d);
+	REQUIRE(mkfifo(fifo, 0644) == 0);
+	CHECK_EQ_INT(-EINVAL, hk_tree_scan(d, &t, &err));
+	CHECK_CONTAINS(err.msg, fifo);
+	CHECK_CONTAINS(err.msg, "is a FIFO");
+	CHECK_EQ_INT(0, (long long)t.n);
+	unlink(fifo);
+
+	hk_autofree char *sock = hk_xasprintf("%s/usr/sock", d);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	REQUIRE(strlen(sock) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, sock);
+	REQUIRE(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	close(fd);
+	CHECK_EQ_INT(-EINVAL, hk_tree_scan(d, &t, &err));
+	CHECK_CONTAINS(err.msg, "usr/sock is a socket");
+	unlink(sock);
+
+	if (geteuid() == 0) {
+		hk_autofree char *dev = hk_xasprintf("%s/usr/null", d);
+		REQUIRE(mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0);
+		CHECK_EQ_INT(-EINVAL, hk_tree_scan(d, &t, &err));
+		CHECK_CONTAINS(err.msg, "usr/null is a character device");
+		unlink(dev);
+	}
+	CHECK_EQ_INT(0, hk_tree_scan(d, &t, &err));   /* and fine again once they are gone */
+	hk_tree_free(&t);
+	rm_rf(d);
+}
+
+TEST(tree_compute_checks_paths_parents_and_duplicates)
+{
+	struct hk_error err = { 0 };
+	uint8_t z[32] = { 0 };
+	struct hk_tree t = HK_TREE_INIT;
+	hk_tree_add(&t, "usr", HK_TREE_DIR, false, NULL, NULL, 0);
+	hk_tree_add(&t, "usr/a", HK_TREE_FILE, false, z, NULL, 0);
+	CHECK_EQ_INT(0, hk_tree_compute(&t, &err));
+	hk_tree_add(&t, "usr/a", HK_TREE_FILE, false, z, NULL, 0);
+	CHECK_EQ_INT(-EINVAL, hk_tree_compute(&t, &err));
+	CHECK_CONTAINS(err.msg, "/usr/a appears twice");
+	hk_tree_free(&t);
+
+	hk_tree_add(&t, "etc/passwd", HK_TREE_FILE, false, z, NULL, 0);
+	CHECK_EQ_INT(-EINVAL, hk_tree_compute(&t, &err));
+	CHECK_CONTAINS(err.msg, "its parent /etc is missing");
+	hk_tree_free(&t);
+
+	hk_tree_add(&t, "usr/../etc", HK_TREE_FILE, false, z, NULL, 0);
+	CHECK_EQ_INT(-EINVAL, hk_tree_compute(&t, &err));
+	CHECK_CONTAINS(err.msg, "not a valid path");
+	hk_tree_free(&t);
+
+	/* Canonical order: a directory's subtree directly after it. */
+	hk_tree_add(&t, "a-b", HK_TREE_FILE, false, z, NULL, 0);
+	hk_tree_add(&t, "a/z", HK_TREE_FILE, false, z, NULL, 0);
+	hk_tree_add(&t, "a", HK_TREE_DIR, false, NULL, NULL, 0);
+	CHECK_EQ_INT(0, hk_tree_compute(&t, &err));
+	CHECK_STR_EQ("a", t.entries[0].path);
+	CHECK_STR_EQ("a/z", t.entries[1].path);
+	CHECK_STR_EQ("a-b", t.entries[2].path);
+	hk_tree_free(&t);
+}
+
+TEST(escape_round_trips_every_byte)
+{
+	char all[255];
+	for (int i = 0; i < 255; i++)
+		all[i] = (char)(i + 1);
+	struct hk_buf e = HK_BUF_INIT, back = HK_BUF_INIT;
+	hk_tree_escape(all, sizeof(all), &e);
+	CHECK(strchr(hk_buf_str(&e), ' ') == NULL);   /* the index splits on spaces */
+	CHECK_EQ_INT(0, hk_tree_unescape(e.data, e.len, &back));
+	CHECK_EQ_INT(sizeof(all), back.len);
+	CHECK(back.len == sizeof(all) && memcmp(all, back.data, sizeof(all)) == 0);
+	hk_buf_reset(&back);
+	CHECK_EQ_INT(-EINVAL, hk_tree_unescape("a\\x4", 4, &back));
+	CHECK_EQ_INT(-EINVAL, hk_tree_unescape("a\\q41", 5, &back));
+	hk_buf_free(&e);
+	hk_buf_free(&back);
+}
+
+/* ---- store --------------------------------------------------------------------------------- */
+
+TEST(add_twice_is_a_noop_with_the_same_id)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	bool added = false;
+	const struct hk_artifact *a = add_ok(s, src, "make", "4.3", NULL, 0, &added);
+	CHECK(added);
+	char id[HK_B3_ID_LEN], tree_id[HK_B3_ID_LEN];
+	memcpy(id, a->id, sizeof(id));
+	memcpy(tree_id, a->tree_id, sizeof(tree_id));
+	hk_autofree char *expect_dir = hk_xasprintf("%s/%s-make", sdir, id + 3);
+	CHECK_STR_EQ(expect_dir, a->path);
+	/* The tree is laid out as in the sandbox, directly under the artifact directory. */
+	hk_autofree char *zh = hk_xasprintf("%s/usr/include/zlib.h", a->path);
+	CHECK_EQ_INT(0, access(zh, R_OK));
+
+	const struct hk_artifact *again = add_ok(s, src, "make", "4.3", NULL, 0, &added);
+	CHECK(!added);
+	CHECK_STR_EQ(id, again->id);
+	hk_store_close(s);
+
+	/* Another process (a new handle) adding the same content: still the same id. */
+	s = open_store(sdir);
+	again = add_ok(s, src, "make", "4.3", NULL, 0, &added);
+	CHECK(!added);
+	CHECK_STR_EQ(id, again->id);
+	/* Identity covers the metadata too: name, version and deps each change the id. */
+	const char *dep[] = { "libc6" };
+	const struct hk_artifact *other = add_ok(s, src, "make", "4.4", NULL, 0, &added);
+	CHECK(added && strcmp(other->id, id) != 0);
+	other = add_ok(s, src, "gmake", "4.3", NULL, 0, &added);
+	CHECK(added && strcmp(other->id, id) != 0);
+	other = add_ok(s, src, "make", "4.3", dep, 1, &added);
+	CHECK(added && strcmp(other->id, id) != 0);
+	CHECK_STR_EQ(tree_id, other->tree_id);   /* same files, same tree hash */
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(stored_tree_has_normalised_permissions_and_kept_times)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	put(src, "bin/suid", "x", 04755);
+	put(src, "etc/secret", "y", 0600);
+	hk_autofree char *f = hk_xasprintf("%s/etc/secret", src);
+	struct timespec t[2] = { { 12345, 0 }, { 12345, 0 } };
+	REQUIRE(utimensat(AT_FDCWD, f, t, 0) == 0);
+	struct hk_store *s = open_store(sdir);
+	const struct hk_artifact *a = add_ok(s, src, "perm", "1", NULL, 0, NULL);
+	struct stat st;
+	hk_autofree char *suid = hk_xasprintf("%s/bin/suid", a->path);
+	hk_autofree char *secret = hk_xasprintf("%s/etc/secret", a->path);
+	hk_autofree char *bin = hk_xasprintf("%s/bin", a->path);
+	REQUIRE(stat(suid, &st) == 0);
+	CHECK_EQ_INT(0555, st.st_mode & 07777);
+	REQUIRE(stat(secret, &st) == 0);
+	CHECK_EQ_INT(0444, st.st_mode & 07777);
+	CHECK_EQ_INT(12345, st.st_mtim.tv_sec);
+	REQUIRE(stat(bin, &st) == 0);
+	CHECK_EQ_INT(0755, st.st_mode & 07777);
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(failed_add_leaves_nothing_behind)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	hk_autofree char *fifo = hk_xasprintf("%s/usr/share/empty/pipe", src);
+	REQUIRE(mkfifo(fifo, 0644) == 0);
+	struct hk_store *s = open_store(sdir);
+	struct hk_artifact_spec spec = { .name = "bad", .version = "1" };
+	const struct hk_artifact *a = NULL;
+	struct hk_error err = { 0 };
+	CHECK_EQ_INT(-EINVAL, hk_store_add(s, src, &spec, 0, &a, NULL, &err));
+	CHECK_CONTAINS(err.msg, fifo);          /* names the source path */
+	CHECK_CONTAINS(err.msg, "is a FIFO");
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+	const struct hk_artifact *const *list;
+	size_t n = 99;
+	REQUIRE(hk_store_list(s, &list, &n, &err) == 0);
+	CHECK_EQ_INT(0, (long long)n);
+
+	/* Invalid metadata is refused before anything is written. */
+	unlink(fifo);
+	struct hk_artifact_spec bad_name = { .name = "../evil", .version = "1" };
+	CHECK_EQ_INT(-EINVAL, hk_store_add(s, src, &bad_name, 0, &a, NULL, &err));
+	CHECK_CONTAINS(err.msg, "'../evil' is not a valid artifact name");
+	struct hk_artifact_spec bad_src = { .name = "x", .version = "1", .source_json = "[1" };
+	CHECK_EQ_INT(-EINVAL, hk_store_add(s, src, &bad_src, 0, &a, NULL, &err));
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+
+	/* A directory holding the store itself cannot be added (the copy would copy itself). */
+	CHECK_EQ_INT(-EINVAL, hk_store_add(s, root, &spec, 0, &a, NULL, &err));
+	CHECK_CONTAINS(err.msg, "it contains the store");
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+
+	/* Positive control: the same tree without the FIFO is accepted. */
+	a = add_ok(s, src, "good", "1", NULL, 0, NULL);
+	CHECK(a != NULL);
+	REQUIRE(hk_store_list(s, &list, &n, &err) == 0);
+	CHECK_EQ_INT(1, (long long)n);
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(consume_mode_moves_a_store_temp_dir)
+{
+	hk_autofree char *root = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	struct hk_store *s = open_store(sdir);
+	char *tmp = NULL;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_store_mktemp(s, &tmp, &err) == 0);
+	sample_tree(tmp);
+	struct hk_artifact_spec spec = { .name = "make", .version = "4.3" };
+	const struct hk_artifact *a = NULL;
+	bool added = false;
+	REQUIRE(hk_store_add(s, tmp, &spec, HK_STORE_ADD_CONSUME, &a, &added, &err) == 0);
+	CHECK(added);
+	CHECK(access(tmp, F_OK) != 0);
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+	free(tmp);
+	/* A directory that is not a temp dir of the store is not consumed. */
+	hk_autofree char *outside = scratch();
+	CHECK_EQ_INT(-EINVAL, hk_store_add(s, outside, &spec, HK_STORE_ADD_CONSUME, &a, NULL,
+					   &err));
+	CHECK_EQ_INT(0, access(outside, F_OK));
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(outside);
+}
+
+TEST(files_and_path_index)
+{
+	hk_autofree char *root = scratch(), *src = scratch(), *src2 = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	put(src2, "usr/bin/make", "other make", 0755);
+	put(src2, "usr/lib/odd name\n", "spaces and newline", 0644);
+	struct hk_store *s = open_store(sdir);
+	const struct hk_artifact *make = add_ok(s, src, "make", "4.3", NULL, 0, NULL);
+	const struct hk_artifact *remake = add_ok(s, src2, "remake", "1", NULL, 0, NULL);
+
+	struct hk_tree t = HK_TREE_INIT;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_store_files(s, make, &t, &err) == 0);
+	/* usr usr/bin usr/bin/gmake usr/bin/make usr/include usr/include/zlib.h usr/share
+	 * usr/share/empty */
+	CHECK_EQ_INT(8, (long long)t.n);
+	CHECK_EQ_INT(3, (long long)make->file_count);
+	bool saw_link = false;
+	for (size_t i = 0; i < t.n; i++)
+		if (strcmp(t.entries[i].path, "usr/bin/gmake") == 0)
+			saw_link = t.entries[i].type == HK_TREE_SYMLINK &&
+				   strcmp(t.entries[i].target, "make") == 0;
+	CHECK(saw_link);
+	hk_tree_free(&t);
+
+	const struct hk_artifact **p = NULL;
+	size_t n = 0;
+	REQUIRE(hk_store_providers(s, "/usr/bin/make", &p, &n, &err) == 0);
+	CHECK_EQ_INT(2, (long long)n);
+	if (n == 2)
+		CHECK((p[0] == make && p[1] == remake) || (p[0] == remake && p[1] == make));
+	free(p);
+	REQUIRE(hk_store_providers(s, "/usr/bin/gmake", &p, &n, &err) == 0);   /* symlink */
+	CHECK(n == 1 && p[0] == make);
+	free(p);
+	REQUIRE(hk_store_providers(s, "/usr/lib/odd name\n", &p, &n, &err) == 0);
+	CHECK(n == 1 && p[0] == remake);
+	free(p);
+	REQUIRE(hk_store_providers(s, "/usr/bin", &p, &n, &err) == 0);   /* directories: no */
+	CHECK_EQ_INT(0, (long long)n);
+	free(p);
+	REQUIRE(hk_store_providers(s, "/usr/bin/mak", &p, &n, &err) == 0);
+	CHECK_EQ_INT(0, (long long)n);
+	free(p);
+	hk_store_close(s);
+
+	/* A deleted index is named, and reindex rebuilds the same answers. */
+	hk_autofree char *idx = hk_xasprintf("%s/.index/paths", sdir);
+	REQUIRE(unlink(idx) == 0);
+	s = open_store(sdir);
+	CHECK_EQ_INT(-ENOENT, hk_store_providers(s, "/usr/bin/make", &p, &n, &err));
+	CHECK_CONTAINS(err.msg, "harkaq store reindex");
+	REQUIRE(hk_store_reindex(s, &err) == 0);
+	REQUIRE(hk_store_providers(s, "/usr/bin/make", &p, &n, &err) == 0);
+	CHECK_EQ_INT(2, (long long)n);
+	free(p);
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+	rm_rf(src2);
+}
+
+TEST(verify_detects_tampering_and_names_the_file)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	const struct hk_artifact *a = add_ok(s, src, "make", "4.3", NULL, 0, NULL);
+	struct hk_error err = { 0 };
+	CHECK_EQ_INT(0, hk_store_verify_artifact(s, a, &err));   /* positive control */
+
+	hk_autofree char *f = hk_xasprintf("%s/usr/include/zlib.h", a->path);
+	REQUIRE(chmod(f, 0644) == 0);
+	put(a->path, "usr/include/zlib.h", "/* evil */\n", 0444);
+	CHECK_EQ_INT(-EBADMSG, hk_store_verify_artifact(s, a, &err));
+	CHECK_CONTAINS(err.msg, "/usr/include/zlib.h: content differs");
+	put(a->path, "usr/include/zlib.h", "/* zlib */\n", 0444);
+	CHECK_EQ_INT(0, hk_store_verify_artifact(s, a, &err));
+
+	REQUIRE(chmod(f, 0555) == 0);
+	CHECK_EQ_INT(-EBADMSG, hk_store_verify_artifact(s, a, &err));
+	CHECK_CONTAINS(err.msg, "/usr/include/zlib.h: executable in the store");
+	REQUIRE(chmod(f, 0444) == 0);
+
+	put(a->path, "usr/include/extra.h", "", 0444);
+	CHECK_EQ_INT(-EBADMSG, hk_store_verify_artifact(s, a, &err));
+	CHECK_CONTAINS(err.msg, "/usr/include/extra.h: a regular file in the store, absent from "
+		       "the manifest");
+	hk_autofree char *extra = hk_xasprintf("%s/usr/include/extra.h", a->path);
+	unlink(extra);
+
+	link_to(a->path, "usr/bin/gmake", "/usr/bin/evil");
+	CHECK_EQ_INT(-EBADMSG, hk_store_verify_artifact(s, a, &err));
+	CHECK_CONTAINS(err.msg, "/usr/bin/gmake: symlink target differs");
+	link_to(a->path, "usr/bin/gmake", "make");
+	CHECK_EQ_INT(0, hk_store_verify_artifact(s, a, &err));
+
+	/* The manifest is bound to the id: editing it is caught too. */
+	hk_autofree char *man = hk_xasprintf("%s/.meta/%s.files", sdir, a->dirname);
+	struct hk_buf text = HK_BUF_INIT;
+	FILE *fp = fopen(man, "r");
+	REQUIRE(fp);
+	char line[512];
+	while (fgets(line, sizeof(line), fp))
+		if (!strstr(line, "zlib.h"))
+			hk_buf_puts(&text, line);
+	fclose(fp);
+	fp = fopen(man, "w");
+	REQUIRE(fp);
+	fputs(hk_buf_str(&text), fp);
+	fclose(fp);
+	hk_buf_free(&text);
+	CHECK_EQ_INT(-EBADMSG, hk_store_verify_artifact(s, a, &err));
+	CHECK_CONTAINS(err.msg, "the manifest was altered");
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(edited_metadata_is_refused)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	const char *dep[] = { "libc6" };
+	const struct hk_artifact *a = add_ok(s, src, "make", "4.3", dep, 1, NULL);
+	hk_autofree char *meta = hk_xstrdup(a->meta_path);
+	hk_autofree char *json = hk_xstrdup(a->meta_json);
+	hk_store_close(s);
+
+	/* Positive control: reopening the untouched store works. */
+	struct hk_error err = { 0 };
+	s = open_store(sdir);
+	const struct hk_artifact *const *list;
+	size_t n;
+	CHECK_EQ_INT(0, hk_store_list(s, &list, &n, &err));
+	CHECK_EQ_INT(1, (long long)n);
+	hk_store_close(s);
+
+	/* Drop the dependency from the metadata: the identity no longer matches. */
+	char *p = strstr(json, "\"libc6\"");
+	REQUIRE(p);
+	memcpy(p, "\"libc7\"", 7);
+	FILE *fp = fopen(meta, "w");
+	REQUIRE(fp);
+	fputs(json, fp);
+	fclose(fp);
+	s = open_store(sdir);
+	CHECK_EQ_INT(-EBADMSG, hk_store_list(s, &list, &n, &err));
+	CHECK_CONTAINS(err.msg, meta);
+	CHECK_CONTAINS(err.msg, "the metadata was altered");
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(find_by_name_id_prefix_and_ambiguity)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	const struct hk_artifact *m1 = add_ok(s, src, "make", "4.3", NULL, 0, NULL);
+	const struct hk_artifact *m2 = add_ok(s, src, "make", "4.4", NULL, 0, NULL);
+	const struct hk_artifact *z = add_ok(s, src, "zlib1g", "1.2", NULL, 0, NULL);
+	const struct hk_artifact *got = NULL;
+	struct hk_error err = { 0 };
+
+	CHECK_EQ_INT(0, hk_store_find(s, "zlib1g", &got, &err));
+	CHECK(got == z);
+	CHECK_EQ_INT(-EEXIST, hk_store_find(s, "make", &got, &err));
+	CHECK_CONTAINS(err.msg, "'make' is ambiguous");
+	CHECK_CONTAINS(err.msg, "make 4.3");
+	CHECK_CONTAINS(err.msg, "make 4.4");
+	CHECK_EQ_INT(0, hk_store_find(s, "make=4.4", &got, &err));
+	CHECK(got == m2);
+	CHECK_EQ_INT(0, hk_store_find(s, m1->dirname, &got, &err));
+	CHECK(got == m1);
+	CHECK_EQ_INT(0, hk_store_find(s, m1->id, &got, &err));
+	CHECK(got == m1);
+	char prefix[16];
+	snprintf(prefix, sizeof(prefix), "b3:%.10s", m2->id + 3);
+	CHECK_EQ_INT(0, hk_store_find(s, prefix, &got, &err));
+	CHECK(got == m2);
+	CHECK_EQ_INT(0, hk_store_find(s, prefix + 3, &got, &err));   /* bare hex prefix */
+	CHECK(got == m2);
+	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "bash", &got, &err));
+	CHECK_CONTAINS(err.msg, "no artifact 'bash'");
+	CHECK_EQ_INT(-EINVAL, hk_store_find(s, "b3:xyz", &got, &err));
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(closure_resolves_deps_alternatives_provides_and_base)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	const char *app_deps[] = { "libfoo", "missing-alt|libbar", "libc6" };
+	const char *foo_deps[] = { "virtual-baz" };
+	const struct hk_artifact *app = add_ok(s, src, "app", "1", app_deps, 3, NULL);
+	const struct hk_artifact *foo = add_ok(s, src, "libfoo", "1", foo_deps, 1, NULL);
+	const struct hk_artifact *bar = add_ok(s, src, "libbar", "1", NULL, 0, NULL);
+	const char *prov[] = { "virtual-baz" };
+	struct hk_artifact_spec spec = { .name = "baz-impl", .version = "1", .provides = prov,
+					 .n_provides = 1 };
+	const struct hk_artifact *baz = NULL;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_store_add(s, src, &spec, 0, &baz, NULL, &err) == 0);
+
+	const struct hk_artifact **out = NULL;
+	size_t n = 0;
+	/* libc6 is in neither the store nor the base: an error naming it. */
+	CHECK_EQ_INT(-ENOENT, hk_store_closure(s, &app, 1, NULL, 0, &out, &n, &err));
+	CHECK_CONTAINS(err.msg, "app 1 depends on 'libc6', which is neither in the store");
+	const char *base[] = { "base-files", "libc6" };
+	REQUIRE(hk_store_closure(s, &app, 1, base, 2, &out, &n, &err) == 0);
+	/* deps before dependents: bar, baz-impl, libfoo, app (groups sorted by name). */
+	CHECK_EQ_INT(4, (long long)n);
+	if (n == 4) {
+		CHECK(out[n - 1] == app);
+		size_t ibaz = 9, ifoo = 9;
+		bool has_bar = false;
+		for (size_t i = 0; i < n; i++) {
+			if (out[i] == baz)
+				ibaz = i;
+			if (out[i] == foo)
+				ifoo = i;
+			if (out[i] == bar)
+				has_bar = true;
+		}
+		CHECK(has_bar);
+		CHECK(ibaz < ifoo);
+	}
+	free(out);
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(closure_accepts_a_runtime_cycle)
+{
+	/* Debian's runtime deps may be cyclic (libc6 <-> libgcc-s1): the closure is the set. */
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	const char *a_deps[] = { "b" }, *b_deps[] = { "c" }, *c_deps[] = { "a" };
+	const struct hk_artifact *a = add_ok(s, src, "a", "1", a_deps, 1, NULL);
+	add_ok(s, src, "b", "1", b_deps, 1, NULL);
+	add_ok(s, src, "c", "1", c_deps, 1, NULL);
+	const struct hk_artifact **out = NULL;
+	size_t n = 0;
+	struct hk_error err = { 0 };
+	CHECK_EQ_INT(0, hk_store_closure(s, &a, 1, NULL, 0, &out, &n, &err));
+	CHECK_EQ_INT(3, (long long)n);
+	bool seen[3] = { false, false, false };
+	for (size_t i = 0; i < n; i++)
+		seen[out[i]->name[0] - 'a'] = true;
+	CHECK(seen[0] && seen[1] && seen[2]);
+	free(out);
+	out = NULL;
+	/* Positive control: a chain without a back edge resolves. */
+	const char *d_deps[] = { "e" };
+	const struct hk_artifact *d = add_ok(s, src, "d", "1", d_deps, 1, NULL);
+	add_ok(s, src, "e", "1", NULL, 0, NULL);
+	CHECK_EQ_INT(0, hk_store_closure(s, &d, 1, NULL, 0, &out, &n, &err));
+	CHECK_EQ_INT(2, (long long)n);
+	free(out);
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(two_handles_adding_keep_one_complete_index)
+{
+	hk_autofree char *root = scratch(), *src1 = scratch(), *src2 = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	put(src1, "usr/bin/one", "1", 0755);
+	put(src2, "usr/bin/two", "2", 0755);
+	struct hk_store *s1 = open_store(sdir), *s2 = open_store(sdir);
+	const struct hk_artifact *const *list;
+	size_t n;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_store_list(s2, &list, &n, &err) == 0);   /* s2 loaded before s1 adds */
+	CHECK_EQ_INT(0, (long long)n);
+	add_ok(s1, src1, "one", "1", NULL, 0, NULL);
+	add_ok(s2, src2, "two", "1", NULL, 0, NULL);
+	const struct hk_artifact **p = NULL;
+	REQUIRE(hk_store_providers(s2, "/usr/bin/one", &p, &n, &err) == 0);
+	CHECK_EQ_INT(1, (long long)n);    /* s2's add did not drop s1's entries */
+	free(p);
+	REQUIRE(hk_store_providers(s2, "/usr/bin/two", &p, &n, &err) == 0);
+	CHECK_EQ_INT(1, (long long)n);
+	free(p);
+	hk_store_close(s1);
+	hk_store_close(s2);
+	rm_rf(root);
+	rm_rf(src1);
+	rm_rf(src2);
+}
+
+TEST(an_interrupted_add_is_repaired_by_the_next)
+{
+	hk_autofree char *root = scratch(), *src = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	sample_tree(src);
+	struct hk_store *s = open_store(sdir);
+	const struct hk_artifact *a = add_ok(s, src, "make", "4.3", NULL, 0, NULL);
+	hk_autofree char *path = hk_xstrdup(a->path);
+	hk_autofree char *meta = hk_xstrdup(a->meta_path);
+	hk_autofree char *man = hk_xasprintf("%s/.meta/%s.files", sdir, a->dirname);
+	hk_store_close(s);
+	/* What a crash between moving the tree and writing the metadata leaves: a tree under
+	 * its final name (here even damaged) and no metadata. */
+	REQUIRE(unlink(meta) == 0);
+	REQUIRE(unlink(man) == 0);
+	hk_autofree char *zh = hk_xasprintf("%s/usr/include/zlib.h", path);
+	REQUIRE(chmod(zh, 0644) == 0);
+	put(path, "usr/include/zlib.h", "half-written", 0444);
+	s = open_store(sdir);
+	const struct hk_artifact *const *list;
+	size_t n;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_store_list(s, &list, &n, &err) == 0);
+	CHECK_EQ_INT(0, (long long)n);           /* the orphan tree is not an artifact */
+	bool added = false;
+	a = add_ok(s, src, "make", "4.3", NULL, 0, &added);
+	CHECK(added);
+	CHECK_STR_EQ(path, a->path);
+	CHECK_EQ_INT(0, hk_store_verify_artifact(s, a, &err));
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(src);
+}
+
+TEST(open_refuses_a_foreign_directory)
+{
+	hk_autofree char *root = scratch();
+	put(root, "notes.txt", "mine", 0644);
+	struct hk_store *s = NULL;
+	struct hk_error err = { 0 };
+	CHECK_EQ_INT(-EEXIST, hk_store_open(root, true, &s, &err));
+	CHECK_CONTAINS(err.msg, "not empty and not a harkaq store");
+	hk_autofree char *missing = hk_xasprintf("%s/none", root);
+	CHECK_EQ_INT(-ENOENT, hk_store_open(missing, false, &s, &err));
+	CHECK_CONTAINS(err.msg, missing);
+	CHECK_EQ_INT(0, hk_store_open(missing, true, &s, &err));   /* created when asked */
+	hk_store_close(s);
+	CHECK_EQ_INT(0, hk_store_open(missing, false, &s, &err));
+	hk_store_close(s);
+	rm_rf(root);
+}
+
+/* ---- Debian metadata ----------------------------------------------------------------------- */
+
+TEST(deb_control_and_relations)
+{
+	const char *ctl =
+		"Package: make\n"
+		"Version: 4.3-4.1\n"
+		"Architecture: amd64\n"
+		"Depends: libc6 (>= 2.34), debconf (>= 0.5) | debconf-2.0,\n"
+		" python3:any (<< 3.12)\n"
+		"Description: utility for directing compilation\n"
+		" GNU Make is a utility.\n"
+		" .\n"
+		" More.\n";
+	struct hk_deb_stanza *st = NULL;
+	size_t n = 0;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_deb_parse_control(ctl, strlen(ctl), "control", &st, &n, &err) == 0);
+	REQUIRE(n == 1);
+	CHECK_STR_EQ("make", hk_deb_field(&st[0], "package"));
+	CHECK_STR_EQ("utility for directing compilation\nGNU Make is a utility.\n\nMore.",
+		     hk_deb_field(&st[0], "Description"));
+	const char *dep = hk_deb_field(&st[0], "Depends");
+	REQUIRE(dep);
+	struct hk_deb_rel_group *g = NULL;
+	size_t ng = 0;
+	REQUIRE(hk_deb_parse_relations(dep, "Depends", &g, &ng, &err) == 0);
+	REQUIRE(ng == 3);
+	CHECK_STR_EQ("libc6", g[0].alts[0].name);
+	CHECK_STR_EQ(">=", g[0].alts[0].op);
+	CHECK_STR_EQ("2.34", g[0].alts[0].version);
+	CHECK_EQ_INT(2, (long long)g[1].n);
+	CHECK_STR_EQ("debconf-2.0", g[1].alts[1].name);
+	CHECK(g[1].alts[1].op == NULL);
+	CHECK_STR_EQ("python3", g[2].alts[0].name);
+	CHECK_STR_EQ("any", g[2].alts[0].arch);
+	CHECK_STR_EQ("<<", g[2].alts[0].op);
+	hk_deb_relations_free(g, ng);
+	hk_deb_stanzas_free(st, n);
+
+	CHECK_EQ_INT(-EINVAL, hk_deb_parse_relations("foo (>= )", "Depends", &g, &ng, &err));
+	CHECK_CONTAINS(err.msg, "Depends: cannot parse the relation in 'foo (>= )'");
+	CHECK_EQ_INT(-EINVAL, hk_deb_parse_relations("foo [amd64]", "Depends", &g, &ng, &err));
+	CHECK_CONTAINS(err.msg, "source package relations");
+	CHECK_EQ_INT(-EINVAL, hk_deb_parse_relations("foo (~ 1)", "Depends", &g, &ng, &err));
+	CHECK_EQ_INT(0, hk_deb_parse_relations("", "Depends", &g, &ng, &err));
+	CHECK_EQ_INT(0, (long long)ng);
+	hk_deb_relations_free(g, ng);
+
+	CHECK_EQ_INT(-EINVAL, hk_deb_parse_control(" x\n", 3, "ctl", &st, &n, &err));
+	CHECK_CONTAINS(err.msg, "ctl:1: continuation line outside a field");
+}
+
+TEST(deb_status_installed_and_pseudo_essential)
+{
+	hk_autofree char *d = scratch();
+	put(d, "status",
+	    "Package: coreutils\nStatus: install ok installed\nEssential: yes\n"
+	    "Priority: required\nPre-Depends: libc6 (>= 2.34), libacl1\n\n"
+	    "Package: libc6\nStatus: install ok installed\nPriority: optional\n"
+	    "Depends: libgcc-s1\n\n"
+	    "Package: libgcc-s1\nStatus: install ok installed\nPriority: optional\n"
+	    "Depends: libc6\n\n"
+	    "Package: mawk\nStatus: install ok installed\nPriority: required\n"
+	    "Provides: awk\n\n"
+	    "Package: make\nStatus: install ok installed\nPriority: optional\n"
+	    "Depends: libc6\n\n"
+	    "Package: gone\nStatus: deinstall ok config-files\nPriority: required\n",
+	    0644);
+	hk_autofree char *status = hk_xasprintf("%s/status", d);
+	char **names = NULL;
+	size_t n = 0;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_deb_essential_closure(status, &names, &n, &err) == 0);
+	struct hk_buf all = HK_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		hk_buf_printf(&all, "%s ", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	/* libacl1 is not installed here, so not part of it; make is installed but optional and
+	 * needed by nothing essential. */
+	CHECK_STR_EQ("awk coreutils libc6 libgcc-s1 mawk ", hk_buf_str(&all));
+	hk_buf_reset(&all);
+	REQUIRE(hk_deb_installed_names(status, &names, &n, &err) == 0);
+	for (size_t i = 0; i < n; i++) {
+		hk_buf_printf(&all, "%s ", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	CHECK_STR_EQ("awk coreutils libc6 libgcc-s1 make mawk ", hk_buf_str(&all));
+	hk_buf_free(&all);
+	rm_rf(d);
+}
