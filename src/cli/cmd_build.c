@@ -56,15 +56,6 @@ static void build_usage(FILE *f)
 		"failed, 64 usage, 65 bad recipe (file:line:column) or missing dep, 70 set-up error.\n");
 }
 
-struct phase_run {
-	enum hk_phase phase;
-	bool ran;
-	struct hk_cage_result res;
-	struct hk_verdict verdict;
-	bool has_verdict;
-	long long ms;
-};
-
 struct build_ctx {
 	const struct hk_sandbox_plan *plan;
 };

@@ -123,6 +123,20 @@ int hk_exit_for(const struct hk_verdict *v, const struct hk_cage_result *res)
 	return res->exit_code != 0 ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
 }
 
+void hk_print_labelled(FILE *f, const char *label, const char *text)
+{
+	/* The label in a column of its own; continuation lines indented under the text. */
+	bool first = true;
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(f, "%-10s %.*s\n", first ? label : "", (int)n, p);
+		first = false;
+		p += n + (nl ? 1 : 0);
+	}
+}
+
 int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
 		    const struct hk_runtime_report *rt)
 {
@@ -156,7 +170,7 @@ int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result
 	if (!vo->quiet) {
 		struct hk_buf s = HK_BUF_INIT;
 		hk_verdict_summary(&v, &s);
-		fprintf(stderr, "%-10s %s", label, hk_buf_str(&s));
+		hk_print_labelled(stderr, label, hk_buf_str(&s));
 		if (res->timed_out)
 			fprintf(stderr, "%-10s note: the command was killed at its time limit\n", "");
 		if (res->leftovers_killed)

@@ -3,6 +3,7 @@
 #define HK_CLI_VERDICT_OUT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cli/cage.h"
 #include "cli/runtime.h"
@@ -33,6 +34,9 @@ void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result 
 /* Computes, prints (summary on stderr, JSON as asked) and returns the exit status. */
 int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
 		    const struct hk_runtime_report *rt);
+
+/* Prints text under a label column: "label      line 1\n           line 2\n". */
+void hk_print_labelled(FILE *f, const char *label, const char *text);
 
 /* The exit status for a verdict and the command's own status (see commands.h). */
 int hk_exit_for(const struct hk_verdict *v, const struct hk_cage_result *res);
