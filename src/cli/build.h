@@ -23,10 +23,21 @@ struct hk_build_plan {
 };
 
 /* Resolves the recipe's deps in the store (relative names are the store's), computes the
- * closure and derives the policy for `sandbox`'s contract surfaces. */
+ * closure and derives the policy for `sandbox`'s contract surfaces.  `store` may be NULL for
+ * a recipe without build deps (its closure is empty). */
 int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
 		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
 void hk_build_plan_free(struct hk_build_plan *bp);
+
+/* The store a build of `r` uses: `store_opt`, else $HARKAQ_STORE, else the nearest store/
+ * (with a store marker) from the recipe's directory up.  NULL when none of them gives one;
+ * the caller decides (a recipe with deps cannot resolve them).  Malloc'd. */
+char *hk_build_store_dir(const struct hk_recipe *r, const char *store_opt);
+
+/* The sandbox a build of `r` runs in, as far as it decides the policy (the contract surfaces,
+ * hk_sandbox_contract): `harkaq build` and `harkaq policy` both start from it, so the policy
+ * printed is the policy a caged build enforces.  Work paths are left NULL for the caller. */
+void hk_build_sandbox_init(struct hk_sandbox *sb, const struct hk_recipe *r, bool cage);
 
 struct hk_build_opts {
 	const char *recipe_path;
@@ -37,6 +48,9 @@ struct hk_build_opts {
 	int timeout_s;
 	bool keep;
 	bool quiet;
+	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
+	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
+					  * around each phase's shell inside the sandbox */
 };
 
 struct phase_result {
@@ -62,6 +76,10 @@ struct hk_build_result {
 	char artifact_id[HK_B3_ID_LEN];
 	char *artifact_dir;
 	char *work;
+	size_t deps_sealed;              /* closure artifacts whose fs-verity seal was verified */
+	int interrupted;                 /* the signal that stopped the build, or 0 */
+	const char *error;               /* why the build stopped with a status >= 64 (err.msg of
+					  * hk_build_run; set by the caller for the JSON result) */
 };
 
 /* Runs the build; returns the exit status (commands.h).  For statuses >= 64 err says why. */

@@ -1,5 +1,6 @@
 #include "cli/cage.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/proc.h"
@@ -247,6 +249,34 @@ static void child_fail(int status_fd, const char *layer, const char *msg)
 	_exit(125);
 }
 
+/* The reader and its status sentinel share the process group the reader made (setpgid in
+ * reader_start).  When the reader dies, the sentinel is reparented to us (we are a subreaper)
+ * and would otherwise be killed and counted as a leftover of the *command* — a false
+ * statement in the result (found by tests/integration/evidence.sh).  It exits by itself once
+ * the reader's end of its pipe is gone. */
+#define READER_GROUP_MAX 8
+static size_t reader_group(pid_t reader, pid_t out[READER_GROUP_MAX])
+{
+	if (reader <= 0)
+		return 0;
+	size_t n = 0;
+	out[n++] = reader;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return n;
+	struct dirent *de;
+	while (n < READER_GROUP_MAX && (de = readdir(d))) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+		if (*end || v <= 0 || (pid_t)v == reader)
+			continue;
+		if (getpgid((pid_t)v) == reader)
+			out[n++] = (pid_t)v;
+	}
+	closedir(d);
+	return n;
+}
+
 static int pidfd_open_(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -428,8 +458,9 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 
 	/* Whatever the command left running holds the domain (and would hold the
 	 * deallocation record back forever): kill it, and say so in the result. */
-	pid_t keep[1] = { rd.pid };
-	r->leftovers_killed = hk_kill_descendants(keep, rd.pid > 0 ? 1 : 0);
+	pid_t keep[READER_GROUP_MAX];
+	size_t n_keep = reader_group(rd.pid, keep);
+	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
 
 	/* The status pipe: read the rest (the cage may have written its last line late). */
 	for (int i = 0; i < 50 && status.fd >= 0; i++) {
@@ -491,6 +522,17 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		int ws;
 		waitpid(rd.pid, &ws, 0);
 		hk_linereader_close(&rd.out);
+		/* Its sentinel, orphaned, is now our child (we are a subreaper) and exits on its
+		 * own once the reader's end of its pipe is gone: reap it (bounded, 100 ms). */
+		for (int i = 0; i < 50; i++) {
+			pid_t w = waitpid(-rd.pid, &ws, WNOHANG);
+			if (w < 0)
+				break;
+			if (w == 0) {
+				struct timespec ts = { 0, 2 * 1000 * 1000 };
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
 	r->ms_total = hk_now_ms() - t0;
 	if (forwarded_signal)

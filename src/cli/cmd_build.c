@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "cli/cage.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/report.h"
 #include "cli/sandbox.h"
 #include "cli/verdict_out.h"
 #include "core/baseroot.h"
@@ -24,6 +26,7 @@
 #include "core/store.h"
 #include "core/util.h"
 #include "core/verdict.h"
+#include "sys/verity.h"
 
 /* SOURCE_DATE_EPOCH for every build: fixed, so that a build's bytes do not depend on when it
  * ran (2023-11-14T22:13:20Z). */
@@ -51,6 +54,12 @@ static void build_usage(FILE *f)
 		"  --timeout SECONDS  per phase (default 3600)\n"
 		"  --keep             keep the work directory (printed) for inspection\n"
 		"  --quiet            no progress on stderr\n"
+		"  --no-evidence      the cage without the reader and canary (enforcement only; the\n"
+		"                     verdict is NoEvidence): what the evidence costs is the difference\n"
+		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
+		"                     spaces) inside the sandbox, e.g. 'strace -f -e trace=file -o\n"
+		"                     /tmp/trace'; under the cage seccomp denies ptrace, so tracers\n"
+		"                     want --no-cage\n"
 		"\n"
 		"exit status: 0 every phase Hermetic, 1 a phase Impure, 2 a phase NoEvidence, 3 a phase\n"
 		"failed, 64 usage, 65 bad recipe (file:line:column) or missing dep, 70 set-up error.\n");
@@ -59,6 +68,40 @@ static void build_usage(FILE *f)
 struct build_ctx {
 	const struct hk_sandbox_plan *plan;
 };
+
+/* SIGINT, SIGTERM and SIGHUP stop the build cleanly instead of killing harkaq where it
+ * stands: a harkaq killed mid-build would leave its work directory behind and, mid-seal, a
+ * half-made store entry.  During a phase hk_cage_run owns these signals (it forwards them to
+ * the sandbox, then finishes the evidence and returns EINTR); outside a phase they only set
+ * this flag, which the build checks between steps.  The phase's processes and its overlay
+ * mounts need no handling of their own: bubblewrap runs with --die-with-parent in its own pid
+ * namespace, and the merged view is mounted only in the phase's private mount namespace, so
+ * both vanish with the phase's last process. */
+static volatile sig_atomic_t interrupted_by;
+
+static void note_signal(int sig)
+{
+	interrupted_by = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = note_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int interrupted(struct hk_error *err)
+{
+	int sig = interrupted_by ? (int)interrupted_by : SIGTERM;
+	hk_fail(err, EINTR, "interrupted by signal %d (%s): the build was stopped, its processes "
+			    "killed and its work directory removed; nothing was sealed",
+		sig, strsignal(sig));
+	return 128 + sig;
+}
 
 /* In the phase's child, as root: a private mount namespace with the merged view mounted. */
 static int mount_merged_view(void *ctx, struct hk_error *err)
@@ -94,6 +137,20 @@ static char *find_store_above(const char *dir)
 	}
 	free(cur);
 	return NULL;
+}
+
+char *hk_build_store_dir(const struct hk_recipe *r, const char *store_opt)
+{
+	if (store_opt || (getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE")))
+		return hk_xstrdup(hk_store_choose_dir(store_opt));
+	return find_store_above(r->recipe_dir);
+}
+
+void hk_build_sandbox_init(struct hk_sandbox *sb, const struct hk_recipe *r, bool cage)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->base_root = r->base_kind == HK_BASE_ROOT ? r->base_root : "/";
+	sb->cage = cage;
 }
 
 static int copy_tree(const char *from, const char *to, struct hk_error *err)
@@ -220,7 +277,7 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 	char *status = hk_xasprintf("%s%svar/lib/dpkg/status", root,
 				    root[strlen(root) - 1] == '/' ? "" : "/");
 	struct hk_error ignored;
-	if (access(status, R_OK) == 0 &&
+	if (r->n_build_deps > 0 && access(status, R_OK) == 0 &&
 	    hk_deb_installed_names(status, &base_names, &n_base, &ignored) < 0) {
 		base_names = NULL;
 		n_base = 0;
@@ -228,8 +285,12 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 	free(status);
 	const struct hk_artifact **closure = NULL;
 	size_t n_closure = 0;
-	int rc = hk_store_closure(store, (const struct hk_artifact *const *)roots, r->n_build_deps,
-				  (const char *const *)base_names, n_base, &closure, &n_closure, err);
+	/* No deps, empty closure: the same policy whether a store exists or not. */
+	int rc = r->n_build_deps == 0
+			 ? 0
+			 : hk_store_closure(store, (const struct hk_artifact *const *)roots,
+					    r->n_build_deps, (const char *const *)base_names, n_base,
+					    &closure, &n_closure, err);
 	free(roots);
 	for (size_t i = 0; i < n_base; i++)
 		free(base_names[i]);
@@ -345,7 +406,7 @@ static char **build_env(const struct hk_recipe *r)
 }
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
-       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_HELP };
+       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -357,6 +418,8 @@ static const struct option build_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "no-evidence", no_argument, NULL, OPT_NO_EVIDENCE },
+	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -374,7 +437,8 @@ static int worse(int a, int b)
 int cmd_build(int argc, char **argv)
 {
 	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
-	bool cage = true, json = false, keep = false, quiet = false;
+	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
+	const char *wrap = NULL;
 	long timeout = 3600;
 	int c;
 	optind = 1;
@@ -388,6 +452,8 @@ int cmd_build(int argc, char **argv)
 		case OPT_RESULT_OUT: result_out = optarg; break;
 		case OPT_KEEP: keep = true; break;
 		case OPT_QUIET: quiet = true; break;
+		case OPT_NO_EVIDENCE: no_evidence = true; break;
+		case OPT_WRAP: wrap = optarg; break;
 		case OPT_TIMEOUT: {
 			char *end;
 			timeout = strtol(optarg, &end, 10);
@@ -421,6 +487,8 @@ int cmd_build(int argc, char **argv)
 		.recipe_path = argv[optind],
 		.store_dir = store_opt,
 		.cage = cage,
+		.no_evidence = no_evidence,
+		.wrap = wrap,
 		.user = user,
 		.profile = profile,
 		.timeout_s = (int)timeout,
@@ -429,20 +497,38 @@ int cmd_build(int argc, char **argv)
 	};
 	struct hk_build_result br;
 	struct hk_error err = { 0 };
+	/* With --json, stdout carries one JSON object and nothing else: what the phases (and
+	 * apt-get, tar …) write to their stdout goes to stderr, like the progress lines. */
+	FILE *json_out = stdout;
+	if (json) {
+		fflush(stdout);
+		int fd = dup(STDOUT_FILENO);
+		if (fd >= 0 && (json_out = fdopen(fd, "w")) != NULL) {
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+		} else {
+			if (fd >= 0)
+				close(fd);
+			json_out = stdout;
+		}
+	}
 	int code = hk_build_run(&bo, &br, &err);
 	if (code >= HK_EXIT_USAGE) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
-		hk_build_result_free(&br);
-		return code;
+		br.error = err.msg;
 	}
+	/* --json answers on every path, failures included: a consumer reads one object, with
+	 * "error" set when the build stopped before giving verdicts. */
 	if (json || result_out) {
 		struct hk_buf b = HK_BUF_INIT;
 		struct hk_json j;
 		hk_json_init(&j, &b, 0);
 		hk_build_result_json(&br, &j);
 		hk_buf_putc(&b, '\n');
-		if (json)
-			fwrite(b.data, 1, b.len, stdout);
+		if (json && (fwrite(b.data, 1, b.len, json_out) != b.len || fflush(json_out) != 0)) {
+			fprintf(stderr, "harkaq build: writing the JSON result: %s\n", strerror(errno));
+			if (code < HK_EXIT_USAGE)
+				code = HK_EXIT_SOFTWARE;
+		}
 		if (result_out) {
 			struct hk_error we;
 			if (write_file(result_out, b.data, b.len, 0644, &we) < 0)
@@ -450,6 +536,8 @@ int cmd_build(int argc, char **argv)
 		}
 		hk_buf_free(&b);
 	}
+	if (json_out != stdout)
+		fclose(json_out);
 	hk_build_result_free(&br);
 	return code;
 }
@@ -470,17 +558,26 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	if (hk_resolve_user(bo->user, &uid, &gid, err) < 0)
 		return HK_EXIT_USAGE;
 
-	char *store_dir = NULL;
-	if (bo->store_dir || (getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE")))
-		store_dir = hk_xstrdup(hk_store_choose_dir(bo->store_dir));
-	else
-		store_dir = find_store_above(r->recipe_dir);
+	interrupted_by = 0;
+	catch_signals();
+	long long t_build = hk_now_ms();
+
+	/* A store that must resolve deps must exist (opening it must not create an empty one
+	 * that then "lacks" every dep, nor a ./store wherever harkaq happens to run). */
+	char *store_dir = hk_build_store_dir(r, bo->store_dir);
+	if (!store_dir && r->n_build_deps > 0) {
+		hk_fail(err, ENOENT, "%s: the recipe has build deps but no store: none beside or "
+				     "above %s (a directory store/), and neither --store nor "
+				     "$HARKAQ_STORE was given",
+			r->path ? r->path : "recipe", r->recipe_dir);
+		return HK_EXIT_DATAERR;
+	}
 	if (!store_dir)
 		store_dir = hk_xstrdup("./store");
 	struct hk_store *store = NULL;
-	if (hk_store_open(store_dir, true, &store, err) < 0) {
+	if (hk_store_open(store_dir, r->n_build_deps == 0, &store, err) < 0) {
 		free(store_dir);
-		return HK_EXIT_SOFTWARE;
+		return r->n_build_deps > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
 	}
 	free(store_dir);
 	br->store = store;
@@ -500,24 +597,18 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	char *policy_path = hk_xasprintf("%s/policy", br->work);
 	char **env = NULL;
 	struct hk_sandbox_plan plan = { 0 };
-	if (mkdir(br->work, 0755) < 0 || mkdir(src, 0755) < 0 || mkdir(out, 0755) < 0 ||
-	    mkdir(stage, 0755) < 0) {
-		code = HK_EXIT_SOFTWARE;
-		hk_fail_errno(err, errno, "creating the work directory %s", br->work);
-		goto done;
-	}
-	chmod(br->work, 0755);
+	bool work_made = false;
 
-	struct hk_sandbox sb = {
-		.base_root = r->base_kind == HK_BASE_ROOT ? r->base_root : "/",
-		.src_dir = src,
-		.out_dir = out,
-		.stage_dir = stage,
-		.exec_host_path = exec_path,
-		.policy_host_path = policy_path,
-		.cage = bo->cage,
-	};
-	/* Derivation runs with or without the cage: the merged view is the same either way. */
+	struct hk_sandbox sb;
+	hk_build_sandbox_init(&sb, r, bo->cage);
+	sb.src_dir = src;
+	sb.out_dir = out;
+	sb.stage_dir = stage;
+	sb.exec_host_path = exec_path;
+	sb.policy_host_path = policy_path;
+	/* Derivation and the mount plan come before the work directory exists: a missing or
+	 * ambiguous dep, or a dep tree the sandbox cannot merge, is reported before anything is
+	 * created.  Derivation runs with or without the cage: the merged view is the same. */
 	if (hk_build_derive(r, store, bo->profile, &sb, &br->plan, err) < 0) {
 		code = err->code == ENOENT || err->code == EINVAL || err->code == ELOOP ||
 				       err->code == EEXIST
@@ -526,12 +617,51 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		goto done;
 	}
 	br->plan_ok = true;
+	/* Every dep of the closure is checked before any sandbox starts, with the check of
+	 * `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its manifest
+	 * and, if sealed, its fs-verity digests — so a dep changed on disk, or under the
+	 * filesystem, is refused here, naming the artifact and the file. */
+	long long t_verify = hk_now_ms();
+	for (size_t i = 0; i < br->plan.n_closure; i++) {
+		const struct hk_artifact *dep = NULL;
+		if (hk_store_find(store, br->plan.closure_names[i], &dep, err) < 0 ||
+		    hk_verity_check_artifact(store, dep, err) < 0) {
+			hk_wrap(err, "refusing to build %s: dep %s does not verify",
+				r->path ? r->path : r->name, br->plan.closure_names[i]);
+			code = err->code == EBADMSG ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+			goto done;
+		}
+		br->deps_sealed += dep->sealed;
+	}
+	if (!bo->quiet && br->plan.n_closure)
+		fprintf(stderr, "[deps] %zu dep artifact(s) verified (%zu sealed with fs-verity) in "
+				"%.1f s\n", br->plan.n_closure, br->deps_sealed,
+			(double)(hk_now_ms() - t_verify) / 1000.0);
 	sb.layers = (const char *const *)br->plan.layers;
 	sb.n_layers = br->plan.n_layers;
 	if (hk_sandbox_plan(&sb, &plan, err) < 0) {
 		code = HK_EXIT_DATAERR;
 		goto done;
 	}
+	if (interrupted_by) {
+		code = interrupted(err);
+		goto done;
+	}
+	if (mkdir(br->work, 0755) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		hk_fail_errno(err, errno, "creating the work directory %s", br->work);
+		goto done;
+	}
+	work_made = true;
+	if (mkdir(src, 0755) < 0 || mkdir(out, 0755) < 0 || mkdir(stage, 0755) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		hk_fail_errno(err, errno, "creating the work directory %s", br->work);
+		goto done;
+	}
+	chmod(br->work, 0755);
+	if (!bo->quiet)
+		fprintf(stderr, "[work] %s\n", br->work);
+
 	if (bo->cage) {
 		struct hk_buf enc = HK_BUF_INIT;
 		hk_policy_encode(&br->plan.policy, &enc);
@@ -561,6 +691,10 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		const struct hk_recipe_phase *rp = &r->phases[ph];
 		if (rp->n_commands == 0)
 			continue;
+		if (interrupted_by) {
+			code = interrupted(err);
+			goto done;
+		}
 		struct phase_result *pr = &br->phases[br->n_phases++];
 		pr->phase = (enum hk_phase)ph;
 		const char *pname = hk_phase_name((enum hk_phase)ph);
@@ -569,7 +703,9 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		hk_random_hex(pnonce, 16, err);
 		char *canary_host = hk_xasprintf("%s/canary-%s", br->work, pnonce);
 		char *canary_sb = hk_xasprintf("/.harkaq/canary-%s", pnonce);
-		if (bo->cage) {
+		/* No reader, no canary: nobody would look for its record. */
+		bool evidence = bo->cage && !bo->no_evidence;
+		if (evidence) {
 			static const char body[] = "harkaq canary\n";
 			if (write_file(canary_host, body, sizeof(body) - 1, 0644, err) < 0) {
 				free(canary_host);
@@ -578,10 +714,16 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 				goto done;
 			}
 		}
-		sb.canary_host_path = bo->cage ? canary_host : NULL;
-		sb.canary_sandbox_path = bo->cage ? canary_sb : NULL;
+		sb.canary_host_path = evidence ? canary_host : NULL;
+		sb.canary_sandbox_path = evidence ? canary_sb : NULL;
 		char *script = join_commands(rp);
 		struct hk_argv inner = { 0 };
+		if (bo->wrap) {
+			char *w = hk_xstrdup(bo->wrap), *save = NULL;
+			for (char *t = strtok_r(w, " ", &save); t; t = strtok_r(NULL, " ", &save))
+				hk_argv_push(&inner, t);
+			free(w);
+		}
 		hk_argv_push(&inner, "/bin/sh");
 		hk_argv_push(&inner, "-ec");
 		hk_argv_push(&inner, script);
@@ -598,8 +740,8 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		struct hk_cage_opts o = {
 			.argv = argv,
 			.status_fd = HK_SANDBOX_STATUS_FD,
-			.canary_path = canary_sb,
-			.evidence = bo->cage,
+			.canary_path = evidence ? canary_sb : NULL,
+			.evidence = evidence,
 			.reader_may_enable = true,
 			.backlog_floor = -1,
 			.as_user = true,
@@ -615,6 +757,8 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			fprintf(stderr, "[%s] running%s\n", pname, bo->cage ? " under the cage" : "");
 		long long t0 = hk_now_ms();
 		int rc = hk_cage_run(&o, &pr->res, err);
+		/* hk_cage_run left its forwarding handler installed; take the signals back. */
+		catch_signals();
 		pr->ms = hk_now_ms() - t0;
 		pr->ran = true;
 		hk_argv_free(argv);
@@ -622,6 +766,20 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		unlink(canary_host);
 		free(canary_host);
 		free(canary_sb);
+		if (rc < 0 && err->code == EINTR && !interrupted_by) {
+			int sig = 0;
+			if (sscanf(err->msg, "interrupted by signal %d", &sig) != 1 || sig <= 0)
+				sig = SIGTERM;
+			interrupted_by = sig;
+		}
+		if (interrupted_by) {
+			if (!bo->quiet)
+				fprintf(stderr, "[%s] stopped by signal %d after %.1f s\n", pname,
+					(int)interrupted_by, (double)pr->ms / 1000.0);
+			code = interrupted(err);
+			br->interrupted = (int)interrupted_by;
+			goto done;
+		}
 		if (rc < 0 && !pr->res.started) {
 			code = HK_EXIT_SOFTWARE;
 			goto done;
@@ -655,6 +813,10 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		}
 	}
 
+	if (interrupted_by) {
+		code = interrupted(err);
+		goto done;
+	}
 	/* Seal the install output. */
 	if (!br->failed_phase && r->phases[HK_PHASE_INSTALL].n_commands > 0) {
 		struct hk_dep_group *groups = hk_xcalloc(r->n_runtime_deps + 1, sizeof(*groups));
@@ -675,7 +837,16 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		};
 		const struct hk_artifact *art = NULL;
 		bool added = false;
+		/* The seal is all or nothing: signals wait until it is done (hk_store_add cleans
+		 * its own temporary directory on failure, but not if harkaq dies inside it). */
+		sigset_t block, saved;
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		sigprocmask(SIG_BLOCK, &block, &saved);
 		int rc = hk_store_add(store, out, &spec, 0, &art, &added, err);
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 		hk_dep_groups_free(groups, r->n_runtime_deps);
 		free(source_json);
 		if (rc < 0) {
@@ -690,6 +861,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	}
 
 	/* Verdicts, now that the artifact hash is known. */
+	struct hk_suggester *sugg = bo->cage ? hk_report_build_suggester(br) : NULL;
 	for (size_t i = 0; i < br->n_phases; i++) {
 		struct phase_result *pr = &br->phases[i];
 		const char *pname = hk_phase_name(pr->phase);
@@ -701,17 +873,16 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 				.recipe_hash = br->recipe_hash,
 				.artifact_hash = br->artifact_id[0] ? br->artifact_id : NULL,
 				.phase = pname,
-				.evidence_requested = true,
+				.evidence_requested = !bo->no_evidence,
 			};
 			hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
+			hk_verdict_set_deps_sealed(&pr->verdict,
+						   hk_deps_sealed_word(br->deps_sealed,
+								       br->plan.n_closure));
 			pr->has_verdict = true;
 			pcode = hk_exit_for(&pr->verdict, &pr->res);
-			if (!bo->quiet) {
-				struct hk_buf s = HK_BUF_INIT;
-				hk_verdict_summary(&pr->verdict, &s);
-				fprintf(stderr, "%-10s %s", pname, hk_buf_str(&s));
-				hk_buf_free(&s);
-			}
+			/* Diagnosis, evidence object (SPEC §8, §10) and the report rendered from it. */
+			hk_report_build_phase(sugg, br, pr, bo->quiet);
 		} else {
 			pcode = pr->res.exit_code != 0 ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
 			if (!bo->quiet)
@@ -719,6 +890,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		}
 		code = worse(code, pcode);
 	}
+	hk_suggester_free(sugg);
 	if (br->failed_phase) {
 		code = worse(code, HK_EXIT_COMMAND_FAILED);
 		if (!bo->quiet)
@@ -729,10 +901,19 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		fprintf(stderr, "artifact   %s  %s\n", br->artifact_id, br->artifact_dir);
 
 done:
-	if (bo->keep) {
+	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
+	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
+	 * whole (the seal runs with the signals blocked) and the result stands. */
+	if (interrupted_by && !br->artifact_id[0] && code < 128) {
+		code = interrupted(err);
+		br->interrupted = (int)interrupted_by;
+	}
+	if (!bo->quiet && code < HK_EXIT_USAGE)
+		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - t_build) / 1000.0);
+	if (bo->keep && work_made) {
 		if (!bo->quiet)
 			fprintf(stderr, "work directory kept: %s\n", br->work);
-	} else if (br->work) {
+	} else if (work_made) {
 		struct hk_error ignored;
 		hk_store_remove_tree(br->work, &ignored);
 	}
@@ -749,19 +930,23 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 {
 	hk_json_obj_begin(j);
 	hk_json_key(j, "recipe");
-	hk_json_obj_begin(j);
-	hk_json_key(j, "name");
-	hk_json_str(j, br->recipe.name);
-	hk_json_key(j, "version");
-	hk_json_str(j, br->recipe.version);
-	hk_json_key(j, "path");
-	if (br->recipe.path)
-		hk_json_bytes(j, br->recipe.path, strlen(br->recipe.path));
-	else
-		hk_json_null(j);
-	hk_json_key(j, "hash");
-	hk_json_str(j, br->recipe_hash);
-	hk_json_obj_end(j);
+	if (br->recipe_loaded) {
+		hk_json_obj_begin(j);
+		hk_json_key(j, "name");
+		hk_json_str(j, br->recipe.name);
+		hk_json_key(j, "version");
+		hk_json_str(j, br->recipe.version);
+		hk_json_key(j, "path");
+		if (br->recipe.path)
+			hk_json_bytes(j, br->recipe.path, strlen(br->recipe.path));
+		else
+			hk_json_null(j);
+		hk_json_key(j, "hash");
+		hk_json_str(j, br->recipe_hash);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j); /* it did not load: "error" says why */
+	}
 	hk_json_key(j, "caged");
 	hk_json_bool(j, br->cage);
 	hk_json_key(j, "policy_id");
@@ -774,8 +959,16 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	for (size_t i = 0; br->plan_ok && i < br->plan.n_closure; i++)
 		hk_json_str(j, br->plan.closure_names[i]);
 	hk_json_arr_end(j);
+	hk_json_key(j, "deps_sealed");
+	const char *sealed_word =
+		br->plan_ok ? hk_deps_sealed_word(br->deps_sealed, br->plan.n_closure) : NULL;
+	if (sealed_word)
+		hk_json_str(j, sealed_word);
+	else
+		hk_json_null(j);
 	hk_json_key(j, "phases");
 	hk_json_arr_begin(j);
+	struct hk_suggester *sugg = NULL;
 	for (size_t i = 0; i < br->n_phases; i++) {
 		const struct phase_result *pr = &br->phases[i];
 		hk_json_obj_begin(j);
@@ -785,13 +978,29 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_int(j, pr->res.exit_code);
 		hk_json_key(j, "ms");
 		hk_json_int(j, pr->ms);
+		/* What the evidence channel adds to the phase (bench/run reads it). */
+		hk_json_key(j, "timing_ms");
+		hk_json_obj_begin(j);
+		hk_json_key(j, "reader_start");
+		hk_json_int(j, pr->res.ms_reader_start);
+		hk_json_key(j, "command");
+		hk_json_int(j, pr->res.ms_command);
+		hk_json_key(j, "dealloc_wait");
+		hk_json_int(j, pr->res.ms_dealloc_wait);
+		hk_json_obj_end(j);
 		hk_json_key(j, "verdict");
 		if (pr->has_verdict)
 			hk_verdict_json(&pr->verdict, j);
 		else
 			hk_json_null(j);
+		/* The diagnosis, as docs/diagnosis.md describes it, and the evidence object's id. */
+		hk_json_key(j, "report");
+		if (pr->has_verdict && !sugg)
+			sugg = hk_report_build_suggester(br);
+		hk_report_build_phase_json(sugg, br, pr, j);
 		hk_json_obj_end(j);
 	}
+	hk_suggester_free(sugg);
 	hk_json_arr_end(j);
 	hk_json_key(j, "failed_phase");
 	if (br->failed_phase)
@@ -801,6 +1010,16 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	hk_json_key(j, "artifact");
 	if (br->artifact_id[0])
 		hk_json_str(j, br->artifact_id);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "interrupted_by_signal");
+	if (br->interrupted)
+		hk_json_int(j, br->interrupted);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "error");
+	if (br->error)
+		hk_json_bytes(j, br->error, strlen(br->error));
 	else
 		hk_json_null(j);
 	hk_json_obj_end(j);

@@ -25,6 +25,7 @@
 #include "core/tree.h"
 #include "core/usrmerge.h"
 #include "core/util.h"
+#include "sys/verity.h"
 
 static const char store_usage[] =
 	"usage: harkaq store [--store DIR] SUBCOMMAND [ARGS...]\n"
@@ -53,7 +54,11 @@ static const char store_usage[] =
 	"  closure ID... [--base-root DIR] [--base NAME]...\n"
 	"                      the transitive runtime closure; a dep the store lacks is accepted\n"
 	"                      only if the base root (dpkg status of DIR) or --base provides it\n"
-	"  verify [ID...]      re-hash artifacts (all by default) and report any tampering\n"
+	"  seal [ID...]        enable fs-verity on every file of artifacts (all by default) and\n"
+	"                      record each file's fs-verity digest (docs/sealing.md); refused,\n"
+	"                      with nothing recorded, on a filesystem without fs-verity\n"
+	"  verify [ID...]      re-hash artifacts (all by default) and, for sealed ones, measure\n"
+	"                      their fs-verity digests again; report any tampering\n"
 	"  reindex             rebuild the path index from every artifact's manifest\n"
 	"\n"
 	"ID is a name, NAME=VERSION, an id or id prefix (b3:1f2e... or at least 8 hex digits),\n"
@@ -1085,16 +1090,58 @@ static int sub_verify(const char *store_dir, int argc, char **argv)
 	}
 	int bad = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (hk_store_verify_artifact(s, list[i], &err) < 0) {
+		/* The same check `harkaq build` makes of every dep (sys/verity.h). */
+		if (hk_verity_check_artifact(s, list[i], &err) < 0) {
 			fprintf(stderr, "harkaq store: %s\n", err.msg);
 			bad = err.code == EBADMSG ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
 		} else {
-			printf("ok %s %s %s\n", list[i]->id, list[i]->name, list[i]->version);
+			printf("ok %s %s %s%s\n", list[i]->id, list[i]->name, list[i]->version,
+			       list[i]->sealed ? " (sealed: fs-verity digests match)" : "");
 		}
 	}
 	free(chosen);
 	hk_store_close(s);
 	return rc ? rc : bad;
+}
+
+static int sub_seal(const char *store_dir, int argc, char **argv)
+{
+	if (argc > 1 && is_help(argv[1])) {
+		fputs(store_usage, stdout);
+		return 0;
+	}
+	struct hk_store *s = NULL;
+	int rc = open_for(store_dir, false, &s);
+	if (rc)
+		return rc;
+	struct hk_error err = { 0 };
+	const struct hk_artifact *const *list = NULL;
+	size_t n = 0;
+	const struct hk_artifact **chosen = NULL;
+	if (argc > 1) {
+		chosen = hk_xcalloc((size_t)argc, sizeof(*chosen));
+		for (int i = 1; rc == 0 && i < argc; i++)
+			rc = find_one(s, argv[i], &chosen[n++]);
+		list = chosen;
+	} else if (hk_store_list(s, &list, &n, &err) < 0) {
+		rc = fail_exit(&err);
+	}
+	/* Asked once, before any artifact is touched: a filesystem that cannot seal is said so,
+	 * and nothing is changed or recorded. */
+	if (rc == 0 && hk_verity_probe_dir(hk_store_dir(s), &err) < 0)
+		rc = fail_exit(&err);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct hk_artifact *a = list[i];
+		if (hk_store_seal(s, a, hk_verity_seal_cb, NULL, &err) < 0) {
+			rc = fail_exit(&err);
+			break;
+		}
+		printf("sealed %s %s %s (%zu files, fs-verity sha256)\n", a->id, a->name,
+		       a->version, a->file_count);
+	}
+	free(chosen);
+	hk_store_close(s);
+	return rc;
 }
 
 static int sub_reindex(const char *store_dir, int argc, char **argv)
@@ -1158,6 +1205,8 @@ int cmd_store(int argc, char **argv)
 		rc = sub_which(store_dir, n, args);
 	} else if (strcmp(args[0], "closure") == 0) {
 		rc = sub_closure(store_dir, n, args);
+	} else if (strcmp(args[0], "seal") == 0) {
+		rc = sub_seal(store_dir, n, args);
 	} else if (strcmp(args[0], "verify") == 0) {
 		rc = sub_verify(store_dir, n, args);
 	} else if (strcmp(args[0], "reindex") == 0) {

@@ -34,5 +34,9 @@ int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_store(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_evidence(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

@@ -8,7 +8,11 @@ static const struct hk_command commands[] = {
 	{ "run", "run a command under the cage and give a verdict", cmd_run },
 	{ "probe", "print what this machine can do (Landlock ABI, audit, bubblewrap)", cmd_probe },
 	{ "build", "build a recipe in bubblewrap, a verdict per phase, the artifact sealed", cmd_build },
+	{ "policy", "print the policy derived from a recipe's declared closure, and its id", cmd_policy },
 	{ "store", "the content-addressed store: add, import Debian packages, which, verify", cmd_store },
+	{ "explain", "re-render a stored verdict: declarable and irreducible debt, policy bugs", cmd_explain },
+	{ "evidence", "evidence objects next to the store: verify, list, show", cmd_evidence },
+	{ "sweep", "build a whole catalogue and measure its debt; merge the shards of many machines", cmd_sweep },
 };
 
 static void usage(FILE *f)

@@ -16,6 +16,9 @@ static char *dup_bytes(const char *p, size_t n)
 void hk_evidence_init(struct hk_evidence *ev, const char *canary_path)
 {
 	memset(ev, 0, sizeof(*ev));
+	/* NULL: a run without a canary (harkaq build --no-cage): no record is ever the canary. */
+	if (!canary_path)
+		return;
 	ev->canary_len = strlen(canary_path);
 	ev->canary_path = dup_bytes(canary_path, ev->canary_len);
 }
@@ -205,7 +208,7 @@ static void learn_domain(struct hk_evidence *ev, uint64_t domain)
 
 static void feed_access(struct hk_evidence *ev, uint64_t serial, struct hk_landlock_access *a)
 {
-	bool is_canary = a->has_path && a->path_len == ev->canary_len &&
+	bool is_canary = ev->canary_path && a->has_path && a->path_len == ev->canary_len &&
 			 memcmp(a->path, ev->canary_path, ev->canary_len) == 0;
 
 	if (ev->canary_seen) {

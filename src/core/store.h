@@ -47,6 +47,7 @@ struct hk_artifact {
 	size_t n_provides;
 	size_t file_count;            /* entries that are not directories */
 	char *meta_json;              /* the metadata file's text (valid JSON) */
+	bool sealed;                  /* a seal record exists (STORE/.meta/<dirname>.verity) */
 	size_t index_;                /* private: position in the store's list */
 };
 
@@ -140,6 +141,66 @@ int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
  * Tampering is -EBADMSG with a message naming the first differing path. */
 int hk_store_verify_artifact(struct hk_store *s, const struct hk_artifact *a,
 			     struct hk_error *err);
+
+/* ---- sealing (SPEC §12, docs/sealing.md) ----
+ *
+ * A sealed artifact has fs-verity enabled on every regular file and a seal record,
+ * STORE/.meta/<dirname>.verity, listing each file's fs-verity digest next to its BLAKE3
+ * content hash (which binds the record to the manifest, hence to the id).  The seal is not
+ * identity: sealing never changes an artifact's id, tree or manifest.  The kernel calls
+ * (enable, measure) are the caller's, passed in as an hk_seal_fn (src/sys/verity.h): the core
+ * walks the manifest, stores and compares, and makes no fs-verity call itself. */
+
+/* "sha256:<64 hex>" or "sha512:<128 hex>", NUL-terminated. */
+#define HK_SEAL_DIGEST_MAX (7 + 128 + 1)
+
+/* Seals (or only measures) the file at the absolute `path` and writes its fs-verity digest
+ * into `out`.  Returns 0, -ENODATA (the file has no fs-verity), -EOPNOTSUPP (its filesystem
+ * cannot seal) or another -errno, with err filled. */
+typedef int (*hk_seal_fn)(void *ctx, const char *path, char out[HK_SEAL_DIGEST_MAX],
+			  struct hk_error *err);
+
+struct hk_seal_entry {
+	char *path;                          /* owned; relative to the artifact root */
+	uint8_t b3[HK_BLAKE3_OUT_LEN];       /* the manifest's content hash of the file */
+	char digest[HK_SEAL_DIGEST_MAX];     /* its fs-verity digest when sealed */
+};
+
+struct hk_seal {
+	struct hk_seal_entry *entries;       /* the manifest's regular files, in its order */
+	size_t n;
+};
+
+/* Calls `seal_file` on every regular file of the artifact (manifest order), re-hashes the
+ * now frozen tree against the manifest (hk_store_verify_artifact: a tampered artifact is never
+ * sealed), then writes the seal record atomically (temporary file, rename), calling
+ * `seal_file` on the record itself first, so that it is protected like the files it lists.  Sealing again re-measures and
+ * rewrites the record.  On failure no record is written (files already sealed stay sealed:
+ * fs-verity cannot be turned off; such an artifact counts as unsealed until sealed again). */
+int hk_store_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn seal_file,
+		  void *ctx, struct hk_error *err);
+
+/* The artifact's seal record (-ENOENT if it is not sealed), checked against its manifest:
+ * the same regular files, in the same order, with the same BLAKE3 hashes.  *out owned by the
+ * caller (hk_seal_free). */
+int hk_store_seal_read(struct hk_store *s, const struct hk_artifact *a, struct hk_seal *out,
+		       struct hk_error *err);
+void hk_seal_free(struct hk_seal *seal);
+
+/* Path of the seal record (caller frees). */
+char *hk_store_seal_path(const struct hk_store *s, const struct hk_artifact *a);
+
+/* Checks a sealed artifact's seal as the kernel reports it now: `measure` on the record
+ * itself (it must still have fs-verity) and on every file listed; each digest must equal the
+ * recorded one.  A file without fs-verity now, a different digest, or a filesystem that can
+ * no longer report fs-verity is -EBADMSG naming the artifact and the file.  This does not
+ * read the files' content (the BLAKE3 re-hash, hk_store_verify_artifact, does). */
+int hk_store_verify_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn measure,
+			 void *ctx, struct hk_error *err);
+
+/* Parses a seal record's text (exposed for unit tests; hk_store_seal_read uses it). */
+int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_seal *out,
+		  struct hk_error *err);
 
 /* Rewrites the path index from every artifact's manifest (hk_store_add keeps it up to date;
  * this repairs a deleted or damaged index). */

@@ -415,6 +415,7 @@ void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
 	v->recipe_hash = in->recipe_hash ? hk_xstrdup(in->recipe_hash) : NULL;
 	v->artifact_hash = in->artifact_hash ? hk_xstrdup(in->artifact_hash) : NULL;
 	v->phase = in->phase ? hk_xstrdup(in->phase) : NULL;
+	v->deps_sealed = in->deps_sealed ? hk_xstrdup(in->deps_sealed) : NULL;
 	v->lost_before = in->lost_before;
 	v->lost_after = in->lost_after;
 	v->enobufs = in->enobufs;
@@ -460,8 +461,22 @@ void hk_verdict_free(struct hk_verdict *v)
 	free(v->recipe_hash);
 	free(v->artifact_hash);
 	free(v->phase);
+	free(v->deps_sealed);
 	free(v->canary_path);
 	memset(v, 0, sizeof(*v));
+}
+
+const char *hk_deps_sealed_word(size_t sealed, size_t total)
+{
+	if (total == 0)
+		return NULL;
+	return sealed == total ? "all" : sealed ? "some" : "none";
+}
+
+void hk_verdict_set_deps_sealed(struct hk_verdict *v, const char *word)
+{
+	free(v->deps_sealed);
+	v->deps_sealed = word ? hk_xstrdup(word) : NULL;
 }
 
 bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r)
@@ -506,6 +521,12 @@ static void json_domain(struct hk_json *j, bool known, uint64_t domain)
 void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j)
 {
 	hk_json_obj_begin(j);
+	hk_verdict_json_members(v, j);
+	hk_json_obj_end(j);
+}
+
+void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
+{
 	json_opt_str(j, "kind", "harkaq.verdict.v1");
 	json_opt_str(j, "state", hk_verdict_state_name(v->state));
 
@@ -527,6 +548,7 @@ void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j)
 	json_opt_str(j, "recipe_hash", v->recipe_hash);
 	json_opt_str(j, "artifact_hash", v->artifact_hash);
 	json_opt_str(j, "phase", v->phase);
+	json_opt_str(j, "deps_sealed", v->deps_sealed);
 
 	hk_json_key(j, "canary");
 	hk_json_obj_begin(j);
@@ -583,7 +605,6 @@ void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j)
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
-	hk_json_obj_end(j);
 }
 
 /* ---- human summary ---- */

@@ -97,6 +97,10 @@ struct hk_verdict_input {
 	const char *recipe_hash;
 	const char *artifact_hash;
 	const char *phase;                  /* "configure", "compile", … */
+	/* Whether the deps the run used were sealed with fs-verity (SPEC §12) and their seals
+	 * verified before it started: "all", "some", "none" (hk_deps_sealed_word); NULL when the
+	 * run had no deps (harkaq run, a build without deps). */
+	const char *deps_sealed;
 };
 
 enum hk_denial_class {
@@ -140,6 +144,7 @@ struct hk_verdict {
 
 	int abi, kernel_abi;
 	char *policy_id, *recipe_hash, *artifact_hash, *phase;   /* owned or NULL */
+	char *deps_sealed;                   /* owned or NULL: "all", "some", "none" */
 
 	char *canary_path;                   /* owned, NULL if no evidence was collected */
 	bool canary_seen;
@@ -163,17 +168,26 @@ struct hk_verdict {
 void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *out);
 void hk_verdict_free(struct hk_verdict *v);
 
+/* "all" (every dep sealed), "some", "none" — or NULL when there are no deps. */
+const char *hk_deps_sealed_word(size_t sealed, size_t total);
+/* Sets (or, with NULL, clears) the verdict's deps_sealed after it was computed, for the
+ * orchestrator that learns it outside the run (harkaq build checks the deps' seals). */
+void hk_verdict_set_deps_sealed(struct hk_verdict *v, const char *word);
+
 /* Whether the verdict carries this reason. */
 bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r);
 
 /* The verdict as one JSON object (kind harkaq.verdict.v1), fields in a fixed order:
  *   kind, state, reasons [{code, message}], abi, kernel_abi, policy_id, recipe_hash,
- *   artifact_hash, phase, canary {path, seen, domain}, kernel {denials, records_received,
+ *   artifact_hash, phase, deps_sealed, canary {path, seen, domain}, kernel {denials, records_received,
  *   canary_records, lost_before, lost_after, enobufs}, denials [{class, blockers, path, dev,
  *   ino, opid, ocomm, exe, comm, count}]
  * Paths, dev, exe, comm, ocomm go through hk_json_bytes(); absent values are null; domain is
  * the kernel's hex spelling. */
 void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j);
+/* The same members without the enclosing braces, for a writer that extends the object (the
+ * evidence object of src/core/evobj.h appends its diagnosis and blind spots). */
+void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j);
 
 /* A short human text (lines end with '\n'), e.g.
  *   Hermetic  (canary seen, kernel counted 1 denial = 1 record; expected: none)

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""bench/run's arithmetic: raw per-run files -> summary JSON -> the printed table.
+
+  summarise.py builds RAW ROUNDS "PKGS" "MODES"   -> builds JSON on stdout
+  summarise.py micro MICRO_DIR                      -> micro JSON on stdout
+  summarise.py report OUT STAMP MACHINE_JSON BUILDS MICRO -> the table
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+TARGETS = {
+    "cage_over_nocage": 1.03,        # median, every package
+    "strace_over_cage": 4.0,         # the cage >= 4x faster than strace tracing
+    "evidence_fixed_ms": 150,
+    "rules_100k_s": 1.0,
+    "rules_100k_rss_kib": 64 * 1024,
+    "zero_loss_rate": 10000,
+    "blake3_vs_others": 2.0,
+}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def phases_ms(result):
+    return sum(p["ms"] for p in result.get("phases", []))
+
+
+def builds(raw, rounds, pkgs, modes):
+    out = {"packages": {}}
+    for p in pkgs.split():
+        pk = {"modes": {}}
+        v = load(f"{raw}/verdict-{p}.json")
+        pk["verdict"] = {
+            "recipe_hash": v.get("recipe", {}).get("hash"),
+            "policy_id": v.get("policy_id"),
+            "artifact": v.get("artifact"),
+            "failed_phase": v.get("failed_phase"),
+            "phases": [{
+                "phase": ph["phase"],
+                "state": (ph.get("verdict") or {}).get("state"),
+                "denials": [{"path": d.get("path"), "class": d.get("class"),
+                             "blockers": d.get("blockers"), "exe": d.get("exe"),
+                             "count": d.get("count")}
+                            for d in (ph.get("verdict") or {}).get("denials", [])],
+                "reasons": (ph.get("verdict") or {}).get("reasons", []),
+            } for ph in v.get("phases", [])],
+        } if not v.get("failed") else {"failed": True, "log_tail": open(
+            f"{raw}/verdict-{p}.log").read().strip().splitlines()[-2:]}
+        for m in modes.split():
+            runs = []
+            for r in range(1, int(rounds) + 1):
+                jf, wf = f"{raw}/{p}-{m}-{r}.json", f"{raw}/{p}-{m}-{r}.wall"
+                w = load(wf) if os.path.exists(wf) else {"rc": -1, "wall_ms": None}
+                res = load(jf) if os.path.exists(jf) else {}
+                ok = bool(res.get("phases")) and res.get("failed_phase") is None
+                runs.append({
+                    "round": r, "rc": w["rc"], "ok": ok, "wall_ms": w["wall_ms"],
+                    "phases_ms": phases_ms(res) if ok else None,
+                    "per_phase_ms": {ph["phase"]: ph["ms"] for ph in res.get("phases", [])},
+                    "timing_ms": {ph["phase"]: ph.get("timing_ms") for ph in res.get("phases", [])},
+                    "artifact": res.get("artifact"),
+                    "states": [(ph.get("verdict") or {}).get("state") for ph in res.get("phases", [])],
+                })
+            good = [x["phases_ms"] for x in runs if x["ok"]]
+            pk["modes"][m] = {
+                "runs": runs,
+                "ok_runs": len(good),
+                "min_ms": min(good) if good else None,
+                "median_ms": statistics.median(good) if good else None,
+                "wall_median_ms": statistics.median([x["wall_ms"] for x in runs if x["ok"]])
+                if good else None,
+                "artifacts": sorted({x["artifact"] for x in runs if x["artifact"]}),
+            }
+        base = pk["modes"].get("nocage", {})
+        for m, d in pk["modes"].items():
+            if base.get("median_ms") and d.get("median_ms"):
+                d["ratio_median"] = d["median_ms"] / base["median_ms"]
+                d["ratio_min"] = d["min_ms"] / base["min_ms"]
+        out["packages"][p] = pk
+    return out
+
+
+def micro(m):
+    out = {}
+    if os.path.exists(f"{m}/rules.json"):
+        out["rules"] = [json.loads(l) for l in open(f"{m}/rules.json") if l.strip()]
+    if os.path.exists(f"{m}/derive.json"):
+        out["derive"] = load(f"{m}/derive.json")
+    if os.path.exists(f"{m}/evidence.json"):
+        out["evidence"] = load(f"{m}/evidence.json")
+    if os.path.exists(f"{m}/evidence-sh.json"):
+        ev = load(f"{m}/evidence-sh.json")["summary"]
+        out["evidence_sh"] = ev
+        out["evidence_sh_table"] = open(f"{m}/evidence.out").read()
+    if os.path.exists(f"{m}/denials.jsonl"):
+        out["denials"] = [json.loads(l) for l in open(f"{m}/denials.jsonl") if l.strip()]
+    if os.path.exists(f"{m}/hash.jsonl"):
+        h = {}
+        for l in open(f"{m}/hash.jsonl"):
+            x = json.loads(l)
+            h.setdefault(x["tool"], []).append(x["ms"])
+        out["hash_256mib"] = {t: {"min_ms": min(v), "median_ms": statistics.median(v),
+                                  "mib_per_s": 256 * 1000 / min(v)} for t, v in h.items()}
+    cg = {}
+    for f in glob.glob(f"{m}/cg.*.ir"):
+        name = os.path.basename(f)[3:-3]
+        txt = open(f).read().strip()
+        cg[name] = int(txt) if txt else None
+    out["callgrind_ir"] = cg
+    return out
+
+
+def fmt(x, unit=""):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.2f}{unit}"
+    return f"{x}{unit}"
+
+
+def report(outdir, stamp, machine, do_builds, do_micro):
+    mach = json.loads(machine)
+    lines = [f"harkaq benchmark {stamp}",
+             f"machine: {mach['cpu']}, {mach['nproc']} cpus, kernel {mach['kernel']}, {mach['os']}", ""]
+    checks = []
+    if do_builds == "1":
+        b = load(f"{outdir}/builds-{stamp}.json")
+        lines.append("builds: sum of phase wall times (s), min / median over the rounds; ratio = median / median(nocage)")
+        lines.append(f"{'package':8} {'mode':7} {'ok':>3} {'min s':>7} {'median s':>9} {'ratio':>6} {'ratio(min)':>10}  artifacts / verdicts")
+        for p, pk in b["packages"].items():
+            for m, d in pk["modes"].items():
+                states = sorted({s or '-' for r in d["runs"] for s in r["states"]})
+                lines.append(f"{p:8} {m:7} {d['ok_runs']:>3} "
+                             f"{fmt(d['min_ms'] and d['min_ms'] / 1000):>7} "
+                             f"{fmt(d['median_ms'] and d['median_ms'] / 1000):>9} "
+                             f"{fmt(d.get('ratio_median')):>6} {fmt(d.get('ratio_min')):>10}  "
+                             f"{len(d['artifacts'])} artifact(s); {','.join(states)}")
+            cage, noc, st = (pk["modes"].get(k, {}) for k in ("cage", "nocage", "strace"))
+            if cage.get("ratio_median"):
+                checks.append((f"{p}: caged <= {TARGETS['cage_over_nocage']}x uncaged (median)",
+                               f"{cage['ratio_median']:.3f}x", cage["ratio_median"] <= TARGETS["cage_over_nocage"]))
+            if cage.get("median_ms") and st.get("median_ms"):
+                r = st["median_ms"] / cage["median_ms"]
+                checks.append((f"{p}: caged >= {TARGETS['strace_over_cage']}x faster than strace",
+                               f"{r:.2f}x", r >= TARGETS["strace_over_cage"]))
+            arts = set(cage.get("artifacts", [])) | set(noc.get("artifacts", []))
+            if cage.get("artifacts") and noc.get("artifacts"):
+                checks.append((f"{p}: same artifact caged and uncaged", f"{len(arts)} distinct", len(arts) == 1))
+        lines.append("")
+        lines.append("verdicts of the recipes as written (apt source, caged):")
+        for p, pk in b["packages"].items():
+            v = pk["verdict"]
+            if v.get("failed"):
+                lines.append(f"  {p}: the build did not produce a result: " + " / ".join(v.get("log_tail", [])))
+                continue
+            for ph in v["phases"]:
+                ds = "; ".join(f"{d['path']} [{d['class']}] by {d['exe']}" for d in ph["denials"])
+                rs = "; ".join(r.get("code", "") for r in ph["reasons"])
+                lines.append(f"  {p:6} {ph['phase']:9} {ph['state']} {ds}{(' ' + rs) if rs else ''}")
+            if v.get("failed_phase"):
+                lines.append(f"  {p:6} failed in phase {v['failed_phase']}")
+        lines.append("")
+    if do_micro == "1":
+        m = load(f"{outdir}/micro-{stamp}.json")
+        lines.append("micro-benchmarks:")
+        for r in m.get("rules", []):
+            lines.append(f"  rules {r['rules_requested']:>6}: installed {r['rules_installed']}, "
+                         f"whole run {r['wall_s']} s, peak RSS {r['peak_rss_kib'] / 1024:.1f} MiB")
+            if r["rules_requested"] == 100000:
+                checks.append(("100k rules < 1 s", f"{r['wall_s']} s", r["wall_s"] < TARGETS["rules_100k_s"]))
+                checks.append(("100k rules peak RSS < 64 MiB", f"{r['peak_rss_kib'] / 1024:.1f} MiB",
+                               r["peak_rss_kib"] < TARGETS["rules_100k_rss_kib"]))
+        d = m.get("derive")
+        if d:
+            lines.append(f"  derivation ({d['closure_artifacts']} artifacts, {d['files']} files, "
+                         f"{d['grants']} grants): min {d['min_ms']} ms, median {d['median_ms']} ms")
+        e = m.get("evidence")
+        if e:
+            lines.append(f"  evidence per run: reader start {e['reader_start_ms']} ms, dealloc wait "
+                         f"{e['dealloc_wait_ms']} ms, total {e['total_ms']} ms vs {e['no_evidence_wall_ms']} ms "
+                         f"without evidence -> fixed cost {e['fixed_cost_ms']} ms")
+            checks.append(("fixed evidence cost <= 150 ms per phase", f"{e['fixed_cost_ms']} ms",
+                           e["fixed_cost_ms"] <= TARGETS["evidence_fixed_ms"]))
+        es = m.get("evidence_sh")
+        if es:
+            lines.append("  evidence (bench/evidence.sh):")
+            lines += ["    " + l for l in m["evidence_sh_table"].splitlines()
+                      if l.strip() and not l.startswith(("flood:", "raw:"))]
+            fx = es["fixed"]["extra_ms"]["median"]
+            checks.append(("fixed evidence cost <= 150 ms per phase (median extra)", f"{fx:.0f} ms",
+                           fx <= TARGETS["evidence_fixed_ms"]))
+            hi = max((v.get("max_zero_loss_per_s", 0) for k, v in es["flood"].items() if k != "64"),
+                     default=0)
+            checks.append(("zero loss at >= 10,000 denials/s (raised backlog)", f"{hi}/s",
+                           hi >= TARGETS["zero_loss_rate"]))
+        best = None
+        for x in m.get("denials", []):
+            lines.append(f"  denials at {x['rate_requested'] or 'max'}/s (achieved {x['achieved_per_s']}/s): "
+                         f"{x['state']}, {x['records_received']}/{x['kernel_denials']} received, "
+                         f"lost +{x['lost_delta']}, ENOBUFS {x['enobufs']}")
+            if x["zero_loss"] and (best is None or x["achieved_per_s"] > best):
+                best = x["achieved_per_s"]
+        if m.get("denials"):
+            checks.append(("zero loss at >= 10,000 denials/s", f"{best}/s",
+                           best is not None and best >= TARGETS["zero_loss_rate"]))
+        h = m.get("hash_256mib", {})
+        if h:
+            lines.append("  hashing 256 MiB (page cache warm): " + ", ".join(
+                f"{t} {v['min_ms']} ms ({v['mib_per_s']:.0f} MiB/s)" for t, v in h.items()))
+            if "blake3" in h:
+                worst = max(h["blake3"]["min_ms"] / v["min_ms"] for t, v in h.items() if t != "blake3")
+                checks.append(("BLAKE3 within 2x of b2sum and sha256sum", f"{worst:.2f}x the faster",
+                               worst <= TARGETS["blake3_vs_others"]))
+        cg = m.get("callgrind_ir", {})
+        if cg:
+            lines.append("  callgrind instructions (Ir): " + ", ".join(f"{k} {v:,}" for k, v in sorted(cg.items()) if v))
+            d = m.get("derive")
+            per = []
+            if cg.get("blake3"):
+                per.append(f"BLAKE3 {cg['blake3'] / (4 << 20):.1f} Ir/byte")
+            if cg.get("policy_parse") and d:
+                per.append(f"policy parse {cg['policy_parse'] / d['grants']:.0f} Ir/grant")
+            for k in ("audit_access", "audit_domain", "audit_syscall"):
+                if cg.get(k):
+                    per.append(f"{k} {cg[k] / 10000:.0f} Ir/record")
+            if cg.get("derive") and d:
+                per.append(f"derivation {cg['derive'] / d['files']:.0f} Ir/closure file")
+            lines.append("    " + ", ".join(per))
+        lines.append("")
+    lines.append("targets:")
+    for name, val, ok in checks:
+        lines.append(f"  [{'ok' if ok else 'MISS'}] {name}: {val}")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "builds":
+        print(json.dumps(builds(*sys.argv[2:6]), indent=1))
+    elif cmd == "micro":
+        print(json.dumps(micro(sys.argv[2]), indent=1))
+    elif cmd == "report":
+        report(*sys.argv[2:7])

@@ -1,0 +1,183 @@
+/* harkaq evidence verify|list|show: the evidence objects next to the store (SPEC §10,
+ * docs/evidence-objects.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/report.h"
+#include "core/evobj.h"
+#include "core/store.h"
+#include "core/util.h"
+
+static void evidence_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: harkaq evidence [--store DIR] SUBCOMMAND [ARGS...]\n"
+		"\n"
+		"Evidence objects: each phase verdict of `harkaq build`, with its diagnosis and its\n"
+		"blind spots, stored canonically as STORE/.evidence/<blake3-hex>.json (kind\n"
+		"harkaq.verdict.v1; format: docs/evidence-objects.md).\n"
+		"\n"
+		"subcommands:\n"
+		"  verify EVIDENCE...  re-hash each object and check it parses, is canonical and is of\n"
+		"                      kind harkaq.verdict.v1 (EVIDENCE: b3:<hex>, 8+ hex digits, or a path)\n"
+		"  list [--json]       every object: id, phase, state, recipe hash, artifact\n"
+		"  show EVIDENCE       the object's exact bytes (after verifying it)\n"
+		"\n"
+		"exit status: 0 success; 64 usage; 65 an object is missing or does not verify.\n");
+}
+
+static const char *jstr(const struct hk_jval *o, const char *key)
+{
+	const struct hk_jval *v = hk_jobj_get(o, key);
+	return v && v->type == HK_JSTR ? v->str : NULL;
+}
+
+static int do_verify(const char *store, int argc, char **argv)
+{
+	int code = HK_EXIT_OK;
+	for (int i = 0; i < argc; i++) {
+		struct hk_error err = { 0 };
+		struct hk_jval *ev = NULL;
+		char id[HK_B3_ID_LEN];
+		if (hk_explain_load(store, argv[i], &ev, id, &err) < 0) {
+			printf("FAILED %s: %s\n", argv[i], err.msg);
+			code = HK_EXIT_DATAERR;
+			continue;
+		}
+		const char *phase = jstr(ev, "phase"), *state = jstr(ev, "state");
+		printf("ok %s %s %s\n", id, phase ? phase : "-", state ? state : "?");
+		hk_jval_free(ev);
+	}
+	return code;
+}
+
+static int do_list(const char *store, bool json)
+{
+	char **ids;
+	size_t n;
+	struct hk_error err = { 0 };
+	if (hk_evobj_list(store, &ids, &n, &err) < 0) {
+		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
+		return HK_EXIT_SOFTWARE;
+	}
+	int code = HK_EXIT_OK;
+	struct hk_buf out = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &out, 0);
+	if (json)
+		hk_json_arr_begin(&j);
+	for (size_t i = 0; i < n; i++) {
+		struct hk_jval *ev = NULL;
+		char id[HK_B3_ID_LEN];
+		if (hk_explain_load(store, ids[i], &ev, id, &err) < 0) {
+			fprintf(stderr, "harkaq evidence: %s\n", err.msg);
+			code = HK_EXIT_DATAERR;
+		}
+		const char *phase = ev ? jstr(ev, "phase") : NULL, *state = ev ? jstr(ev, "state") : NULL;
+		const char *recipe = ev ? jstr(ev, "recipe_hash") : NULL;
+		const char *art = ev ? jstr(ev, "artifact_hash") : NULL;
+		if (json) {
+			hk_json_obj_begin(&j);
+			hk_json_key(&j, "id");
+			hk_json_str(&j, ids[i]);
+			hk_json_key(&j, "verified");
+			hk_json_bool(&j, ev != NULL);
+			const char *keys[] = { "phase", "state", "recipe_hash", "artifact_hash" };
+			const char *vals[] = { phase, state, recipe, art };
+			for (size_t k = 0; k < 4; k++) {
+				hk_json_key(&j, keys[k]);
+				if (vals[k])
+					hk_json_str(&j, vals[k]);
+				else
+					hk_json_null(&j);
+			}
+			hk_json_obj_end(&j);
+		} else {
+			hk_buf_printf(&out, "%s %-10s %-11s recipe %.19s artifact %.19s\n", ids[i],
+				      phase ? phase : "-", ev ? (state ? state : "?") : "UNVERIFIED",
+				      recipe ? recipe : "-", art ? art : "-");
+		}
+		hk_jval_free(ev);
+		free(ids[i]);
+	}
+	free(ids);
+	if (json) {
+		hk_json_arr_end(&j);
+		hk_buf_putc(&out, '\n');
+	}
+	fwrite(out.data, 1, out.len, stdout);
+	hk_buf_free(&out);
+	return code;
+}
+
+static int do_show(const char *store, const char *query)
+{
+	struct hk_error err = { 0 };
+	struct hk_jval *ev = NULL;
+	char id[HK_B3_ID_LEN];
+	if (hk_explain_load(store, query, &ev, id, &err) < 0) {
+		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
+		return HK_EXIT_DATAERR;
+	}
+	hk_jval_free(ev);
+	hk_autofree char *path = NULL;
+	struct hk_buf bytes = HK_BUF_INIT;
+	if (hk_evobj_find(store, query, &path, id, &err) < 0 ||
+	    hk_evobj_read(path, &bytes, &err) < 0) {
+		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
+		hk_buf_free(&bytes);
+		return HK_EXIT_DATAERR;
+	}
+	fwrite(bytes.data, 1, bytes.len, stdout);
+	hk_buf_free(&bytes);
+	return HK_EXIT_OK;
+}
+
+enum { OPT_STORE = 1000, OPT_JSON, OPT_HELP };
+
+int cmd_evidence(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *store_opt = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE: store_opt = optarg; break;
+		case OPT_JSON: json = true; break;
+		case OPT_HELP:
+		case 'h':
+			evidence_usage(stdout);
+			return HK_EXIT_OK;
+		default:
+			evidence_usage(stderr);
+			return HK_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		evidence_usage(stderr);
+		return HK_EXIT_USAGE;
+	}
+	const char *store = hk_store_choose_dir(store_opt);
+	const char *sub = argv[optind];
+	int rest = argc - optind - 1;
+	char **args = argv + optind + 1;
+	if (strcmp(sub, "verify") == 0 && rest >= 1)
+		return do_verify(store, rest, args);
+	if (strcmp(sub, "list") == 0 && rest == 0)
+		return do_list(store, json);
+	if (strcmp(sub, "show") == 0 && rest == 1)
+		return do_show(store, args[0]);
+	fprintf(stderr, "harkaq evidence: '%s' needs other arguments (see 'harkaq evidence "
+			"--help')\n", sub);
+	return HK_EXIT_USAGE;
+}

@@ -1,0 +1,321 @@
+#include "core/evobj.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+/* SPEC §13, KERNEL-FACTS §6 and §11: each is a measured hole of Landlock on ABI 7, or an
+ * assumption the verdict rests on.  Codes are stable (consumers match on them). */
+const struct hk_blind_spot hk_blind_spots[] = {
+	{ "existence_checks",
+	  "stat, access, readlink, chdir and O_PATH opens are not checked by Landlock: the build "
+	  "can learn that an undeclared file exists without any denial" },
+	{ "dac_blocked",
+	  "what file permissions (DAC) already refuse never reaches Landlock, so it is neither "
+	  "denied by the cage nor reported" },
+	{ "inherited_descriptors",
+	  "descriptors opened before the cage was installed are not checked (harkaq-exec closes "
+	  "inherited descriptors before the build starts)" },
+	{ "network_inert",
+	  "network rights are not part of the evidence: the sandbox's network namespace is "
+	  "empty, so there is nothing to deny or report" },
+	{ "kernel_trusted",
+	  "the kernel and the policy derivation are trusted: a kernel exploit is out of scope "
+	  "(use a microVM for that)" },
+	{ "bytes_underneath",
+	  "read-only rules do not stop bytes being changed under the filesystem; only sealed "
+	  "(fs-verity) artifacts catch that" },
+};
+const size_t hk_n_blind_spots = HK_ARRAY_LEN(hk_blind_spots);
+
+/* The members, in order: the verdict's own (hk_verdict_json_members decides them, so they
+ * are read from it rather than copied here), then these. */
+static const char *const own_members[] = { "diagnosis", "blind_spots" };
+
+/* The verdict's member names, in order, from an empty verdict's encoding. */
+static struct hk_jval *verdict_members(void)
+{
+	struct hk_verdict empty;
+	memset(&empty, 0, sizeof(empty));
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 0);
+	hk_json_obj_begin(&j);
+	hk_verdict_json_members(&empty, &j);
+	hk_json_obj_end(&j);
+	struct hk_jval *v = NULL;
+	struct hk_error e;
+	if (hk_json_parse(b.data, b.len, &v, &e) < 0)
+		abort();   /* our own writer's output: cannot fail */
+	hk_buf_free(&b);
+	return v;
+}
+
+void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
+		     struct hk_buf *out)
+{
+	struct hk_json j;
+	hk_json_init(&j, out, 0);
+	hk_json_obj_begin(&j);
+	hk_verdict_json_members(v, &j);
+	hk_json_key(&j, "diagnosis");
+	hk_diagnosis_json(d, &j);
+	hk_json_key(&j, "blind_spots");
+	hk_json_arr_begin(&j);
+	for (size_t i = 0; i < hk_n_blind_spots; i++) {
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "code");
+		hk_json_str(&j, hk_blind_spots[i].code);
+		hk_json_key(&j, "text");
+		hk_json_str(&j, hk_blind_spots[i].text);
+		hk_json_obj_end(&j);
+	}
+	hk_json_arr_end(&j);
+	hk_json_obj_end(&j);
+}
+
+char *hk_evobj_dir(const char *store_dir)
+{
+	return hk_xasprintf("%s/" HK_EVOBJ_DIR, store_dir);
+}
+
+static int write_all(int fd, const void *bytes, size_t n)
+{
+	const char *p = bytes;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
+		   char **path, struct hk_error *err)
+{
+	hk_b3_id(bytes, n, id);
+	hk_autofree char *dir = hk_evobj_dir(store_dir);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return hk_fail_errno(err, errno, "cannot create the evidence directory %s", dir);
+	hk_autofree char *tmp = hk_xasprintf("%s/.tmp-XXXXXX", dir);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return hk_fail_errno(err, errno, "cannot create a temporary file in %s", dir);
+	int r = write_all(fd, bytes, n);
+	if (r == 0 && fchmod(fd, 0644) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	char *final = hk_xasprintf("%s/%s.json", dir, id + 3);
+	if (r == 0 && rename(tmp, final) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		int rc = hk_fail_errno(err, -r, "cannot write the evidence object %s", final);
+		free(final);
+		return rc;
+	}
+	if (path)
+		*path = final;
+	else
+		free(final);
+	return 0;
+}
+
+int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk_jval **out,
+		   struct hk_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (expect_id) {
+		char id[HK_B3_ID_LEN];
+		hk_b3_id(bytes, n, id);
+		if (strcmp(id, expect_id) != 0)
+			return hk_fail(err, EBADMSG, "its bytes hash to %s, not to its name %s: the "
+				       "object was changed", id, expect_id);
+	}
+	struct hk_jval *v = NULL;
+	struct hk_error pe;
+	if (hk_json_parse(bytes, n, &v, &pe) < 0)
+		return hk_fail(err, EBADMSG, "it is not JSON: %s", pe.msg);
+	int rc = 0;
+	const struct hk_jval *kind = hk_jobj_get(v, "kind");
+	if (v->type != HK_JOBJ) {
+		rc = hk_fail(err, EBADMSG, "it is not a JSON object");
+		goto out;
+	}
+	if (!kind || kind->type != HK_JSTR || strcmp(kind->str, HK_EVOBJ_KIND) != 0) {
+		rc = hk_fail(err, EBADMSG, "its kind is not %s", HK_EVOBJ_KIND);
+		goto out;
+	}
+	struct hk_jval *vm = verdict_members();
+	size_t want = vm->len + HK_ARRAY_LEN(own_members);
+	for (size_t i = 0; i < want && rc == 0; i++) {
+		const char *m = i < vm->len ? vm->keys[i] : own_members[i - vm->len];
+		if (i >= v->len)
+			rc = hk_fail(err, EBADMSG, "member '%s' is missing", m);
+		else if (strcmp(v->keys[i], m) != 0)
+			rc = hk_fail(err, EBADMSG, "member %zu is '%s', expected '%s' (members come "
+				     "in a fixed order)", i + 1, v->keys[i], m);
+	}
+	if (rc == 0 && v->len != want)
+		rc = hk_fail(err, EBADMSG, "it has %zu members, %s has %zu", v->len,
+			     HK_EVOBJ_KIND, want);
+	hk_jval_free(vm);
+	if (rc < 0)
+		goto out;
+	const struct hk_jval *den = hk_jobj_get(v, "denials"), *dia = hk_jobj_get(v, "diagnosis");
+	if (den->type != HK_JARR || dia->type != HK_JARR || den->len != dia->len) {
+		rc = hk_fail(err, EBADMSG, "'diagnosis' must have one entry per denial");
+		goto out;
+	}
+	/* Canonical: the writer's own rendering of what was parsed is the same bytes.  This
+	 * rejects whitespace, other escapes, non-integer numbers and a trailing newline. */
+	struct hk_buf again = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &again, 0);
+	hk_json_value(&j, v);
+	bool same = again.len == n && memcmp(again.data, bytes, n) == 0;
+	hk_buf_free(&again);
+	if (!same) {
+		rc = hk_fail(err, EBADMSG, "it is not in canonical form (compact JSON, integers "
+			     "only, the writer's escapes, no trailing newline)");
+		goto out;
+	}
+out:
+	if (rc == 0 && out)
+		*out = v;
+	else
+		hk_jval_free(v);
+	return rc;
+}
+
+int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err)
+{
+	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return hk_fail_errno(err, errno, "cannot open the evidence object %s", path);
+	char chunk[65536];
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return hk_fail_errno(err, errno, "cannot read %s", path);
+		}
+		if (r == 0)
+			break;
+		hk_buf_append(out, chunk, (size_t)r);
+	}
+	return 0;
+}
+
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* "<64 hex>.json" -> true */
+static bool object_name(const char *name)
+{
+	return strlen(name) == 64 + 5 && strcmp(name + 64, ".json") == 0 && is_hex(name, 64);
+}
+
+int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err)
+{
+	*ids = NULL;
+	*n = 0;
+	hk_autofree char *dir = hk_evobj_dir(store_dir);
+	DIR *d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		return hk_fail_errno(err, errno, "cannot list %s", dir);
+	}
+	size_t cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!object_name(de->d_name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*ids = hk_xrealloc(*ids, cap * sizeof(**ids));
+		}
+		(*ids)[(*n)++] = hk_xasprintf("b3:%.64s", de->d_name);
+	}
+	closedir(d);
+	for (size_t i = 1; i < *n; i++)   /* insertion sort: lists are short */
+		for (size_t k = i; k > 0 && strcmp((*ids)[k - 1], (*ids)[k]) > 0; k--) {
+			char *t = (*ids)[k];
+			(*ids)[k] = (*ids)[k - 1];
+			(*ids)[k - 1] = t;
+		}
+	return 0;
+}
+
+int hk_evobj_find(const char *store_dir, const char *query, char **path,
+		  char id[HK_B3_ID_LEN], struct hk_error *err)
+{
+	*path = NULL;
+	id[0] = '\0';
+	size_t qlen = strlen(query);
+	if (strchr(query, '/') || (qlen > 5 && strcmp(query + qlen - 5, ".json") == 0)) {
+		struct stat st;
+		if (stat(query, &st) < 0)
+			return hk_fail_errno(err, errno, "evidence object %s", query);
+		const char *base = strrchr(query, '/');
+		base = base ? base + 1 : query;
+		if (object_name(base))
+			snprintf(id, HK_B3_ID_LEN, "b3:%.64s", base);
+		*path = hk_xstrdup(query);
+		return 0;
+	}
+	const char *hex = strncmp(query, "b3:", 3) == 0 ? query + 3 : query;
+	size_t hlen = strlen(hex);
+	if (hlen < 8 || hlen > 64 || !is_hex(hex, hlen))
+		return hk_fail(err, EINVAL, "'%s' is neither a path nor an evidence id (b3:<hex>, "
+			       "or at least 8 lowercase hex digits of one)", query);
+	char **ids;
+	size_t n;
+	int r = hk_evobj_list(store_dir, &ids, &n, err);
+	if (r < 0)
+		return r;
+	size_t found = 0, which = 0;
+	struct hk_buf cands = HK_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(ids[i] + 3, hex, hlen) == 0) {
+			hk_buf_printf(&cands, "%s%s", found ? ", " : "", ids[i]);
+			which = i;
+			found++;
+		}
+	}
+	if (found == 1) {
+		snprintf(id, HK_B3_ID_LEN, "%s", ids[which]);
+		*path = hk_xasprintf("%s/" HK_EVOBJ_DIR "/%s.json", store_dir, ids[which] + 3);
+	} else if (found == 0) {
+		r = hk_fail(err, ENOENT, "no evidence object %s in %s/" HK_EVOBJ_DIR, query,
+			    store_dir);
+	} else {
+		r = hk_fail(err, EEXIST, "'%s' is ambiguous: %s", query, hk_buf_str(&cands));
+	}
+	hk_buf_free(&cands);
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return r;
+}

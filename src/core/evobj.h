@@ -1,0 +1,82 @@
+/* Evidence objects (SPEC §10): one phase verdict, with its diagnosis and the blind spots a
+ * verdict cannot see, serialised canonically, addressed by the BLAKE3 of its bytes, stored
+ * next to the store's artifacts so other tools can chain it.  The form is specified in
+ * docs/evidence-objects.md; in short:
+ *
+ *   - one JSON object, kind "harkaq.verdict.v1", members in a fixed order:
+ *       the verdict's own, as hk_verdict_json_members writes them (kind state reasons abi
+ *       kernel_abi policy_id recipe_hash artifact_hash phase deps_sealed canary kernel
+ *       denials), then diagnosis, blind_spots
+ *   - compact: no whitespace outside strings, no trailing newline;
+ *   - numbers are integers only; byte strings (paths, exe, comm, dev) in the hk_json_bytes
+ *     form; strings otherwise as the writer in json.h escapes them;
+ *   - id = "b3:" + BLAKE3-256 hex of exactly those bytes; stored at
+ *     STORE/.evidence/<hex>.json.
+ *
+ * The verdict is behaviour, not identity: no evidence object is an input of a recipe hash or
+ * an artifact id (design Q4). */
+#ifndef HK_EVOBJ_H
+#define HK_EVOBJ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/blake3.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "core/suggest.h"
+#include "core/verdict.h"
+
+#define HK_EVOBJ_KIND "harkaq.verdict.v1"
+/* Directory inside the store: it moves with the store, and the store's loader ignores
+ * dot-directories other than its own. */
+#define HK_EVOBJ_DIR ".evidence"
+
+/* What the kernel-backed verdict cannot see (SPEC §13), carried in every object as data so
+ * a consumer never has to know them from prose. */
+struct hk_blind_spot {
+	const char *code;
+	const char *text;
+};
+extern const struct hk_blind_spot hk_blind_spots[];
+extern const size_t hk_n_blind_spots;
+
+/* Appends the canonical bytes of the evidence object to `out`.  `d` must be the diagnosis
+ * of `v` (d->n == v->n_denials). */
+void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
+		     struct hk_buf *out);
+
+/* STORE/.evidence (caller frees). */
+char *hk_evobj_dir(const char *store_dir);
+
+/* Writes the bytes as STORE/.evidence/<hex>.json atomically (a temporary file in the same
+ * directory, then rename); the directory is created if missing.  Writing an object that is
+ * already there is harmless (same name, same bytes).  id receives "b3:<hex>"; *path (if
+ * non-NULL) the file's path, owned by the caller. */
+int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
+		   char **path, struct hk_error *err);
+
+/* Checks an object: its BLAKE3 equals `expect_id` ("b3:<hex>"; NULL skips the check), it
+ * parses, its kind is harkaq.verdict.v1, its members are the documented ones in the
+ * documented order, `diagnosis` has one entry per denial, and it is canonical (re-encoding
+ * the parsed value gives the same bytes).  On success *out (if non-NULL) is the parsed
+ * object (hk_jval_free).  A failure is -EBADMSG with a message saying what is wrong. */
+int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk_jval **out,
+		   struct hk_error *err);
+
+/* Finds an object: `query` is a file path (anything containing '/' or ending in .json), or
+ * "b3:<hex>", or a hex prefix of at least 8 digits (with or without "b3:") of an object in
+ * STORE/.evidence.  *path and *id ("b3:<hex>" from the file name; empty if the file name is
+ * not one) are the caller's.  No match is -ENOENT, several -EEXIST listing them. */
+int hk_evobj_find(const char *store_dir, const char *query, char **path,
+		  char id[HK_B3_ID_LEN], struct hk_error *err);
+
+/* Reads a whole file into `out`. */
+int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err);
+
+/* Ids ("b3:<hex>") of every object in STORE/.evidence, sorted; none if the directory does not
+ * exist.  Caller frees each and the array. */
+int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err);
+
+#endif

@@ -1,0 +1,116 @@
+/* Diagnosis (SPEC §8, design §4.5): every denial of a verdict gets one of four classes.
+ *
+ *   expected     the recipe's [expect] lines classify it (verdict.c decided it)
+ *   declarable   the store provides the path: one line in [deps] fixes it
+ *                    /usr/bin/make  → declare dep: make
+ *   irreducible  nobody in the store provides it: write a recipe, or classify it as a probe
+ *   policy_bug   harkaq's own fault, not the recipe's: a denial on a contract surface of the
+ *                sandbox (/src /out /tmp /var/tmp /cache /dev/… /proc /.harkaq), or of an
+ *                access the policy grants (a base-runtime or closure file: the grant did not
+ *                take).  Never suggests "declare dep".
+ *
+ * The store's path index answers "who provides PATH" because the path of a file inside an
+ * artifact IS its path in the sandbox.  The kernel reports symlink TARGETS (KERNEL-FACTS §6),
+ * so aliases count too: an artifact shipping a symlink whose target (followed through the
+ * store's other symlinks) is the denied path provides it.  Providers are ranked "best first":
+ *
+ *   1. how:  "file" (ships the path as a regular file)  before  "link" (ships the path itself
+ *            as a symlink)  before  "alias" (ships another path that is a symlink to it);
+ *   2. for aliases, fewer symlink hops first;
+ *   3. then by artifact name, version and id (byte order), so the order is stable.
+ *
+ * Providers that are already in the build's closure are not suggested (declaring them again
+ * changes nothing); if only those remain, the debt is irreducible with a reason saying so.
+ *
+ * Ownership: every string of a diagnosis is owned by it; hk_diagnosis_free releases them. */
+#ifndef HK_SUGGEST_H
+#define HK_SUGGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "core/policy.h"
+#include "core/store.h"
+#include "core/verdict.h"
+
+enum hk_diag_class {
+	HK_DIAG_EXPECTED = 0,
+	HK_DIAG_DECLARABLE,
+	HK_DIAG_IRREDUCIBLE,
+	HK_DIAG_POLICY_BUG,
+};
+
+/* "expected", "declarable", "irreducible", "policy_bug" */
+const char *hk_diag_class_name(enum hk_diag_class c);
+
+enum hk_provider_how {
+	HK_PROVIDES_FILE = 0,    /* a regular file at the denied path */
+	HK_PROVIDES_LINK = 1,    /* a symlink at the denied path */
+	HK_PROVIDES_ALIAS = 2,   /* a symlink elsewhere whose target chain ends at the path */
+};
+
+/* "file", "link", "alias" */
+const char *hk_provider_how_name(enum hk_provider_how h);
+
+struct hk_provider {
+	char *name, *version, *id;   /* the artifact ("b3:…" id) */
+	enum hk_provider_how how;
+	char *via;                   /* alias: the symlink's sandbox path; else NULL */
+	unsigned hops;               /* alias: symlinks between `via` and the path (>= 1) */
+	char *spec;                  /* what to write in [deps]: "make", or "make=4.3-4.1" when
+					the name alone is ambiguous in the store, or the id */
+};
+
+struct hk_diag_item {
+	enum hk_diag_class cls;
+	char *reason;                /* irreducible / policy_bug: why (a sentence); else NULL */
+	struct hk_provider *providers;   /* declarable: best first; else empty */
+	size_t n_providers;
+	char *line;                  /* declarable: "declare dep: make"; else NULL */
+	/* Who tried, when the program itself comes from a declared artifact (design §4.9: a dep's
+	 * own binary reaching into the base root): that artifact's name; else NULL. */
+	char *exe_declared_by;
+};
+
+/* One item per denial of the verdict, same order (items[i] diagnoses v->denials[i]). */
+struct hk_diagnosis {
+	struct hk_diag_item *items;
+	size_t n;
+	size_t n_expected, n_declarable, n_irreducible, n_policy_bug;
+};
+
+struct hk_suggest_input {
+	struct hk_store *store;           /* may be NULL: then nothing is declarable */
+	const struct hk_policy *policy;   /* the policy the cage ran (finished); may be NULL */
+	const char *const *closure;       /* artifact dirnames already in the build's closure */
+	size_t n_closure;
+	/* The denials come from harkaq's sandbox, whose contract surfaces (/src, /tmp, /dev, …)
+	 * are harkaq's to grant.  False for `harkaq run` on the host, where /tmp is the host's. */
+	bool sandbox_contract;
+};
+
+/* Holds the store's reverse symlink map, built on first need and reused across phases.
+ * Borrows everything in `in` (they must outlive it). */
+struct hk_suggester;
+
+struct hk_suggester *hk_suggester_new(const struct hk_suggest_input *in);
+void hk_suggester_free(struct hk_suggester *s);
+
+/* Diagnoses every denial of `v`.  Fails only if the store cannot be read (the message names
+ * the artifact); *out is then empty. */
+int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_diagnosis *out,
+		struct hk_error *err);
+void hk_diagnosis_free(struct hk_diagnosis *d);
+
+/* Whether `path` lies on one of the sandbox's contract surfaces (exact or beneath). */
+bool hk_contract_surface(const char *path);
+
+/* The diagnosis as a JSON array, one object per denial, in order:
+ *   {"denial":I,"class":C,"reason":S|null,"line":S|null,"exe_declared_by":S|null,
+ *    "providers":[{"name","version","id","how","via","spec"}]}
+ * (the form the evidence object carries, docs/evidence-objects.md). */
+void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j);
+
+#endif

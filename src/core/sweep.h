@@ -1,0 +1,217 @@
+/* The sweep's pure part (SPEC §11, docs/sweep.md): what one recipe's measurement is, how a
+ * catalogue is cut into shards, how results are combined, summarised and rendered.
+ *
+ * The orchestrator (src/cli/cmd_sweep.c) runs the builds; everything that decides a number
+ * lives here, so it is testable on any machine and identical on every machine: a summary
+ * computed from the merged results of N shards is byte for byte the summary of one sweep.
+ *
+ *   build result JSON ──hk_sweep_item_from_build()──> item ──┐
+ *   recipe that cannot even be built ──hk_sweep_item_fail()──┤
+ *                                                            ├─> hk_sweep_doc_json()  (result)
+ *   result JSON of a shard ──hk_sweep_doc_parse()────────────┘   hk_sweep_table()     (text)
+ *                                                                hk_sweep_html()      (report)
+ */
+#ifndef HK_SWEEP_H
+#define HK_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/blake3.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "core/strset.h"
+
+/* What a recipe came out as.  Exactly one per recipe, so the five counts add up to the
+ * number of recipes: nothing is dropped. */
+enum hk_sweep_outcome {
+	HK_SWEEP_HERMETIC = 0,   /* every phase Hermetic and the build succeeded */
+	HK_SWEEP_DECLARABLE,     /* debt, and the store provides every debt path */
+	HK_SWEEP_IRREDUCIBLE,    /* debt, and at least one debt path nobody provides */
+	HK_SWEEP_NOEVIDENCE,     /* some phase NoEvidence (or no verdict at all) */
+	HK_SWEEP_FAILED,         /* not measured: bad recipe, deps, fetch, set-up, or a phase
+	                          * failed without any debt to explain it */
+	HK_SWEEP_OUTCOME_COUNT
+};
+
+/* "hermetic", "declarable", "irreducible", "no_evidence", "failed" */
+const char *hk_sweep_outcome_name(enum hk_sweep_outcome o);
+/* "Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed" */
+const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
+
+/* Why a recipe failed: stable codes (scripts match on them). */
+#define HK_SWEEP_FAIL_RECIPE "recipe"   /* the recipe does not load (file:line:col) */
+#define HK_SWEEP_FAIL_DEPS   "deps"     /* a declared dep is not in the store / no closure */
+#define HK_SWEEP_FAIL_FETCH  "fetch"    /* the source could not be fetched or unpacked */
+#define HK_SWEEP_FAIL_PHASE  "phase"    /* a phase exited non-zero, with no debt */
+#define HK_SWEEP_FAIL_SETUP  "setup"    /* harkaq build stopped with a set-up error */
+
+/* How the orchestrator classifies one debt path (SPEC §8): which artifacts of the store
+ * provide it (none: irreducible), and whether the base root holds it (then a policy of
+ * closure + whole base root would have granted it: the base-debt measure). */
+struct hk_sweep_class {
+	char **providers;        /* malloc'd artifact names, or NULL; taken over by the item */
+	size_t n_providers;
+	bool in_base;
+};
+typedef void (*hk_sweep_classify_fn)(void *ctx, const char *path, struct hk_sweep_class *out);
+
+/* One distinct debt path of a recipe (over all its phases). */
+struct hk_sweep_debt {
+	char *path;              /* sandbox path; a denial without a path (a scope) is written
+	                          * "[blockers]", e.g. "[scope.signal]" */
+	bool irreducible;        /* no provider */
+	char **providers;        /* artifact names, sorted, deduplicated */
+	size_t n_providers;
+	bool in_base;
+	unsigned phases;         /* bit (1 << phase index in the recipe's phase list) */
+	char *exe;               /* who tried, first denial seen; NULL when unknown */
+	uint64_t records;        /* denial records of this path, all phases */
+};
+
+struct hk_sweep_phase {
+	char *phase;             /* "configure", "compile", "install" */
+	char *state;             /* "Hermetic", "Impure", "NoEvidence"; NULL: no verdict */
+	char *reason;            /* NoEvidence: the primary reason code; else NULL */
+	int exit_code;
+	uint64_t debt;           /* distinct debt denials of the phase */
+	uint64_t expected;       /* distinct expected denials */
+	uint64_t policy_bug;     /* distinct denials the diagnosis calls a harkaq policy bug */
+	/* run-specific (not part of the deterministic summary) */
+	int64_t ms;
+	char *evidence;          /* id of the phase's stored evidence object, when the build
+	                          * reports one; NULL otherwise */
+};
+
+struct hk_sweep_item {
+	char *key;               /* the recipe as the sweep names it: sort and shard key */
+	char *name, *version;    /* NULL when the recipe could not be read */
+	char *recipe_hash;
+	char *policy_id;
+	enum hk_sweep_outcome outcome;
+	char *fail_code;         /* HK_SWEEP_FAIL_*; NULL when the build ran to the end */
+	char *reason;            /* why it failed, or NULL */
+	char *failed_phase;      /* a phase exited non-zero (also with debt), or NULL */
+	struct hk_sweep_phase *phases;
+	size_t n_phases;
+	struct hk_sweep_debt *debts;   /* sorted by path */
+	size_t n_debts;
+	/* Denials on the sandbox's own contract surfaces (the diagnosis' "policy_bug"): harkaq's
+	 * fault, not the recipe's, so not debt (the design's §4.10 "gap de política"). */
+	char **policy_bugs;      /* distinct paths, sorted */
+	size_t n_policy_bugs;
+	/* run-specific */
+	char *artifact;
+	int64_t ms;
+	int exit_status;         /* of harkaq build; -1 when it did not run */
+	char *log;               /* the build's log file, or NULL */
+};
+
+void hk_sweep_item_free(struct hk_sweep_item *it);
+
+/* An item for a recipe that was not built, or whose build left no result: outcome failed. */
+void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *code,
+			const char *reason);
+
+/* Reads a `harkaq build --result-out` JSON into `it` (key set by the caller beforehand):
+ * per-phase verdicts, the debt denials (classified with `classify`), the failed phase, and
+ * then the outcome.  A JSON that is not a build result is -EINVAL. */
+int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *build,
+			     hk_sweep_classify_fn classify, void *ctx, struct hk_error *err);
+
+/* The outcome from the item's phases, debts and failure (the rule in docs/sweep.md). */
+enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it);
+
+/* A harkaq build "harkaq build: …" message → HK_SWEEP_FAIL_* code. */
+const char *hk_sweep_fail_code_for(const char *message);
+
+/* ---- catalogue and shards ---- */
+
+/* Sorts keys bytewise (strcmp) and removes duplicates; returns the new count. */
+size_t hk_sweep_sort_keys(char **keys, size_t n);
+/* "b3:…" of the sorted keys: the identity of the catalogue every shard must agree on. */
+void hk_sweep_catalogue_id(const char *const *sorted_keys, size_t n, char out[HK_B3_ID_LEN]);
+/* "I/N" with 1 <= I <= N <= 100000. */
+int hk_sweep_parse_shard(const char *text, unsigned *index, unsigned *count,
+			 struct hk_error *err);
+/* Shard I/N holds the recipes at positions p (0-based, in sorted key order) with
+ * p % N == I - 1: round robin, so neighbours in the catalogue spread over the machines. */
+bool hk_sweep_in_shard(size_t position, unsigned index, unsigned count);
+
+/* ---- the result document ---- */
+
+struct hk_sweep_doc {
+	char catalogue_id[HK_B3_ID_LEN];
+	size_t catalogue_size;   /* recipes in the whole catalogue (all shards) */
+	unsigned shard_index, shard_count;   /* 0/0: the whole catalogue */
+	struct hk_sweep_item *items;         /* sorted by key */
+	size_t n_items;
+	/* run-specific */
+	unsigned jobs;
+	int64_t elapsed_ms;
+	char *store;
+};
+
+void hk_sweep_doc_free(struct hk_sweep_doc *d);
+void hk_sweep_doc_sort(struct hk_sweep_doc *d);
+
+/* The document as JSON.  with_run = false leaves out everything that depends on the run
+ * (timings, logs, evidence ids, the store's path, jobs, artifacts): what remains is a
+ * function of the catalogue, the store and the machine's kernel only, and is what
+ * `sweep merge` must reproduce byte for byte. */
+void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_json *j);
+/* Reads back a document written with with_run = true (or false). */
+int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
+		       struct hk_sweep_doc *out, struct hk_error *err);
+
+/* Combines shard documents into the whole catalogue's: every shard 1..N exactly once, all
+ * of the same catalogue, every recipe exactly once; otherwise an error naming what is
+ * missing or repeated.  The parts' items are moved into `out` (the parts are left empty). */
+int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_doc *out,
+		   struct hk_error *err);
+
+/* ---- summary ---- */
+
+struct hk_sweep_path_count {
+	const char *path;        /* points into an item */
+	size_t recipes;          /* recipes whose debt includes the path */
+	bool irreducible;
+	bool in_base;
+	const struct hk_sweep_debt *first;   /* providers come from here */
+};
+
+struct hk_sweep_summary {
+	size_t recipes;
+	size_t counts[HK_SWEEP_OUTCOME_COUNT];
+	size_t measured;                 /* hermetic + declarable + irreducible */
+	size_t failed_builds;            /* recipes with a failed phase (any outcome) */
+	/* base debt: the delta between policy = closure and policy = closure + base root */
+	size_t base_recipes;             /* recipes that read >= 1 base-root path beyond closure */
+	size_t base_paths_total;         /* sum over recipes of their distinct base paths */
+	size_t base_paths_distinct;      /* distinct over the catalogue */
+	size_t hidden_by_base;           /* recipes with debt whose every debt path is in the base
+	                                  * root: under closure + base root they look Hermetic */
+	size_t policy_bug_recipes;       /* recipes with >= 1 harkaq policy-bug denial */
+	struct hk_strset policy_bug_paths;    /* distinct, sorted */
+	struct hk_sweep_path_count *paths;   /* every distinct debt path, most frequent first */
+	size_t n_paths;
+};
+
+/* The target of the success metric (SPEC §8): irreducible recipes < 5 % of those measured. */
+#define HK_SWEEP_TARGET_PERCENT 5
+
+void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_sweep_summary *s);
+void hk_sweep_summary_free(struct hk_sweep_summary *s);
+
+/* The human table (stdout of `harkaq sweep`). */
+void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *out);
+/* A self-contained HTML report: inline CSS and SVG, no external resource, every text
+ * escaped. */
+void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *out);
+
+/* Escapes text for HTML element content and attribute values (& < > " '). */
+void hk_html_escape(struct hk_buf *out, const char *s);
+
+#endif

@@ -1,0 +1,1 @@
+int main(void) { return this_is_not_c }

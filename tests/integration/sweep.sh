@@ -1,0 +1,129 @@
+#!/bin/bash
+# harkaq sweep over the small mixed test catalogue tests/data/sweep (docs/sweep.md): exact
+# counts per outcome, every broken recipe reported with its reason, the debt paths and their
+# classification, the base-debt measure, --jobs 2 = --jobs 1, and shards 1/3..3/3 merged =
+# the single-machine sweep, byte for byte.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+
+FIXTURE=$(tests/fixtures/debstore.sh) || { not_ok "fixture store" "debstore.sh failed"; finish; exit 1; }
+S=$(hk_scratch)
+trap 'rm -rf "$S"' EXIT
+# The sweep seals its artifacts into the store: a hard-linked copy keeps the shared fixture
+# untouched (adds only create new files and rename a new index into place).
+cp -al "$FIXTURE" "$S/store"
+CAT=tests/data/sweep
+
+# ---- one machine, one job ----
+"$HARKAQ" sweep "$CAT" --store "$S/store" --out "$S/one" --html "$S/one/report.html" \
+	>"$S/one.stdout" 2>"$S/one.stderr"
+check_eq "sweep exits 0 when it completes (whatever the outcomes)" 0 $?
+T=$(cat "$S/one/summary.txt")
+J=$(cat "$S/one/summary.json")
+
+field() { grep -m1 "\"$1\": " "$S/$2/summary.json" | sed 's/.*: //; s/,$//'; }
+check_eq "8 recipes, none dropped" 8 "$(field recipes one)"
+check_eq "Hermetic: 1" 1 "$(field hermetic one)"
+check_eq "only declarable debt: 2" 2 "$(field declarable one)"
+check_eq "irreducible debt: 1" 1 "$(field irreducible one)"
+check_eq "no evidence: 0" 0 "$(field no_evidence one)"
+check_eq "failed: 4" 4 "$(field failed one)"
+check_eq "measured = hermetic + declarable + irreducible" 4 "$(field measured one)"
+check_eq "irreducible rate 1/4" 0.25 "$(field irreducible_rate one)"
+check_eq "two builds had a failed phase" 2 "$(field failed_builds one)"
+
+row() { grep -E "^$1 " "$S/one/summary.txt"; }
+# Positive and negative in the same catalogue: the recipe that declares everything is
+# Hermetic, the one running an undeclared make is not.
+check_contains "the hermetic recipe is Hermetic in every phase" "$(row sweep-hermetic)" \
+	"Hermetic                 0     0  compile=Hermetic install=Hermetic"
+check_contains "undeclared make: declarable debt, the build failed" "$(row sweep-declarable-make)" \
+	"only declarable debt     1"
+check_contains "a probe with a fallback: declarable debt, the build succeeded" \
+	"$(row sweep-declarable-probe)" "configure=Impure compile=Hermetic install=Hermetic"
+check_contains "perl from the base root: irreducible" "$(row sweep-irreducible)" "irreducible debt"
+
+# Every broken recipe is in the table with its reason.
+check_contains "a recipe that does not load, with file:line:col" "$T" \
+	"recipe: $CAT/broken-recipe/recipe.toml:1:1: missing required key 'version'"
+check_contains "a dep the store lacks, with its position" "$T" \
+	"deps: $CAT/broken-deps/recipe.toml:10:33: build dep 'libdoes-not-exist-dev' is not in the store"
+check_contains "a source that cannot be fetched" "$(row sweep-broken-fetch)" \
+	"fetch: fetching the source on the host"
+check_contains "a compile error without debt: failed, with the phase" "$(row sweep-broken-compile)" \
+	"phase: compile exited with status 1"
+
+# The debt paths, counted per recipe, classified against the store.
+check_contains "/usr/bin/make: 3 recipes, declarable, provider make" "$T" \
+	"3  declarable   yes   /usr/bin/make  → declare dep: make"
+check_contains "/usr/bin/perl: 1 recipe, irreducible" "$T" \
+	"1  irreducible  yes   /usr/bin/perl  → nobody provides it"
+check_contains "the JSON summary: make provides /usr/bin/make, 3 recipes" "$(echo "$J" | tr -d ' \n')" \
+	'"debt_paths":[{"path":"/usr/bin/make","recipes":3,"class":"declarable","providers":["make"],"in_base":'
+
+# Base debt: the paths exist in this machine's base root (the host), as the oracle says.
+want_total=0; want_distinct=0
+[ -e /usr/bin/make ] && want_total=$((want_total + 3)) && want_distinct=$((want_distinct + 1))
+[ -e /usr/bin/perl ] && want_total=$((want_total + 1)) && want_distinct=$((want_distinct + 1))
+check_eq "base-debt paths summed over recipes" "$want_total" "$(field paths_total one)"
+check_eq "distinct base-debt paths" "$want_distinct" "$(field paths_distinct one)"
+
+# Progress: not a tty here, so one line per completed recipe.
+check_eq "a progress line per recipe" 8 "$(grep -c '^\[sweep\] [0-9]/8 ' "$S/one.stderr")"
+check_contains "the table is on stdout" "$(cat "$S/one.stdout")" "irreducible rate: 1 of 4 measured"
+
+# The HTML report is self-contained.
+H=$(cat "$S/one/report.html")
+check_contains "HTML has the inline SVG chart" "$H" "<svg"
+check_eq "HTML loads nothing from outside" 0 "$(grep -ciE '<script|<link|<img|src=|href=|url\(|@import' "$S/one/report.html")"
+
+# ---- two jobs: the same summary ----
+"$HARKAQ" sweep "$CAT" --store "$S/store" --jobs 2 --out "$S/two" --quiet >/dev/null 2>"$S/two.stderr"
+check_eq "--jobs 2 completes" 0 $?
+if cmp -s "$S/one/summary.json" "$S/two/summary.json"; then
+	ok "--jobs 2 gives the same summary.json as --jobs 1"
+else
+	not_ok "--jobs 2 gives the same summary.json as --jobs 1" "$(diff "$S/one/summary.json" "$S/two/summary.json" | head -20)"
+fi
+check_eq "--quiet: no progress" "" "$(grep '^\[sweep\]' "$S/two.stderr")"
+
+# ---- three shards, merged ----
+for i in 1 2 3; do
+	"$HARKAQ" sweep "$CAT" --store "$S/store" --shard "$i/3" --out "$S/shard$i" --quiet >/dev/null 2>&1
+	check_eq "shard $i/3 completes" 0 $?
+done
+# Shard I/N holds the positions p with p mod N = I-1 of the bytewise-sorted keys.
+keys=$(find "$CAT" -name recipe.toml | LC_ALL=C sort)
+for i in 1 2 3; do
+	want=$(echo "$keys" | awk -v i="$i" 'NR % 3 == i % 3' | tr '\n' ' ')
+	got=$(grep '"key": ' "$S/shard$i/summary.json" | sed 's/.*"key": "//; s/",$//' | tr '\n' ' ')
+	check_eq "shard $i/3 holds exactly its slice" "$want" "$got"
+done
+"$HARKAQ" sweep merge "$S/shard3/result.json" "$S/shard1" "$S/shard2/result.json" --out "$S/merged" \
+	>"$S/merged.stdout" 2>&1
+check_eq "merge exits 0" 0 $?
+if cmp -s "$S/one/summary.json" "$S/merged/summary.json"; then
+	ok "merged shards give the single-machine summary.json, byte for byte"
+else
+	not_ok "merged shards give the single-machine summary.json, byte for byte" "$(diff "$S/one/summary.json" "$S/merged/summary.json" | head -20)"
+fi
+check_eq "merged table = single-machine table" "$(cat "$S/one/summary.txt")" "$(cat "$S/merged/summary.txt")"
+
+# A missing or repeated shard is refused, never a silently smaller catalogue.
+out=$("$HARKAQ" sweep merge "$S/shard1" "$S/shard2" 2>&1)
+check_eq "a missing shard: exit 65" 65 $?
+check_contains "a missing shard is named" "$out" "shard(s) 3/3 missing: every recipe must be accounted for"
+out=$("$HARKAQ" sweep merge "$S/shard1" "$S/shard1" "$S/shard2" 2>&1)
+check_eq "a repeated shard: exit 65" 65 $?
+check_contains "a repeated shard is named" "$out" "shard 1/3 is given twice"
+
+# Usage errors.
+out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)
+check_eq "--shard 4/3: exit 64" 64 $?
+check_contains "--shard 4/3 explained" "$out" "--shard wants I/N with 1 <= I <= N"
+out=$("$HARKAQ" sweep "$S/store/.meta" 2>&1)
+check_eq "a directory without recipes: exit 65" 65 $?
+check_contains "a directory without recipes is named" "$out" "no recipe.toml in this directory or below"
+
+finish

@@ -1,0 +1,436 @@
+/* The sweep's pure part (src/core/sweep.c): reading build results into items, the outcome
+ * rule, shards, the result document round trip, merge, the summary and the HTML escaping. */
+#include "harness.h"
+
+#include <errno.h>
+
+#include "core/sweep.h"
+#include "core/util.h"
+
+/* A fake store: /usr/bin/make is provided by "make", everything under /usr exists in the
+ * base root. */
+static void fake_classify(void *ctx, const char *path, struct hk_sweep_class *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	if (strcmp(path, "/usr/bin/make") == 0) {
+		out->providers = hk_xcalloc(2, sizeof(char *));
+		out->providers[0] = hk_xstrdup("remake");
+		out->providers[1] = hk_xstrdup("make");
+		out->n_providers = 2;
+	}
+	out->in_base = strncmp(path, "/usr/", 5) == 0;
+}
+
+static const char *denial(const char *cls, const char *path)
+{
+	static char buf[4][256];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]),
+		 "{\"class\":\"%s\",\"blockers\":\"fs.read_file\",\"path\":%s%s%s,\"exe\":\"/bin/sh\","
+		 "\"count\":2}",
+		 cls, path ? "\"" : "", path ? path : "null", path ? "\"" : "");
+	return buf[k];
+}
+
+/* A build result with one phase per state/denials pair. */
+static struct hk_jval *build_json(const char *failed_phase, const char *phases)
+{
+	char *text = hk_xasprintf("{\"recipe\":{\"name\":\"r\",\"version\":\"1\",\"hash\":\"b3:00\"},"
+				  "\"policy_id\":\"b3:11\",\"phases\":[%s],\"failed_phase\":%s%s%s,"
+				  "\"artifact\":null}",
+				  phases, failed_phase ? "\"" : "", failed_phase ? failed_phase : "null",
+				  failed_phase ? "\"" : "");
+	struct hk_jval *v = NULL;
+	struct hk_error err;
+	int rc = hk_json_parse(text, strlen(text), &v, &err);
+	if (rc < 0)
+		fprintf(stderr, "# %s\n# %s\n", err.msg, text);
+	free(text);
+	return v;
+}
+
+static char *phase(const char *name, int exit_code, const char *state, const char *reason,
+		   const char *denials, const char *report)
+{
+	return hk_xasprintf("{\"phase\":\"%s\",\"exit_code\":%d,\"ms\":5,\"verdict\":{\"state\":\"%s\","
+			    "\"reasons\":[%s%s%s],\"denials\":[%s]}%s%s}",
+			    name, exit_code, state, reason ? "{\"code\":\"" : "", reason ? reason : "",
+			    reason ? "\"}" : "", denials, report ? ",\"report\":" : "",
+			    report ? report : "");
+}
+
+static void item_of(struct hk_sweep_item *it, const char *failed, const char *phases)
+{
+	memset(it, 0, sizeof(*it));
+	it->key = hk_xstrdup("k/recipe.toml");
+	struct hk_jval *v = build_json(failed, phases);
+	REQUIRE(v);
+	struct hk_error err;
+	CHECK_EQ_INT(0, hk_sweep_item_from_build(it, v, fake_classify, NULL, &err));
+	hk_jval_free(v);
+}
+
+TEST(outcome_hermetic_declarable_irreducible)
+{
+	struct hk_sweep_item it;
+	char *a = phase("compile", 0, "Hermetic", NULL, denial("expected", "/usr/bin/gcc"), NULL);
+	item_of(&it, NULL, a);
+	CHECK_EQ_INT(HK_SWEEP_HERMETIC, it.outcome);
+	CHECK_EQ_INT(0, it.n_debts);
+	CHECK_EQ_INT(1, it.phases[0].expected);
+	hk_sweep_item_free(&it);
+	free(a);
+
+	/* The same path in two phases is one debt entry, listed with both phases. */
+	char *d1 = hk_xasprintf("%s", denial("debt", "/usr/bin/make"));
+	a = phase("configure", 0, "Impure", NULL, d1, NULL);
+	char *b = phase("compile", 0, "Impure", NULL, d1, NULL);
+	char *both = hk_xasprintf("%s,%s", a, b);
+	item_of(&it, NULL, both);
+	CHECK_EQ_INT(HK_SWEEP_DECLARABLE, it.outcome);
+	REQUIRE(it.n_debts == 1);
+	CHECK(!it.debts[0].irreducible);
+	REQUIRE(it.debts[0].n_providers == 2);
+	CHECK_STR_EQ("make", it.debts[0].providers[0]);   /* sorted */
+	CHECK_STR_EQ("remake", it.debts[0].providers[1]);
+	CHECK_EQ_INT(3, it.debts[0].phases);
+	CHECK_EQ_INT(4, it.debts[0].records);
+	CHECK(it.debts[0].in_base);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(b);
+	free(both);
+
+	/* One unprovided path makes the recipe irreducible; a denial without a path too. */
+	char *ds = hk_xasprintf("%s,%s", d1, denial("debt", "/opt/x"));
+	a = phase("compile", 0, "Impure", NULL, ds, NULL);
+	item_of(&it, NULL, a);
+	CHECK_EQ_INT(HK_SWEEP_IRREDUCIBLE, it.outcome);
+	REQUIRE(it.n_debts == 2);
+	CHECK_STR_EQ("/opt/x", it.debts[0].path);          /* sorted by path */
+	CHECK(it.debts[0].irreducible);
+	CHECK(!it.debts[0].in_base);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(ds);
+	a = phase("compile", 0, "Impure", NULL, denial("debt", NULL), NULL);
+	item_of(&it, NULL, a);
+	REQUIRE(it.n_debts == 1);
+	CHECK_STR_EQ("[fs.read_file]", it.debts[0].path);
+	CHECK_EQ_INT(HK_SWEEP_IRREDUCIBLE, it.outcome);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(d1);
+}
+
+TEST(outcome_failures_and_missing_evidence)
+{
+	struct hk_sweep_item it;
+	/* A failed phase without debt: failed, with the phase's status. */
+	char *a = phase("compile", 2, "Hermetic", NULL, "", NULL);
+	item_of(&it, "compile", a);
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	CHECK_STR_EQ(HK_SWEEP_FAIL_PHASE, it.fail_code);
+	CHECK_STR_EQ("compile exited with status 2 (see the build log)", it.reason);
+	hk_sweep_item_free(&it);
+	free(a);
+	/* A failed phase with debt: the debt decides (it is the likely cause). */
+	a = phase("compile", 127, "Impure", NULL, denial("debt", "/usr/bin/make"), NULL);
+	item_of(&it, "compile", a);
+	CHECK_EQ_INT(HK_SWEEP_DECLARABLE, it.outcome);
+	CHECK(it.fail_code == NULL);
+	CHECK_STR_EQ("compile", it.failed_phase);
+	hk_sweep_item_free(&it);
+	free(a);
+	/* NoEvidence in any phase wins over debt elsewhere. */
+	a = phase("configure", 0, "Impure", NULL, denial("debt", "/opt/x"), NULL);
+	char *b = phase("compile", 0, "NoEvidence", "records_lost", "", NULL);
+	char *both = hk_xasprintf("%s,%s", a, b);
+	item_of(&it, NULL, both);
+	CHECK_EQ_INT(HK_SWEEP_NOEVIDENCE, it.outcome);
+	CHECK_STR_EQ("records_lost", it.phases[1].reason);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(b);
+	free(both);
+	/* Never built: failed with the reason given. */
+	memset(&it, 0, sizeof(it));
+	hk_sweep_item_fail(&it, "x/recipe.toml", HK_SWEEP_FAIL_DEPS, "dep 'y' is not in the store");
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	CHECK_STR_EQ("x/recipe.toml", it.key);
+	hk_sweep_item_free(&it);
+	/* A build result that is not one. */
+	struct hk_jval *v = NULL;
+	struct hk_error err;
+	REQUIRE(hk_json_parse("{\"x\":1}", 7, &v, &err) == 0);
+	memset(&it, 0, sizeof(it));
+	CHECK(hk_sweep_item_from_build(&it, v, NULL, NULL, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "not a harkaq build result");
+	hk_sweep_item_free(&it);
+	hk_jval_free(v);
+}
+
+TEST(policy_bug_denials_are_not_the_recipes_debt)
+{
+	struct hk_sweep_item it;
+	const char *report = "{\"policy_bug\":[{\"path\":\"/dev/tty\"}],\"evidence\":\"b3:ee\"}";
+	char *ds = hk_xasprintf("%s", denial("debt", "/dev/tty"));
+	char *a = phase("configure", 0, "Impure", NULL, ds, report);
+	item_of(&it, NULL, a);
+	CHECK_EQ_INT(HK_SWEEP_HERMETIC, it.outcome);
+	CHECK_EQ_INT(0, it.n_debts);
+	REQUIRE(it.n_policy_bugs == 1);
+	CHECK_STR_EQ("/dev/tty", it.policy_bugs[0]);
+	CHECK_EQ_INT(1, it.phases[0].policy_bug);
+	CHECK_STR_EQ("b3:ee", it.phases[0].evidence);
+	hk_sweep_item_free(&it);
+	free(a);
+	/* Positive control: the same denial without the diagnosis' verdict is debt. */
+	a = phase("configure", 0, "Impure", NULL, ds, NULL);
+	item_of(&it, NULL, a);
+	CHECK_EQ_INT(HK_SWEEP_IRREDUCIBLE, it.outcome);
+	CHECK_EQ_INT(0, it.n_policy_bugs);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(ds);
+}
+
+TEST(fail_codes_from_build_messages)
+{
+	CHECK_STR_EQ(HK_SWEEP_FAIL_FETCH,
+		     hk_sweep_fail_code_for("fetching the source on the host (…): 'apt-get source' failed"));
+	CHECK_STR_EQ(HK_SWEEP_FAIL_DEPS,
+		     hk_sweep_fail_code_for("r.toml:3:1: build dep 'cmake' (store s; import it …)"));
+	CHECK_STR_EQ(HK_SWEEP_FAIL_SETUP, hk_sweep_fail_code_for("configure: the cage never reported"));
+	CHECK_STR_EQ(HK_SWEEP_FAIL_SETUP, hk_sweep_fail_code_for(NULL));
+}
+
+TEST(shards_partition_the_sorted_catalogue)
+{
+	char *keys[] = { hk_xstrdup("c"), hk_xstrdup("a"), hk_xstrdup("b"), hk_xstrdup("a"),
+			 hk_xstrdup("e"), hk_xstrdup("d"), hk_xstrdup("B") };
+	size_t n = hk_sweep_sort_keys(keys, 7);
+	REQUIRE(n == 6);
+	const char *want[] = { "B", "a", "b", "c", "d", "e" };
+	for (size_t i = 0; i < n; i++)
+		CHECK_STR_EQ(want[i], keys[i]);
+	/* Every position in exactly one shard, round robin. */
+	for (unsigned count = 1; count <= 7; count++)
+		for (size_t p = 0; p < n; p++) {
+			int in = 0;
+			for (unsigned i = 1; i <= count; i++)
+				in += hk_sweep_in_shard(p, i, count);
+			CHECK_EQ_INT(1, in);
+		}
+	CHECK(hk_sweep_in_shard(0, 1, 3) && hk_sweep_in_shard(3, 1, 3) && hk_sweep_in_shard(4, 2, 3));
+	CHECK(!hk_sweep_in_shard(1, 1, 3));
+	CHECK(hk_sweep_in_shard(5, 0, 0));   /* no shard: everything */
+
+	char id1[HK_B3_ID_LEN], id2[HK_B3_ID_LEN];
+	hk_sweep_catalogue_id((const char *const *)keys, n, id1);
+	hk_sweep_catalogue_id((const char *const *)keys, n - 1, id2);
+	CHECK(strcmp(id1, id2) != 0);
+	CHECK_EQ_INT(67, strlen(id1));
+	/* The key boundary is part of the id: ["ab"] and ["a","b"] differ. */
+	const char *ab[] = { "ab" }, *a_b[] = { "a", "b" };
+	hk_sweep_catalogue_id(ab, 1, id1);
+	hk_sweep_catalogue_id(a_b, 2, id2);
+	CHECK(strcmp(id1, id2) != 0);
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+
+	unsigned i, c;
+	struct hk_error err;
+	CHECK_EQ_INT(0, hk_sweep_parse_shard("2/3", &i, &c, &err));
+	CHECK_EQ_INT(2, i);
+	CHECK_EQ_INT(3, c);
+	const char *bad[] = { "0/3", "4/3", "3", "/3", "1/", "1/0", "a/b", "1/3x", "-1/3", "" };
+	for (size_t k = 0; k < HK_ARRAY_LEN(bad); k++) {
+		CHECK(hk_sweep_parse_shard(bad[k], &i, &c, &err) == -EINVAL);
+		CHECK_CONTAINS(err.msg, "--shard wants I/N");
+	}
+}
+
+/* A document of three items: hermetic, declarable (/usr/bin/make), failed. */
+static void make_doc(struct hk_sweep_doc *d, unsigned shard, unsigned count)
+{
+	memset(d, 0, sizeof(*d));
+	const char *all[] = { "a/recipe.toml", "b/recipe.toml", "c/recipe.toml" };
+	hk_sweep_catalogue_id(all, 3, d->catalogue_id);
+	d->catalogue_size = 3;
+	d->shard_index = shard;
+	d->shard_count = count;
+	d->items = hk_xcalloc(4, sizeof(*d->items));
+	for (size_t p = 0; p < 3; p++) {
+		if (!hk_sweep_in_shard(p, shard, count))
+			continue;
+		struct hk_sweep_item *it = &d->items[d->n_items++];
+		if (p == 2) {
+			memset(it, 0, sizeof(*it));
+			hk_sweep_item_fail(it, all[p], HK_SWEEP_FAIL_RECIPE, "c: bad <recipe> & \"x\"");
+			continue;
+		}
+		char *a = phase("compile", 0, p == 0 ? "Hermetic" : "Impure", NULL,
+				p == 0 ? "" : denial("debt", "/usr/bin/make"), NULL);
+		item_of(it, NULL, a);
+		free(it->key);
+		it->key = hk_xstrdup(all[p]);
+		it->ms = 1000 + (int64_t)p * (count + 1);   /* run data differs between runs */
+		free(a);
+	}
+}
+
+static char *doc_text(const struct hk_sweep_doc *d, bool with_run)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 1);
+	hk_sweep_doc_json(d, with_run, &j);
+	return hk_buf_steal(&b);
+}
+
+TEST(document_round_trip_and_merge_equals_whole)
+{
+	struct hk_sweep_doc whole;
+	make_doc(&whole, 0, 0);
+	char *want = doc_text(&whole, false);
+	CHECK_CONTAINS(want, "\"hermetic\": 1");
+	CHECK_CONTAINS(want, "\"declarable\": 1");
+	CHECK_CONTAINS(want, "\"failed\": 1");
+	CHECK_CONTAINS(want, "\"irreducible_rate\": 0");
+	CHECK(!strstr(want, "\"ms\""));   /* run data left out */
+
+	/* Round trip of the full document (with run data). */
+	char *full = doc_text(&whole, true);
+	CHECK_CONTAINS(full, "\"ms\"");
+	struct hk_sweep_doc back;
+	struct hk_error err;
+	REQUIRE(hk_sweep_doc_parse(full, strlen(full), "r.json", &back, &err) == 0);
+	char *again = doc_text(&back, true);
+	CHECK_STR_EQ(full, again);
+	free(again);
+	hk_sweep_doc_free(&back);
+	free(full);
+
+	/* Three shards written, read back, merged in any order: the whole document. */
+	struct hk_sweep_doc parts[3];
+	for (unsigned s = 0; s < 3; s++) {
+		struct hk_sweep_doc sh;
+		make_doc(&sh, 3 - s, 3);
+		char *t = doc_text(&sh, true);
+		REQUIRE(hk_sweep_doc_parse(t, strlen(t), "shard.json", &parts[s], &err) == 0);
+		free(t);
+		hk_sweep_doc_free(&sh);
+	}
+	struct hk_sweep_doc merged;
+	REQUIRE(hk_sweep_merge(parts, 3, &merged, &err) == 0);
+	char *got = doc_text(&merged, false);
+	CHECK_STR_EQ(want, got);
+	free(got);
+	hk_sweep_doc_free(&merged);
+	for (int s = 0; s < 3; s++)
+		hk_sweep_doc_free(&parts[s]);
+
+	/* A missing shard, a repeated shard, shards of another catalogue: refused. */
+	struct hk_sweep_doc two[2];
+	make_doc(&two[0], 1, 3);
+	make_doc(&two[1], 3, 3);
+	CHECK(hk_sweep_merge(two, 2, &merged, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "shard(s) 2/3 missing");
+	hk_sweep_doc_free(&two[1]);
+	make_doc(&two[1], 1, 3);
+	CHECK(hk_sweep_merge(two, 2, &merged, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "shard 1/3 is given twice");
+	hk_sweep_doc_free(&two[1]);
+	make_doc(&two[1], 2, 3);
+	two[1].catalogue_id[5] ^= 1;
+	CHECK(hk_sweep_merge(two, 2, &merged, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "another catalogue");
+	/* A shard that lost a recipe (same id claimed, fewer items). */
+	two[1].catalogue_id[5] ^= 1;
+	struct hk_sweep_doc three[3];
+	three[0] = two[0];
+	three[1] = two[1];
+	make_doc(&three[2], 3, 3);
+	hk_sweep_item_free(&three[2].items[0]);
+	three[2].n_items = 0;
+	CHECK(hk_sweep_merge(three, 3, &merged, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "a shard lost or gained recipes");
+	for (int s = 0; s < 3; s++)
+		hk_sweep_doc_free(&three[s]);
+	free(want);
+	hk_sweep_doc_free(&whole);
+
+	/* Not a sweep result. */
+	CHECK(hk_sweep_doc_parse("{}", 2, "x.json", &back, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "x.json: not a harkaq sweep result");
+}
+
+TEST(summary_counts_paths_and_base_debt)
+{
+	struct hk_sweep_item items[3];
+	char *d2 = hk_xasprintf("%s,%s", denial("debt", "/usr/bin/make"), denial("debt", "/opt/x"));
+	char *a = phase("compile", 0, "Impure", NULL, denial("debt", "/usr/bin/make"), NULL);
+	char *b = phase("compile", 0, "Impure", NULL, d2, NULL);
+	char *c = phase("compile", 0, "Hermetic", NULL, "", NULL);
+	item_of(&items[0], NULL, a);
+	item_of(&items[1], NULL, b);
+	item_of(&items[2], NULL, c);
+	struct hk_sweep_summary s;
+	hk_sweep_summarise(items, 3, &s);
+	CHECK_EQ_INT(3, s.recipes);
+	CHECK_EQ_INT(1, s.counts[HK_SWEEP_HERMETIC]);
+	CHECK_EQ_INT(1, s.counts[HK_SWEEP_DECLARABLE]);
+	CHECK_EQ_INT(1, s.counts[HK_SWEEP_IRREDUCIBLE]);
+	CHECK_EQ_INT(3, s.measured);
+	REQUIRE(s.n_paths == 2);
+	CHECK_STR_EQ("/usr/bin/make", s.paths[0].path);   /* most frequent first */
+	CHECK_EQ_INT(2, s.paths[0].recipes);
+	CHECK_STR_EQ("/opt/x", s.paths[1].path);
+	CHECK_EQ_INT(1, s.paths[1].recipes);
+	CHECK(s.paths[1].irreducible);
+	/* /usr/bin/make is in the (fake) base root, /opt/x is not. */
+	CHECK_EQ_INT(2, s.base_recipes);
+	CHECK_EQ_INT(2, s.base_paths_total);
+	CHECK_EQ_INT(1, s.base_paths_distinct);
+	CHECK_EQ_INT(1, s.hidden_by_base);   /* only the first: the second also reads /opt/x */
+	hk_sweep_summary_free(&s);
+
+	struct hk_sweep_doc d = { .items = items, .n_items = 3, .catalogue_size = 3 };
+	struct hk_buf t = HK_BUF_INIT;
+	hk_sweep_table(&d, &t);
+	CHECK_CONTAINS(hk_buf_str(&t), "irreducible rate: 1 of 3 measured = 33.3 % (target < 5 %: NOT met)");
+	CHECK_CONTAINS(hk_buf_str(&t), "/usr/bin/make  → declare dep: make | remake");
+	hk_buf_free(&t);
+	for (int i = 0; i < 3; i++)
+		hk_sweep_item_free(&items[i]);
+	free(a);
+	free(b);
+	free(c);
+	free(d2);
+}
+
+TEST(html_escapes_everything_and_is_self_contained)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	hk_html_escape(&b, "<a href='x'>&\"</a>\x01");
+	CHECK_STR_EQ("&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;\\x01", hk_buf_str(&b));
+	hk_buf_free(&b);
+
+	struct hk_sweep_doc d;
+	make_doc(&d, 0, 0);
+	free(d.items[0].name);
+	d.items[0].name = hk_xstrdup("<script>alert(1)</script>");
+	struct hk_buf h = HK_BUF_INIT;
+	hk_sweep_html(&d, &h);
+	const char *html = hk_buf_str(&h);
+	CHECK(!strstr(html, "<script"));
+	CHECK_CONTAINS(html, "&lt;script&gt;alert(1)&lt;/script&gt;");
+	CHECK_CONTAINS(html, "c: bad &lt;recipe&gt; &amp; &quot;x&quot;");
+	CHECK_CONTAINS(html, "<svg");
+	CHECK(!strstr(html, "src=") && !strstr(html, "href=") && !strstr(html, "url("));
+	hk_buf_free(&h);
+	hk_sweep_doc_free(&d);
+}
