@@ -19,6 +19,7 @@ struct hk_build_plan {
 	char **layers;                   /* dep artifact trees, highest priority first */
 	size_t n_layers;
 	char **closure_names;            /* artifact dirnames of the closure, deps first */
+	size_t n_unmerged;               /* dep files outside the merged system directories */
 	size_t n_closure;
 };
 
@@ -51,6 +52,8 @@ struct hk_build_opts {
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
 	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
 					  * around each phase's shell inside the sandbox */
+	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;
+					  * the verdict is then NoEvidence); 0: the kernel's ABI */
 };
 
 struct phase_result {

@@ -56,6 +56,8 @@ static void build_usage(FILE *f)
 		"  --quiet            no progress on stderr\n"
 		"  --no-evidence      the cage without the reader and canary (enforcement only; the\n"
 		"                     verdict is NoEvidence): what the evidence costs is the difference\n"
+		"  --force-abi N      tests only: the cage behaves as Landlock ABI N (harkaq-exec\n"
+		"                     --force-abi); the verdict is then NoEvidence, never Hermetic\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
 		"                     spaces) inside the sandbox, e.g. 'strace -f -e trace=file -o\n"
 		"                     /tmp/trace'; under the cage seccomp denies ptrace, so tracers\n"
@@ -318,6 +320,11 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 			const struct hk_tree_entry *e = &trees[i].entries[k];
 			if (e->type == HK_TREE_DIR)
 				continue;
+			/* Not merged into the sandbox (a dep's /var): nothing to grant. */
+			if (!hk_sandbox_merges_path(e->path)) {
+				bp->n_unmerged++;
+				continue;
+			}
 			if (n_paths == cap_paths) {
 				cap_paths = cap_paths ? cap_paths * 2 : 1024;
 				paths = hk_xrealloc(paths, cap_paths * sizeof(char *));
@@ -406,7 +413,7 @@ static char **build_env(const struct hk_recipe *r)
 }
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
-       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_HELP };
+       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -420,6 +427,7 @@ static const struct option build_options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "no-evidence", no_argument, NULL, OPT_NO_EVIDENCE },
 	{ "wrap", required_argument, NULL, OPT_WRAP },
+	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -439,7 +447,7 @@ int cmd_build(int argc, char **argv)
 	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
 	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
 	const char *wrap = NULL;
-	long timeout = 3600;
+	long timeout = 3600, force_abi = 0;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", build_options, NULL)) != -1) {
@@ -454,6 +462,16 @@ int cmd_build(int argc, char **argv)
 		case OPT_QUIET: quiet = true; break;
 		case OPT_NO_EVIDENCE: no_evidence = true; break;
 		case OPT_WRAP: wrap = optarg; break;
+		case OPT_FORCE_ABI: {
+			char *end;
+			force_abi = strtol(optarg, &end, 10);
+			if (*end || end == optarg || force_abi <= 0 || force_abi > 1000) {
+				fprintf(stderr, "harkaq build: --force-abi wants an ABI number, not '%s'\n",
+					optarg);
+				return HK_EXIT_USAGE;
+			}
+			break;
+		}
 		case OPT_TIMEOUT: {
 			char *end;
 			timeout = strtol(optarg, &end, 10);
@@ -489,6 +507,7 @@ int cmd_build(int argc, char **argv)
 		.cage = cage,
 		.no_evidence = no_evidence,
 		.wrap = wrap,
+		.force_abi = (int)force_abi,
 		.user = user,
 		.profile = profile,
 		.timeout_s = (int)timeout,
@@ -728,7 +747,12 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		hk_argv_push(&inner, "-ec");
 		hk_argv_push(&inner, script);
 		char **argv = NULL;
-		int arc = hk_sandbox_argv(&sb, &plan, NULL, inner.v, &argv, err);
+		/* --force-abi: harkaq-exec pretends an older Landlock (fault injection). */
+		char abi_opt[] = "--force-abi", abi_arg[16];
+		snprintf(abi_arg, sizeof(abi_arg), "%d", bo->force_abi);
+		char *const force_args[] = { abi_opt, abi_arg, NULL };
+		int arc = hk_sandbox_argv(&sb, &plan, bo->cage && bo->force_abi > 0 ? force_args : NULL,
+					  inner.v, &argv, err);
 		hk_argv_free(inner.v);
 		if (arc < 0) {
 			free(script);
@@ -804,6 +828,9 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			code = HK_EXIT_SOFTWARE;
 			goto done;
 		}
+		if (!bo->quiet && pr->res.timed_out)
+			fprintf(stderr, "[%s] killed at the --timeout of %d s, with everything it "
+					"started\n", pname, bo->timeout_s);
 		if (!bo->quiet)
 			fprintf(stderr, "[%s] exited %d after %.1f s\n", pname, pr->res.exit_code,
 				(double)pr->ms / 1000.0);
@@ -976,6 +1003,12 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_str(j, hk_phase_name(pr->phase));
 		hk_json_key(j, "exit_code");
 		hk_json_int(j, pr->res.exit_code);
+		/* A phase killed at --timeout, and processes still alive when its shell exited
+		 * (killed too): the verdict covers only what ran, so say it was cut short. */
+		hk_json_key(j, "timed_out");
+		hk_json_bool(j, pr->res.timed_out);
+		hk_json_key(j, "leftovers_killed");
+		hk_json_int(j, pr->res.leftovers_killed);
 		hk_json_key(j, "ms");
 		hk_json_int(j, pr->ms);
 		/* What the evidence channel adds to the phase (bench/run reads it). */

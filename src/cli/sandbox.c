@@ -20,8 +20,6 @@ static const char *const base_tops[] = { "usr", "bin", "sbin", "lib", "lib32", "
 					 "etc", "opt" };
 
 /* Directories the sandbox itself provides: a dep shipping files there could not be merged. */
-static const char *const sandbox_tops[] = { "src", "out", "tmp", "proc", "dev", "cache", ".harkaq" };
-
 static bool is_in(const char *name, const char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -58,6 +56,16 @@ static int cmp_top(const void *a, const void *b)
 	return strcmp(((const struct hk_top *)a)->name, ((const struct hk_top *)b)->name);
 }
 
+bool hk_sandbox_merges_path(const char *path)
+{
+	const char *p = path[0] == '/' ? path + 1 : path;
+	size_t n = strcspn(p, "/");
+	for (size_t i = 0; i < HK_ARRAY_LEN(base_tops); i++)
+		if (strlen(base_tops[i]) == n && memcmp(base_tops[i], p, n) == 0)
+			return true;
+	return false;
+}
+
 int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, struct hk_error *err)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -75,11 +83,16 @@ int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, st
 		while ((de = readdir(d))) {
 			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 				continue;
+			/* Only the system directories are merged.  A dep's /var (dpkg's state
+			 * directories) would turn /var into a read-only merged view under the
+			 * sandbox's own /var/tmp scratch; such files are outside the sandbox, and
+			 * the derivation leaves them out too (hk_sandbox_merges_path). */
+			if (!is_in(de->d_name, base_tops, HK_ARRAY_LEN(base_tops)))
+				continue;
 			char *p = hk_xasprintf("%s/%s", s->layers[l], de->d_name);
 			struct stat st;
 			int sr = lstat(p, &st);
-			if (sr < 0 || !S_ISDIR(st.st_mode) || is_in(de->d_name, sandbox_tops,
-								      HK_ARRAY_LEN(sandbox_tops))) {
+			if (sr < 0 || !S_ISDIR(st.st_mode)) {
 				int r = hk_fail(err, EINVAL,
 						"dep tree %s has /%s at its top, which is not a directory "
 						"the sandbox can merge (top-level entries must be "

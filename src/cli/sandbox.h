@@ -59,6 +59,10 @@ struct hk_sandbox_plan {
 	size_t n_tops;
 };
 
+/* Whether a dep file at this sandbox path is merged into the sandbox (it lies under one of the
+ * base root's system directories: usr, bin, sbin, lib*, etc, opt). */
+bool hk_sandbox_merges_path(const char *path);
+
 int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, struct hk_error *err);
 void hk_sandbox_plan_free(struct hk_sandbox_plan *plan);
 

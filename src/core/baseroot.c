@@ -1024,6 +1024,12 @@ static const struct hk_runtime_entry autotools_entries[] = {
 	PROG("sed"), PROG("grep"), PROG("awk"), PROG("cmp"), PROG("diff"),
 	/* config.log's header runs these; absent on some bases, and then not a denial. */
 	PROG_OPTIONAL("hostname"), PROG_OPTIONAL("arch"),
+	/* The base root's identity, which no dep can provide: user and group look-ups (whoami,
+	 * id, configure's config.log header) read passwd/group through nsswitch.conf, and
+	 * libtool's configure reads ld.so.conf to learn the system's library search path.
+	 * Each was measured as a denial in 5 of 6 real autotools builds of the catalogue. */
+	DATA_OPTIONAL("/etc/passwd"), DATA_OPTIONAL("/etc/group"),
+	DATA_OPTIONAL("/etc/nsswitch.conf"), DATA_OPTIONAL("/etc/ld.so.conf"),
 };
 
 static const struct hk_base_profile profiles[] = {

@@ -39,7 +39,8 @@ version = "1"
 [source]
 dir = "src"
 [phases]
-compile = ["ranlib --version >/dev/null 2>&1 || true", "cat /dev/tty 2>/dev/null || true",
+compile = ["ranlib --version >/dev/null 2>&1 || true",
+           "cat /.harkaq/policy >/dev/null 2>&1 || true",
            "mkdir -p /out/share && echo probe > /out/share/probe"]
 EOT
 before=$(ls "$STORE/.evidence" 2>/dev/null | wc -l)
@@ -59,10 +60,12 @@ check_eq "several providers, the file's before the alias's" \
 binutils	alias	/usr/bin/ranlib" "$prov"
 check_contains "the suggestion names the best provider" "$(q declare <"$D/probe.json")" \
 	"binutils-x86-64-linux-gnu	/usr/bin/x86_64-linux-gnu-ranlib"
-check_eq "/dev/tty is a policy bug" "/dev/tty" "$(q policy-bugs <"$D/probe.json")"
-check_not_contains "a policy bug is not debt (irreducible)" "$(q irreducible <"$D/probe.json")" "/dev/tty"
-check_not_contains "a policy bug is not debt (declarable)" "$(q declare <"$D/probe.json")" "/dev/tty"
-check_contains "the human report says so" "$(cat "$D/probe.json.stderr")" "policy bug (1), not debt: /dev/tty"
+# Reading harkaq's own /.harkaq/policy: a denial on a contract surface of the sandbox.
+check_eq "/.harkaq/policy is a policy bug" "/.harkaq/policy" "$(q policy-bugs <"$D/probe.json")"
+check_not_contains "a policy bug is not debt (irreducible)" "$(q irreducible <"$D/probe.json")" "/.harkaq"
+check_not_contains "a policy bug is not debt (declarable)" "$(q declare <"$D/probe.json")" "/.harkaq"
+check_contains "the human report says so" "$(cat "$D/probe.json.stderr")" \
+	"policy bug (1), not debt: /.harkaq/policy"
 check_eq "the recipe hash is the same after a build that produced evidence" "$H0" \
 	"$(q recipe-hash <"$D/probe.json")"
 pid=$(q evidence <"$D/probe.json")
