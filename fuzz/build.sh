@@ -12,7 +12,8 @@
 #                                 seed corpus fuzz/corpus/NAME/; new coverage goes to
 #                                 build-fuzz/corpus/NAME/, crashers to fuzz/corpus/NAME/
 #                                 (crash-*) so that fuzz_regress.sh replays them forever.
-#                                 Prints seconds and executions per harness.
+#                                 Prints seconds and executions per harness.  To refresh
+#                                 the saved coverage corpus afterwards: fuzz/build.sh --save
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -67,12 +68,29 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 echo "fuzzers in $OUT"
 
+if [ "${1:-}" = --save ]; then
+	# Coverage-minimise seeds + what the runs found into fuzz/corpus/NAME-coverage.tar.xz
+	# (one reproducible archive per harness instead of thousands of small files).
+	for h in "${HARNESSES[@]}"; do
+		m=$(mktemp -d)
+		"$OUT/fuzz_$h" -merge=1 "$m" "fuzz/corpus/$h" "$OUT/corpus/$h" >/dev/null 2>&1
+		tar -C "$m" --owner=0 --group=0 --numeric-owner --mtime=@1700000000 --sort=name \
+			-cJf "fuzz/corpus/$h-coverage.tar.xz" .
+		echo "$h: $(ls "$m" | wc -l) inputs saved"
+		rm -rf "$m"
+	done
+fi
+
 if [ "${1:-}" = --run ]; then
 	secs=${2:?--run wants SECONDS}
 	shift 2
 	[ $# -gt 0 ] && HARNESSES=("$@")
 	for h in "${HARNESSES[@]}"; do
 		mkdir -p "$OUT/corpus/$h" "fuzz/corpus/$h"
+		# Start from what earlier runs found (the saved coverage corpus), not from scratch.
+		if [ -f "fuzz/corpus/$h-coverage.tar.xz" ] && [ -z "$(ls -A "$OUT/corpus/$h")" ]; then
+			tar -C "$OUT/corpus/$h" -xJf "fuzz/corpus/$h-coverage.tar.xz"
+		fi
 		log=$OUT/fuzz_$h.log
 		set +e
 		"$OUT/fuzz_$h" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \

@@ -315,6 +315,13 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 		add_reason(v, HK_REASON_NO_LANDLOCK, hk_xstrdup(
 			"no Landlock: the kernel has no Landlock (or it is disabled at boot), so the "
 			"build ran under the sandbox alone, uncaged and unwitnessed"));
+	else if (in->abi < 3)
+		/* harkaq-exec's tier none (SPEC §3.2): below ABI 3 it applies no Landlock at all,
+		 * so "enforced" would be a false statement (found by tests/integration/hostile.sh). */
+		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
+			"Landlock ABI %d is below 3: the cage applied no Landlock (tier none), so the "
+			"build ran under the sandbox and seccomp alone, and nothing reports denials",
+			in->abi));
 	else if (in->abi < HK_ABI_EVIDENCE)
 		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
 			"Landlock ABI %d is below 7: the cage was enforced, but this kernel cannot "

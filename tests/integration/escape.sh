@@ -191,6 +191,7 @@ check_eq "run: rename of an undeclared file into a granted directory is EACCES" 
 	"rename $S/host/other/f $S/host/granted/f: EACCES
 read $S/host/granted/f: ENOENT" "$RUN_OUT"
 check_contains "run: ... and in the verdict (the undeclared side)" "$RUN_DEN" "$S/host/other"
+check_contains "run: ... with the refer right among the blockers" "$RUN_DEN" "fs.refer"
 mk
 run nobody "rw $S/host/granted" "rw $S/host/other" -- rename "$S/host/other/f" "$S/host/granted/f"
 check_eq "run (control): with both directories granted the rename works" \
