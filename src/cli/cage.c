@@ -285,6 +285,9 @@ static int pidfd_open_(pid_t pid)
 int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
 {
 	memset(r, 0, sizeof(*r));
+	/* A signal forwarded to an earlier run of this process (a previous phase) is not this
+	 * run's. */
+	forwarded_signal = 0;
 	r->abi = r->real_abi = -1;
 	r->lost_before = r->lost_after = -1;
 	hk_evidence_init(&r->evidence, o->canary_path);

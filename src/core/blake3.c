@@ -421,3 +421,30 @@ int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_e
 	hk_blake3_finalize(&h, out, HK_BLAKE3_OUT_LEN);
 	return 0;
 }
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int hk_unhex(const char *hex, size_t n_bytes, uint8_t *out)
+{
+	/* By hand: sscanf("%1x") calls strlen on the rest of the buffer each time, which made
+	 * reading a 100k-file manifest quadratic. */
+	for (size_t i = 0; i < n_bytes; i++) {
+		int hi = hex_value(hex[2 * i]);
+		if (hi < 0)
+			return -EINVAL;
+		int lo = hex_value(hex[2 * i + 1]);
+		if (lo < 0)
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}

@@ -42,6 +42,9 @@ void hk_blake3_finalize(const struct hk_blake3 *h, uint8_t *out, size_t out_len)
 void hk_blake3_hash(const void *data, size_t len, uint8_t out[HK_BLAKE3_OUT_LEN]);
 /* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */
 void hk_hex(const uint8_t *bytes, size_t n, char *out);
+/* The inverse of hk_hex: 2n hex digits (either case) into n bytes.  Returns 0, or -EINVAL at
+ * the first character that is not a hex digit (out is then partially written). */
+int hk_unhex(const char *hex, size_t n_bytes, uint8_t *out);
 /* "b3:<64 hex>" of data into out (68 bytes with NUL). */
 #define HK_B3_ID_LEN (3 + 2 * HK_BLAKE3_OUT_LEN + 1)
 void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN]);

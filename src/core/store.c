@@ -789,11 +789,7 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 		/* Recompute the identity from the recorded fields: metadata edited by hand (a dep
 		 * removed, a version changed) no longer hashes to its directory name. */
 		uint8_t root_hash[HK_BLAKE3_OUT_LEN];
-		for (size_t i = 0; i < HK_BLAKE3_OUT_LEN; i++) {
-			unsigned hi, lo;
-			sscanf(a->tree_id + 3 + 2 * i, "%1x%1x", &hi, &lo);
-			root_hash[i] = (uint8_t)(hi << 4 | lo);
-		}
+		(void)hk_unhex(a->tree_id + 3, HK_BLAKE3_OUT_LEN, root_hash); /* validated above */
 		bool canonical = true;
 		for (size_t i = 1; canonical && i < a->n_deps; i++)
 			canonical = group_cmp(&a->deps[i - 1], &a->deps[i]) < 0;
@@ -983,11 +979,7 @@ static int manifest_decode(const char *text, size_t len, const char *filename,
 			     unescape_field(sp2 + 1, (size_t)(nl - sp2 - 1), &path) == 0;
 			if (ok) {
 				uint8_t d[HK_BLAKE3_OUT_LEN];
-				for (size_t i = 0; i < HK_BLAKE3_OUT_LEN; i++) {
-					unsigned hi, lo;
-					sscanf(sp1 + 1 + 2 * i, "%1x%1x", &hi, &lo);
-					d[i] = (uint8_t)(hi << 4 | lo);
-				}
+				(void)hk_unhex(sp1 + 1, HK_BLAKE3_OUT_LEN, d); /* validated above */
 				hk_tree_add(&t, hk_buf_str(&path), HK_TREE_FILE, kind == 'x', d,
 					    NULL, 0);
 			}
@@ -1905,11 +1897,7 @@ int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_
 		struct hk_seal_entry *e = &seal.entries[seal.n++];
 		memset(e, 0, sizeof(*e));
 		memcpy(e->digest, p, (size_t)(sp1 - p));
-		for (size_t i = 0; i < HK_BLAKE3_OUT_LEN; i++) {
-			unsigned hi, lo;
-			sscanf(sp1 + 1 + 2 * i, "%1x%1x", &hi, &lo);
-			e->b3[i] = (uint8_t)(hi << 4 | lo);
-		}
+		(void)hk_unhex(sp1 + 1, HK_BLAKE3_OUT_LEN, e->b3); /* validated above */
 		e->path = hk_xstrdup(hk_buf_str(&path));
 		p = nl + 1;
 	}
