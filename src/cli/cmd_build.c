@@ -450,7 +450,7 @@ int cmd_build(int argc, char **argv)
 	long timeout = 3600, force_abi = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", build_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", build_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_STORE: store_opt = optarg; break;
 		case OPT_NO_CAGE: cage = false; break;

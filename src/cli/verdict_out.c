@@ -28,6 +28,7 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 		in.reader_error = "evidence collection was switched off (--no-evidence)";
 	}
 	in.canary_opened = res->canary_result && strcmp(res->canary_result, "opened") == 0;
+	in.timed_out = res->timed_out;
 	in.lost_before = res->lost_before < 0 ? 0 : (uint64_t)res->lost_before;
 	in.lost_after = res->lost_after < 0 ? in.lost_before : (uint64_t)res->lost_after;
 	in.enobufs = (uint64_t)res->enobufs;

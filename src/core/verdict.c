@@ -45,6 +45,9 @@ static const struct {
 		"the audit lost counter changed during the run: the kernel dropped records" },
 	[HK_REASON_RECEIVE_OVERRUN] = { "receive_overrun",
 		"the reader's socket overflowed (ENOBUFS): records were dropped before reaching it" },
+	[HK_REASON_TIMED_OUT] = { "timed_out",
+		"the run was killed at its time limit: the build did not finish, so its closure was "
+		"not exercised" },
 };
 
 const char *hk_reason_code(enum hk_reason r)
@@ -346,6 +349,10 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 	else if (!ev && v->n_reasons == 0)
 		add_reason(v, HK_REASON_READER_FAILED, hk_xstrdup(
 			"reader failed: no audit records were collected for this run"));
+	if (in->timed_out)
+		add_reason(v, HK_REASON_TIMED_OUT, hk_xstrdup(
+			"timed out: the run was killed at its time limit, so what it would have read "
+			"afterwards is unknown; the records it did leave are listed"));
 	if (in->canary_opened) {
 		char *c = ev ? escaped(ev->canary_path, ev->canary_len) : hk_xstrdup("the canary");
 		add_reason(v, HK_REASON_CANARY_OPENED, hk_xasprintf(

@@ -51,6 +51,7 @@ enum hk_reason {
 	HK_REASON_RECORDS_LOST,             /* records received != denials=N */
 	HK_REASON_KERNEL_LOST_COUNTER_ROSE, /* audit's global lost counter changed */
 	HK_REASON_RECEIVE_OVERRUN,          /* the reader's socket overflowed (ENOBUFS) */
+	HK_REASON_TIMED_OUT,                /* the phase was killed at its time limit */
 	HK_REASON_COUNT
 };
 
@@ -79,6 +80,8 @@ struct hk_verdict_input {
 	/* The canary probe's open succeeded (the orchestrator aborts the build; kept so the
 	 * verdict of the aborted run says why). */
 	bool canary_opened;
+	/* The run was killed at its time limit: what it would have done after is unknown. */
+	bool timed_out;
 
 	/* audit_status.lost read before the build started and after the records were drained. */
 	uint64_t lost_before;

@@ -90,8 +90,11 @@ check_eq "--force-abi 0: usage error" 64 "$RC"
 recipe hang "compile = \"sleep 41.$MARK & sleep 42.$MARK\""
 t0=$SECONDS
 QUIET= build hang --timeout 2 "$S/hang/recipe.toml"
-check_eq "timeout: the build fails (exit 3) within the bound" "3 yes" \
+# A phase killed at its limit never reads Hermetic: NoEvidence, reason timed_out (exit 2).
+check_eq "timeout: NoEvidence (exit 2) within the bound" "2 yes" \
 	"$RC $([ $((SECONDS - t0)) -lt 10 ] && echo yes || echo "no ($((SECONDS - t0)) s)")"
+check_eq "timeout: the verdict says timed_out" "NoEvidence true" \
+	"$(jq -r '.phases[0].verdict | "\(.state) \([.reasons[].code] | index("timed_out") != null)"' "$S/hang.json")"
 check_eq "timeout: reported in the result (timed_out, killed by SIGKILL)" "true 137" \
 	"$(jq -r '.phases[0] | "\(.timed_out) \(.exit_code)"' "$S/hang.json")"
 check_contains "timeout: said on stderr" "$ERR" "killed at the --timeout of 2 s"

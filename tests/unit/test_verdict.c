@@ -638,13 +638,36 @@ TEST(scope_denials_name_the_target_process)
 	hk_evidence_free(&ev);
 }
 
+TEST(timed_out_run_is_never_hermetic)
+{
+	/* The same clean evidence: Hermetic as a control, NoEvidence once the run was killed at
+	 * its time limit (what it would have read afterwards is unknown). */
+	struct hk_evidence ev;
+	struct hk_verdict v;
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38) DEALLOC(1));
+	struct hk_verdict_input in = good_input(&ev, NULL);
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_HERMETIC, v.state);
+	hk_verdict_free(&v);
+	in.timed_out = true;
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_NOEVIDENCE, v.state);
+	CHECK(hk_verdict_has_reason(&v, HK_REASON_TIMED_OUT));
+	char *s = summary_of(&v);
+	CHECK_CONTAINS(s, "timed out");
+	free(s);
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+}
+
 TEST(reason_names_are_stable_and_complete)
 {
 	static const char *const names[HK_REASON_COUNT] = {
 		"no_landlock", "abi_below_7", "forced_abi", "cage_incomplete",
 		"audit_not_confirmed", "reader_failed", "canary_opened", "canary_ambiguous",
 		"canary_not_seen", "no_deallocation", "records_lost", "kernel_lost_counter_rose",
-		"receive_overrun",
+		"receive_overrun", "timed_out",
 	};
 	for (int r = 0; r < HK_REASON_COUNT; r++) {
 		CHECK_STR_EQ(names[r], hk_reason_code((enum hk_reason)r));
