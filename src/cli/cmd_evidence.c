@@ -1,6 +1,5 @@
 /* harkaq evidence verify|list|show: the evidence objects next to the store (SPEC §10,
  * docs/evidence-objects.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,33 +135,13 @@ static int do_show(const char *store, const char *query)
 	return HK_EXIT_OK;
 }
 
-enum { OPT_STORE = 1000, OPT_JSON, OPT_HELP };
-
 int cmd_evidence(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "store", required_argument, NULL, OPT_STORE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *store_opt = NULL;
 	bool json = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_STORE: store_opt = optarg; break;
-		case OPT_JSON: json = true; break;
-		case OPT_HELP:
-		case 'h':
-			evidence_usage(stdout);
-			return HK_EXIT_OK;
-		default:
-			evidence_usage(stderr);
-			return HK_EXIT_USAGE;
-		}
-	}
+	int rc = hk_evidence_options(argc, argv, evidence_usage, &store_opt, &json);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		evidence_usage(stderr);
 		return HK_EXIT_USAGE;

@@ -54,7 +54,8 @@ int hk_explain_load(const char *store, const char *query, struct hk_jval **ev,
 
 enum { OPT_STORE = 1000, OPT_JSON, OPT_HELP };
 
-int cmd_explain(int argc, char **argv)
+int hk_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char **store_opt,
+			bool *json)
 {
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, OPT_STORE },
@@ -62,23 +63,31 @@ int cmd_explain(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *store_opt = NULL;
-	bool json = false;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_STORE: store_opt = optarg; break;
-		case OPT_JSON: json = true; break;
+		case OPT_STORE: *store_opt = optarg; break;
+		case OPT_JSON: *json = true; break;
 		case OPT_HELP:
 		case 'h':
-			explain_usage(stdout);
+			usage(stdout);
 			return HK_EXIT_OK;
 		default:
-			explain_usage(stderr);
+			usage(stderr);
 			return HK_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	const char *store_opt = NULL;
+	bool json = false;
+	int rc = hk_evidence_options(argc, argv, explain_usage, &store_opt, &json);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		fprintf(stderr, "harkaq explain: name at least one EVIDENCE (see 'harkaq explain "
 				"--help')\n");

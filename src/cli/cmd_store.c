@@ -1066,30 +1066,65 @@ done:
 	return rc;
 }
 
-static int sub_verify(const char *store_dir, int argc, char **argv)
+/* What `verify` and `seal` act on: the artifacts named by argv[1..], or every artifact when
+ * none is named.  *list is the caller's to free (also on failure). */
+static int named_or_all(struct hk_store *s, int argc, char **argv,
+			const struct hk_artifact ***list, size_t *n)
+{
+	if (argc > 1) {
+		*list = hk_xcalloc((size_t)argc, sizeof(**list));
+		for (int i = 1; i < argc; i++) {
+			int rc = find_one(s, argv[i], &(*list)[*n]);
+			if (rc)
+				return rc;
+			(*n)++;
+		}
+		return 0;
+	}
+	const struct hk_artifact *const *all = NULL;
+	struct hk_error err = { 0 };
+	if (hk_store_list(s, &all, n, &err) < 0)
+		return fail_exit(&err);
+	*list = hk_xcalloc(*n ? *n : 1, sizeof(**list));
+	for (size_t i = 0; i < *n; i++)
+		(*list)[i] = all[i];
+	return 0;
+}
+
+/* The start `verify` and `seal` share: --help, opening the store, choosing the artifacts.
+ * Returns -1 when the subcommand goes on (*s and *list are then its to close and free), else
+ * the exit status, with nothing left open. */
+static int open_named(const char *store_dir, int argc, char **argv, struct hk_store **s,
+		      const struct hk_artifact ***list, size_t *n)
 {
 	if (argc > 1 && is_help(argv[1])) {
 		fputs(store_usage, stdout);
 		return 0;
 	}
-	struct hk_store *s = NULL;
-	int rc = open_for(store_dir, false, &s);
+	int rc = open_for(store_dir, false, s);
 	if (rc)
 		return rc;
-	struct hk_error err = { 0 };
-	const struct hk_artifact *const *list = NULL;
-	size_t n = 0;
-	const struct hk_artifact **chosen = NULL;
-	if (argc > 1) {
-		chosen = hk_xcalloc((size_t)argc, sizeof(*chosen));
-		for (int i = 1; rc == 0 && i < argc; i++)
-			rc = find_one(s, argv[i], &chosen[n++]);
-		list = chosen;
-	} else if (hk_store_list(s, &list, &n, &err) < 0) {
-		rc = fail_exit(&err);
+	rc = named_or_all(*s, argc, argv, list, n);
+	if (rc) {
+		free(*list);
+		hk_store_close(*s);
+		return rc;
 	}
+	return -1;
+}
+
+static int sub_verify(const char *store_dir, int argc, char **argv)
+{
+	struct hk_store *s = NULL;
+	const struct hk_artifact **list = NULL;
+	size_t n = 0;
+	int rc = open_named(store_dir, argc, argv, &s, &list, &n);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	struct hk_error err = { 0 };
 	int bad = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		/* The same check `harkaq build` makes of every dep (sys/verity.h). */
 		if (hk_verity_check_artifact(s, list[i], &err) < 0) {
 			fprintf(stderr, "harkaq store: %s\n", err.msg);
@@ -1099,33 +1134,21 @@ static int sub_verify(const char *store_dir, int argc, char **argv)
 			       list[i]->sealed ? " (sealed: fs-verity digests match)" : "");
 		}
 	}
-	free(chosen);
+	free(list);
 	hk_store_close(s);
-	return rc ? rc : bad;
+	return bad;
 }
 
 static int sub_seal(const char *store_dir, int argc, char **argv)
 {
-	if (argc > 1 && is_help(argv[1])) {
-		fputs(store_usage, stdout);
-		return 0;
-	}
 	struct hk_store *s = NULL;
-	int rc = open_for(store_dir, false, &s);
-	if (rc)
-		return rc;
-	struct hk_error err = { 0 };
-	const struct hk_artifact *const *list = NULL;
+	const struct hk_artifact **list = NULL;
 	size_t n = 0;
-	const struct hk_artifact **chosen = NULL;
-	if (argc > 1) {
-		chosen = hk_xcalloc((size_t)argc, sizeof(*chosen));
-		for (int i = 1; rc == 0 && i < argc; i++)
-			rc = find_one(s, argv[i], &chosen[n++]);
-		list = chosen;
-	} else if (hk_store_list(s, &list, &n, &err) < 0) {
-		rc = fail_exit(&err);
-	}
+	int rc = open_named(store_dir, argc, argv, &s, &list, &n);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	struct hk_error err = { 0 };
 	/* Asked once, before any artifact is touched: a filesystem that cannot seal is said so,
 	 * and nothing is changed or recorded. */
 	if (rc == 0 && hk_verity_probe_dir(hk_store_dir(s), &err) < 0)
@@ -1139,7 +1162,7 @@ static int sub_seal(const char *store_dir, int argc, char **argv)
 		printf("sealed %s %s %s (%zu files, fs-verity sha256)\n", a->id, a->name,
 		       a->version, a->file_count);
 	}
-	free(chosen);
+	free(list);
 	hk_store_close(s);
 	return rc;
 }

@@ -271,21 +271,10 @@ static int read_file(const char *path, struct hk_buf *out, struct hk_error *err)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "opening %s", path);
-	char chunk[65536];
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			return hk_fail_errno(err, e, "reading %s", path);
-		}
-		if (n == 0)
-			break;
-		hk_buf_append(out, chunk, (size_t)n);
-	}
+	int r = hk_buf_read_fd(out, fd);
 	close(fd);
+	if (r < 0)
+		return hk_fail_errno(err, -r, "reading %s", path);
 	return 0;
 }
 

@@ -9,6 +9,9 @@
 #ifndef HK_CLI_REPORT_H
 #define HK_CLI_REPORT_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "cli/build.h"
 #include "core/buf.h"
 #include "core/json.h"
@@ -30,6 +33,11 @@ void hk_report_json(const struct hk_jval *evobj, const char *evidence_id, struct
  * `harkaq explain` and `harkaq evidence` share.  *ev is the caller's (hk_jval_free). */
 int hk_explain_load(const char *store, const char *query, struct hk_jval **ev,
 		    char id[HK_B3_ID_LEN], struct hk_error *err);
+/* The options both commands take (--store DIR, --json, --help/-h), parsed from argv with
+ * getopt_long: usage(stdout) on --help, usage(stderr) on an unknown option.  Returns -1 when
+ * the command goes on (optind is then its first operand), else the exit status to return. */
+int hk_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char **store_opt,
+			bool *json);
 
 /* For a build: a suggester over the build's store, policy and closure (free with
  * hk_suggester_free), and the evidence object bytes of one phase that has a verdict. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "core/util.h"
 
 /* Keys the kernel writes with audit_log_untrustedstring() or audit_log_n_untrustedstring()
@@ -29,6 +30,8 @@ static bool is_key_char(char c)
 	       c == '_' || c == '-';
 }
 
+/* The kernel hex-encodes untrusted strings in uppercase only (audit_log_n_hex), so only
+ * uppercase digits mark a value as encoded; other hex numbers take either case. */
 static int upper_hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -36,13 +39,6 @@ static int upper_hex_value(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
-}
-
-static int any_hex_value(char c)
-{
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return upper_hex_value(c);
 }
 
 /* A printable rendering of one byte for error messages. */
@@ -97,7 +93,7 @@ static bool parse_u64_hex(const char *s, size_t n, uint64_t *out)
 	if (n == 0 || n > 16)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		int d = any_hex_value(s[i]);
+		int d = hk_hex_value(s[i]);
 		if (d < 0)
 			return false;
 		v = v << 4 | (uint64_t)d;
@@ -158,16 +154,6 @@ int hk_audit_split_prefix(const char *text, size_t len, struct hk_audit_stamp *s
 }
 
 /* ---- fields ---- */
-
-/* Copies exactly n bytes (which may include NUL) and terminates them. */
-static char *memdup_z(const char *p, size_t n)
-{
-	char *out = hk_xmalloc(n + 1);
-	if (n)
-		memcpy(out, p, n);
-	out[n] = '\0';
-	return out;
-}
 
 static void fields_push(struct hk_audit_fields *f, struct hk_audit_field field)
 {
@@ -308,7 +294,7 @@ static int parse_fields(const char *text, size_t len, struct hk_audit_fields *ou
 				return r;
 			}
 			field.form = HK_AUDIT_QUOTED;
-			field.value = memdup_z(text + vstart, vend - vstart);
+			field.value = hk_xmemdupz(text + vstart, vend - vstart);
 			field.value_len = vend - vstart;
 			field.value_offset = vstart;
 			i = vend + 1;
@@ -333,7 +319,7 @@ static int parse_fields(const char *text, size_t len, struct hk_audit_fields *ou
 				}
 			}
 			if (!field.value) {
-				field.value = memdup_z(v, vn);
+				field.value = hk_xmemdupz(v, vn);
 				field.value_len = vn;
 			}
 			i = vend;
@@ -420,7 +406,7 @@ static int get_domain(const struct hk_audit_fields *f, const char *record, size_
 
 static void copy_string(const struct hk_audit_field *fl, char **out, size_t *out_len)
 {
-	*out = memdup_z(fl->value, fl->value_len);
+	*out = hk_xmemdupz(fl->value, fl->value_len);
 	*out_len = fl->value_len;
 }
 

@@ -261,6 +261,9 @@ struct closure {
 	struct hk_strset conf_dirs;       /* ld.so.conf directories, in file order */
 	bool cache_consulted;
 	struct hk_strset preloaded;       /* ELF identifications whose ld.so.preload was applied */
+	/* Reading a configuration as data (HK_ENTRY_LDCONF): record every file it includes and
+	 * leave the loader's search directories alone. */
+	bool conf_as_data;
 	struct hk_error *err;
 };
 
@@ -295,6 +298,25 @@ static void record(struct closure *c, const struct hk_resolved *res)
 static bool is_absent(int r)
 {
 	return r == -ENOENT || r == -ENOTDIR;
+}
+
+/* Resolves `path` inside the root, wanting a regular file: 1 with *res filled (the caller's
+ * to free), 0 when the path is absent or not a regular file (neither is an error: the loader
+ * and ldconfig skip such paths too), or the failure. */
+static int resolve_regular(struct closure *c, const char *path, struct hk_resolved *res)
+{
+	int r = hk_root_resolve(&c->root, path, res, c->err);
+	if (is_absent(r)) {
+		hk_error_clear(c->err);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (!S_ISREG(res->mode)) {
+		hk_resolved_free(res);
+		return 0;
+	}
+	return 1;
 }
 
 static int read_exec(struct closure *c, const char *canonical, struct hk_exec_info *info)
@@ -380,18 +402,11 @@ static int read_whole(struct closure *c, const char *canonical, struct hk_buf *o
 	hk_autoclose int fd = hk_root_open_canonical(&c->root, canonical, c->err);
 	if (fd < 0)
 		return fd;
-	char chunk[4096];
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return hk_fail_errno(c->err, errno, "%s inside root %s: read", canonical,
-					     c->root.path);
-		if (n == 0)
-			return 0;
-		hk_buf_append(out, chunk, (size_t)n);
-	}
+	int r = hk_buf_read_fd(out, fd);
+	if (r < 0)
+		return hk_fail_errno(c->err, -r, "%s inside root %s: read", canonical,
+				     c->root.path);
+	return 0;
 }
 
 static char *trim(char *s)
@@ -413,22 +428,23 @@ static bool starts_with_word(const char *line, const char *word)
 /* ldconfig's rules: '#' starts a comment; "include PATTERN…" (a relative pattern is relative
  * to the including file's directory, matches in glob order); "hwcap" lines are obsolete and
  * ignored; any other line is one directory.  Missing files are not errors (ldconfig too). */
+static int expand_data(struct closure *c, const char *path, bool optional);
+
 static int parse_conf(struct closure *c, const char *file, int depth)
 {
 	if (depth > MAX_CONF_DEPTH)
 		return hk_fail(c->err, ELOOP, "%s inside root %s: includes nest deeper than %d",
 			       file, c->root.path, MAX_CONF_DEPTH);
 	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = hk_root_resolve(&c->root, file, &res, c->err);
-	if (is_absent(r)) {
-		hk_error_clear(c->err);
-		return 0;
-	}
-	if (r < 0)
+	int r = resolve_regular(c, file, &res);
+	if (r <= 0)
 		return r;
-	if (!S_ISREG(res.mode)) {
-		hk_resolved_free(&res);
-		return 0;
+	if (c->conf_as_data && depth > 0) {
+		r = expand_data(c, file, true);
+		if (r < 0) {
+			hk_resolved_free(&res);
+			return r;
+		}
 	}
 	struct hk_buf text = HK_BUF_INIT;
 	r = read_whole(c, res.path, &text);
@@ -461,7 +477,7 @@ static int parse_conf(struct closure *c, const char *file, int depth)
 		while (n > 1 && line[n - 1] == '/')
 			line[--n] = '\0';
 		/* ldconfig ignores relative directories (with a warning). */
-		if (line[0] == '/')
+		if (line[0] == '/' && !c->conf_as_data)
 			hk_strset_add(&c->conf_dirs, line);
 	}
 	hk_buf_free(&text);
@@ -479,17 +495,11 @@ static int load_conf(struct closure *c)
 		return 0;
 	c->conf_loaded = true;
 	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = hk_root_resolve(&c->root, "/etc/ld.so.cache", &res, c->err);
-	if (is_absent(r)) {
-		hk_error_clear(c->err);
-		return 0;
-	}
-	if (r < 0)
+	int r = resolve_regular(c, "/etc/ld.so.cache", &res);
+	if (r <= 0)
 		return r;
-	c->cache_exists = S_ISREG(res.mode);
+	c->cache_exists = true;
 	hk_resolved_free(&res);
-	if (!c->cache_exists)
-		return 0;
 	return parse_conf(c, "/etc/ld.so.conf", 0);
 }
 
@@ -523,17 +533,9 @@ struct search {
 static int try_candidate(struct closure *c, struct search *s, const char *path)
 {
 	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = hk_root_resolve(&c->root, path, &res, c->err);
-	if (is_absent(r)) {
-		hk_error_clear(c->err);
-		return 0;
-	}
-	if (r < 0)
+	int r = resolve_regular(c, path, &res);
+	if (r <= 0)
 		return r;
-	if (!S_ISREG(res.mode)) {
-		hk_resolved_free(&res);
-		return 0;
-	}
 	struct hk_elf_ident id;
 	int fd = hk_root_open_canonical(&c->root, res.path, c->err);
 	r = fd < 0 ? fd : hk_elf_read_ident_fd(fd, res.path, &id, c->err);
@@ -960,6 +962,15 @@ static int expand_entry_checked(struct closure *c, const struct hk_runtime_entry
 	int r;
 	if (e->kind == HK_ENTRY_DATA) {
 		r = expand_data(c, e->name, e->optional);
+	} else if (e->kind == HK_ENTRY_LDCONF) {
+		/* libtool's configure reads ld.so.conf and every file it includes (its awk
+		 * follows "include"), so the configuration is granted with its includes. */
+		r = expand_data(c, e->name, e->optional);
+		if (r == 0) {
+			c->conf_as_data = true;
+			r = parse_conf(c, e->name, 0);
+			c->conf_as_data = false;
+		}
 	} else if (e->optional && !strchr(e->name, '/')) {
 		hk_autofree char *path = NULL;
 		r = lookup_in_path(c, e->name, &path);
@@ -996,6 +1007,7 @@ int hk_elf_closure(const char *root, const char *const *entries, size_t n,
 #define PROG(n) { n, HK_ENTRY_PROGRAM, false }
 #define PROG_OPTIONAL(n) { n, HK_ENTRY_PROGRAM, true }
 #define DATA_OPTIONAL(n) { n, HK_ENTRY_DATA, true }
+#define LDCONF_OPTIONAL(n) { n, HK_ENTRY_LDCONF, true }
 
 /* docs/base-runtime.md says why each entry is here.  Every build starts /bin/sh; scripts
  * start "#!/usr/bin/env …"; os-release is read by toolchains (the design measured
@@ -1026,10 +1038,11 @@ static const struct hk_runtime_entry autotools_entries[] = {
 	PROG_OPTIONAL("hostname"), PROG_OPTIONAL("arch"),
 	/* The base root's identity, which no dep can provide: user and group look-ups (whoami,
 	 * id, configure's config.log header) read passwd/group through nsswitch.conf, and
-	 * libtool's configure reads ld.so.conf to learn the system's library search path.
+	 * libtool's configure reads ld.so.conf (and what it includes) to learn the system's library
+	 * search path.
 	 * Each was measured as a denial in 5 of 6 real autotools builds of the catalogue. */
 	DATA_OPTIONAL("/etc/passwd"), DATA_OPTIONAL("/etc/group"),
-	DATA_OPTIONAL("/etc/nsswitch.conf"), DATA_OPTIONAL("/etc/ld.so.conf"),
+	DATA_OPTIONAL("/etc/nsswitch.conf"), LDCONF_OPTIONAL("/etc/ld.so.conf"),
 };
 
 static const struct hk_base_profile profiles[] = {

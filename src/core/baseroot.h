@@ -108,6 +108,7 @@ int hk_elf_closure(const char *root, const char *const *entries, size_t n,
 enum hk_entry_kind {
 	HK_ENTRY_PROGRAM = 0,   /* resolved through the PATH if bare, closure computed */
 	HK_ENTRY_DATA = 1,      /* a data file at an absolute path: itself and its links */
+	HK_ENTRY_LDCONF = 2,    /* an ld.so.conf-format file: itself and every file it includes */
 };
 
 struct hk_runtime_entry {

@@ -376,16 +376,6 @@ void hk_blake3_hash(const void *data, size_t len, uint8_t out[HK_BLAKE3_OUT_LEN]
 	hk_blake3_finalize(&h, out, HK_BLAKE3_OUT_LEN);
 }
 
-void hk_hex(const uint8_t *bytes, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[bytes[i] >> 4];
-		out[2 * i + 1] = digits[bytes[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-}
-
 void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN])
 {
 	uint8_t digest[HK_BLAKE3_OUT_LEN];
@@ -398,12 +388,8 @@ void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN])
  * syscall cost far below the hashing cost. */
 #define FILE_READ_BLOCK (256 * 1024)
 
-int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err)
+int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN])
 {
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot open %s for hashing", path);
-
 	hk_autofree uint8_t *buf = hk_xmalloc(FILE_READ_BLOCK);
 	struct hk_blake3 h;
 	hk_blake3_init(&h);
@@ -412,7 +398,7 @@ int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_e
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return hk_fail_errno(err, errno, "cannot read %s for hashing", path);
+			return -errno;
 		}
 		if (n == 0)
 			break;
@@ -422,29 +408,13 @@ int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_e
 	return 0;
 }
 
-static int hex_value(char c)
+int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int hk_unhex(const char *hex, size_t n_bytes, uint8_t *out)
-{
-	/* By hand: sscanf("%1x") calls strlen on the rest of the buffer each time, which made
-	 * reading a 100k-file manifest quadratic. */
-	for (size_t i = 0; i < n_bytes; i++) {
-		int hi = hex_value(hex[2 * i]);
-		if (hi < 0)
-			return -EINVAL;
-		int lo = hex_value(hex[2 * i + 1]);
-		if (lo < 0)
-			return -EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
+	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return hk_fail_errno(err, errno, "cannot open %s for hashing", path);
+	int r = hk_blake3_fd(fd, out);
+	if (r < 0)
+		return hk_fail_errno(err, -r, "cannot read %s for hashing", path);
 	return 0;
 }

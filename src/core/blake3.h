@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Digests travel as hex (hk_hex, hk_unhex): every user of the ids below needs it too. */
+#include "core/hex.h"
+
 struct hk_error;
 
 #define HK_BLAKE3_OUT_LEN 32
@@ -40,11 +43,6 @@ void hk_blake3_finalize(const struct hk_blake3 *h, uint8_t *out, size_t out_len)
 
 /* One-shot convenience: 32-byte hash of data. */
 void hk_blake3_hash(const void *data, size_t len, uint8_t out[HK_BLAKE3_OUT_LEN]);
-/* Lowercase hex of n bytes into out (2n+1 bytes, NUL-terminated). */
-void hk_hex(const uint8_t *bytes, size_t n, char *out);
-/* The inverse of hk_hex: 2n hex digits (either case) into n bytes.  Returns 0, or -EINVAL at
- * the first character that is not a hex digit (out is then partially written). */
-int hk_unhex(const char *hex, size_t n_bytes, uint8_t *out);
 /* "b3:<64 hex>" of data into out (68 bytes with NUL). */
 #define HK_B3_ID_LEN (3 + 2 * HK_BLAKE3_OUT_LEN + 1)
 void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN]);
@@ -52,5 +50,8 @@ void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN]);
 /* 32-byte hash of a file's contents, read in large blocks.  Returns 0, or -errno with err
  * naming the path ("cannot open /x for hashing: No such file or directory"). */
 int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
+/* The same for an open descriptor, read from its current offset to the end; the caller
+ * keeps the fd and names it in its own message.  Returns 0, or -errno of the failed read. */
+int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN]);
 
 #endif

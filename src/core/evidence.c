@@ -4,15 +4,6 @@
 
 #include "core/util.h"
 
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *out = hk_xmalloc(n + 1);
-	if (n)
-		memcpy(out, p, n);
-	out[n] = '\0';
-	return out;
-}
-
 void hk_evidence_init(struct hk_evidence *ev, const char *canary_path)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -20,7 +11,7 @@ void hk_evidence_init(struct hk_evidence *ev, const char *canary_path)
 	if (!canary_path)
 		return;
 	ev->canary_len = strlen(canary_path);
-	ev->canary_path = dup_bytes(canary_path, ev->canary_len);
+	ev->canary_path = hk_xmemdupz(canary_path, ev->canary_len);
 }
 
 static void record_free(struct hk_evidence_record *r)
@@ -62,11 +53,11 @@ static void attach_who(struct hk_evidence_record *r, const char *exe, size_t exe
 	if (r->exe || r->comm)
 		return;
 	if (exe) {
-		r->exe = dup_bytes(exe, exe_len);
+		r->exe = hk_xmemdupz(exe, exe_len);
 		r->exe_len = exe_len;
 	}
 	if (comm) {
-		r->comm = dup_bytes(comm, comm_len);
+		r->comm = hk_xmemdupz(comm, comm_len);
 		r->comm_len = comm_len;
 	}
 }
@@ -100,11 +91,11 @@ static void note_syscall(struct hk_evidence *ev, uint64_t serial, const struct h
 	memo_free(m);
 	m->serial = serial;
 	if (s->exe) {
-		m->exe = dup_bytes(s->exe, s->exe_len);
+		m->exe = hk_xmemdupz(s->exe, s->exe_len);
 		m->exe_len = s->exe_len;
 	}
 	if (s->comm) {
-		m->comm = dup_bytes(s->comm, s->comm_len);
+		m->comm = hk_xmemdupz(s->comm, s->comm_len);
 		m->comm_len = s->comm_len;
 	}
 	ev->syscall_next = (ev->syscall_next + 1) % HK_EVIDENCE_SYSCALL_WINDOW;

@@ -207,18 +207,9 @@ int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err)
 	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "cannot open the evidence object %s", path);
-	char chunk[65536];
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return hk_fail_errno(err, errno, "cannot read %s", path);
-		}
-		if (r == 0)
-			break;
-		hk_buf_append(out, chunk, (size_t)r);
-	}
+	int r = hk_buf_read_fd(out, fd);
+	if (r < 0)
+		return hk_fail_errno(err, -r, "cannot read %s", path);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
  */
 #include "core/policy.h"
 
+#include "core/hex.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -564,17 +565,6 @@ static bool all_blank(const char *s, size_t n)
 	return true;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static enum directive directive_of(const char *tok, size_t n)
 {
 	for (size_t d = 0; d < HK_ARRAY_LEN(directive_names); d++) {
@@ -605,9 +595,9 @@ static ssize_t decode_path(struct parser *ps, const char *arg, size_t n, size_t 
 				i += 1;
 				continue;
 			}
-			if (next == 'x' && n - i >= 4 && hex_value(arg[i + 2]) >= 0 &&
-			    hex_value(arg[i + 3]) >= 0) {
-				int v = hex_value(arg[i + 2]) * 16 + hex_value(arg[i + 3]);
+			if (next == 'x' && n - i >= 4 && hk_hex_value(arg[i + 2]) >= 0 &&
+			    hk_hex_value(arg[i + 3]) >= 0) {
+				int v = hk_hex_value(arg[i + 2]) * 16 + hk_hex_value(arg[i + 3]);
 				if (v == 0)
 					return fail_at(ps, ps->line_no, col,
 						       "escaped NUL '\\x%c%c' (paths cannot contain NUL)",
@@ -934,21 +924,12 @@ int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err
 		return hk_fail_errno(err, errno, "cannot open policy file '%s'", path);
 
 	struct hk_buf text = HK_BUF_INIT;
-	char chunk[65536];
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			hk_buf_free(&text);
-			return hk_fail_errno(err, e, "cannot read policy file '%s'", path);
-		}
-		if (n == 0)
-			break;
-		hk_buf_append(&text, chunk, (size_t)n);
+	int r = hk_buf_read_fd(&text, fd);
+	if (r < 0) {
+		hk_buf_free(&text);
+		return hk_fail_errno(err, -r, "cannot read policy file '%s'", path);
 	}
-	int r = hk_policy_parse(hk_buf_str(&text), text.len, path, out, err);
+	r = hk_policy_parse(hk_buf_str(&text), text.len, path, out, err);
 	hk_buf_free(&text);
 	return r;
 }

@@ -247,25 +247,13 @@ static int check_known_keys(struct loader *l, const struct hk_toml_table *t,
 	return 0;
 }
 
-static const char *kind_article(enum hk_toml_kind k)
-{
-	switch (k) {
-	case HK_TOML_STRING: return "a string";
-	case HK_TOML_INTEGER: return "an integer";
-	case HK_TOML_BOOL: return "a boolean";
-	case HK_TOML_ARRAY: return "an array";
-	case HK_TOML_TABLE: return "a table";
-	}
-	return "a value";
-}
-
 static int want_kind(struct loader *l, const struct hk_toml_entry *e, const char *where,
 		     enum hk_toml_kind kind, const char *expected)
 {
 	if (e->value.kind == kind)
 		return 0;
 	return fail_at(l, e->value.line, e->value.col, "'%s'%s%s must be %s, not %s", e->key,
-		       where[0] ? " " : "", where, expected, kind_article(e->value.kind));
+		       where[0] ? " " : "", where, expected, hk_toml_kind_article(e->value.kind));
 }
 
 /* The string value of an optional key (NULL if absent). */
@@ -286,7 +274,7 @@ static int opt_table(struct loader *l, const struct hk_toml_table *root, const c
 		return 0;
 	return fail_at(l, (*out)->value.line, (*out)->value.col,
 		       "'%s' must be a table (a [%s] header followed by its keys), not %s",
-		       (*out)->key, (*out)->key, kind_article((*out)->value.kind));
+		       (*out)->key, (*out)->key, hk_toml_kind_article((*out)->value.kind));
 }
 
 /* ---- sections ---- */
@@ -540,7 +528,8 @@ static int load_dep_list(struct loader *l, const struct hk_toml_table *t, const 
 		const struct hk_toml_value *v = &a->items[i];
 		if (v->kind != HK_TOML_STRING)
 			return fail_at(l, v->line, v->col, "each dependency in %s must be a string, "
-							   "not %s", list, kind_article(v->kind));
+							   "not %s",
+				       list, hk_toml_kind_article(v->kind));
 		struct hk_recipe_dep *d = &(*out)[*n_out];
 		rc = parse_dep(l, v, list, d);
 		(*n_out)++;   /* counted even on failure so hk_recipe_free releases it */
@@ -619,7 +608,7 @@ static int load_phases(struct loader *l, const struct hk_toml_table *root, struc
 		} else if (v->kind != HK_TOML_STRING) {
 			return fail_at(l, v->line, v->col, "phase '%s' must be a command string or "
 							   "an array of command strings, not %s",
-				       e->key, kind_article(v->kind));
+				       e->key, hk_toml_kind_article(v->kind));
 		}
 		ph->commands = hk_xcalloc(n, sizeof(*ph->commands));
 		for (size_t i = 0; i < n; i++) {
@@ -627,7 +616,7 @@ static int load_phases(struct loader *l, const struct hk_toml_table *root, struc
 			if (c->kind != HK_TOML_STRING)
 				return fail_at(l, c->line, c->col, "each command of phase '%s' must "
 								   "be a string, not %s", e->key,
-					       kind_article(c->kind));
+					       hk_toml_kind_article(c->kind));
 			if (is_blank(c->string))
 				return fail_at(l, c->line, c->col, "empty command in phase '%s' "
 								   "(remove it, or the key to skip "
@@ -707,7 +696,8 @@ static int load_expect(struct loader *l, const struct hk_toml_table *root, struc
 		const struct hk_toml_value *v = &a->items[i];
 		if (v->kind != HK_TOML_STRING)
 			return fail_at(l, v->line, v->col, "each path in expect.paths must be a "
-							   "string, not %s", kind_article(v->kind));
+							   "string, not %s",
+				       hk_toml_kind_article(v->kind));
 		const char *p = v->string;
 		if (p[0] != '/')
 			return fail_at(l, v->line, v->col, "expect path \"%s\" must be absolute (a "

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/dir.h"
 #include "core/json.h"
 #include "core/util.h"
 
@@ -135,23 +136,12 @@ static int remove_at(int parent_fd, const char *name, const char *shown, struct 
 	/* A tree extracted from a package may hold read-only directories; as a non-root user
 	 * their entries cannot be unlinked until the directory is writable again. */
 	(void)fchmod(fd, 0700);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		return hk_fail_errno(err, e, "cannot list %s", shown);
-	}
-	int r = 0;
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno)
-				r = hk_fail_errno(err, errno, "cannot list %s", shown);
-			break;
-		}
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
+	DIR *d;
+	int r = hk_dir_fdopen(fd, shown, &d, err);
+	if (r < 0)
+		return r;
+	struct dirent *de;
+	while ((r = hk_dir_next(d, shown, &de, err)) == 0 && de) {
 		hk_autofree char *child = hk_xasprintf("%s/%s", shown, de->d_name);
 		r = remove_at(dirfd(d), de->d_name, child, err);
 		if (r < 0)
@@ -178,23 +168,12 @@ static int normalise_dir(int dfd, const char *shown, struct hk_error *err)
 	int fd = dup(dfd);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "cannot list %s", shown);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		return hk_fail_errno(err, e, "cannot list %s", shown);
-	}
-	int r = 0;
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno)
-				r = hk_fail_errno(err, errno, "cannot list %s", shown);
-			break;
-		}
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
+	DIR *d;
+	int r = hk_dir_fdopen(fd, shown, &d, err);
+	if (r < 0)
+		return r;
+	struct dirent *de;
+	while ((r = hk_dir_next(d, shown, &de, err)) == 0 && de) {
 		hk_autofree char *child = hk_xasprintf("%s/%s", shown, de->d_name);
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -257,19 +236,6 @@ static int copy_file_content(int in, int out)
 	}
 }
 
-static const char *special_kind(mode_t m)
-{
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	return "a file of unknown type";
-}
-
 /* Copies the contents of directory `sfd` (shown as `shown`) into the empty directory `dfd`.
  * Modes are set to a provisional form (exec bit kept) and normalised afterwards; times are
  * kept because builds (make) compare them. */
@@ -278,24 +244,13 @@ static int copy_dir(int sfd, int dfd, const char *shown, struct hk_error *err)
 	int fd = dup(sfd);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "cannot list %s", shown);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		return hk_fail_errno(err, e, "cannot list %s", shown);
-	}
-	int r = 0;
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno)
-				r = hk_fail_errno(err, errno, "cannot list %s", shown);
-			break;
-		}
+	DIR *d;
+	int r = hk_dir_fdopen(fd, shown, &d, err);
+	if (r < 0)
+		return r;
+	struct dirent *de;
+	while ((r = hk_dir_next(d, shown, &de, err)) == 0 && de) {
 		const char *name = de->d_name;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
 		hk_autofree char *child = hk_xasprintf("%s/%s", shown, name);
 		struct stat st;
 		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -365,7 +320,7 @@ static int copy_dir(int sfd, int dfd, const char *shown, struct hk_error *err)
 		} else {
 			r = hk_fail(err, EINVAL,
 				    "%s is %s; an artifact may hold only regular files, directories "
-				    "and symlinks", child, special_kind(st.st_mode));
+				    "and symlinks", child, hk_tree_special_kind(st.st_mode));
 		}
 		if (r < 0)
 			break;
@@ -842,15 +797,9 @@ static int load_new(struct hk_store *s, struct hk_error *err)
 	}
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	int r = 0;
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno)
-				r = hk_fail_errno(err, errno, "cannot list %s", meta);
-			break;
-		}
+	int r;
+	struct dirent *de;
+	while ((r = hk_dir_next(d, meta, &de, err)) == 0 && de) {
 		size_t len = strlen(de->d_name);
 		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json"))
 			continue;

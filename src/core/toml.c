@@ -668,18 +668,6 @@ static struct hk_toml_entry *add_entry(struct hk_toml_table *t, char *key, struc
 	return e;
 }
 
-static const char *kind_with_article(enum hk_toml_kind k)
-{
-	switch (k) {
-	case HK_TOML_STRING: return "a string";
-	case HK_TOML_INTEGER: return "an integer";
-	case HK_TOML_BOOL: return "a boolean";
-	case HK_TOML_ARRAY: return "an array";
-	case HK_TOML_TABLE: return "a table";
-	}
-	return "a value";
-}
-
 static int parse_keyval(struct parser *p, struct hk_toml_table *t)
 {
 	char buf[16];
@@ -698,7 +686,7 @@ static int parse_keyval(struct parser *p, struct hk_toml_table *t)
 	const struct hk_toml_entry *old = find_entry(t, key);
 	if (old)
 		return fail_at(p, at, "duplicate key '%s' (already defined as %s at %u:%u)", key,
-			       kind_with_article(old->value.kind), old->line, old->col);
+			       hk_toml_kind_article(old->value.kind), old->line, old->col);
 	advance(p, 1);
 	skip_spaces(p);
 	struct hk_toml_value v;
@@ -755,7 +743,7 @@ static int define_table(struct parser *p, struct hk_toml_table *root, struct hea
 		} else if (e->value.kind != HK_TOML_TABLE) {
 			r = fail_at(p, parts[i].at, "cannot define the table [%s]: the key '%s' is "
 						    "already %s (at %u:%u)", hk_buf_str(&name),
-				    e->key, kind_with_article(e->value.kind), e->line, e->col);
+				    e->key, hk_toml_kind_article(e->value.kind), e->line, e->col);
 			break;
 		} else if (last) {
 			if (e->value.table->defined) {
@@ -854,6 +842,18 @@ int hk_toml_parse(const char *text, size_t len, const char *filename, struct hk_
 void hk_toml_free(struct hk_toml_table *root)
 {
 	free_table(root);
+}
+
+const char *hk_toml_kind_article(enum hk_toml_kind kind)
+{
+	switch (kind) {
+	case HK_TOML_STRING: return "a string";
+	case HK_TOML_INTEGER: return "an integer";
+	case HK_TOML_BOOL: return "a boolean";
+	case HK_TOML_ARRAY: return "an array";
+	case HK_TOML_TABLE: return "a table";
+	}
+	return "a value";
 }
 
 const char *hk_toml_kind_name(enum hk_toml_kind kind)

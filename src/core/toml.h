@@ -75,5 +75,8 @@ const struct hk_toml_entry *hk_toml_find(const struct hk_toml_table *t, const ch
 
 /* "string", "integer", "boolean", "array", "table": for error messages. */
 const char *hk_toml_kind_name(enum hk_toml_kind kind);
+/* The same with its article ("a string", "an integer", …), as in "must be a string, not
+ * an array". */
+const char *hk_toml_kind_article(enum hk_toml_kind kind);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/dir.h"
 #include "core/util.h"
 
 /* Prefix of every directory's serialisation (with its terminating NUL), so a directory digest
@@ -241,26 +242,13 @@ int hk_tree_hash_file(int dirfd, const char *name, const char *display,
 	hk_autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "cannot open %s", display);
-	enum { CHUNK = 1 << 16 };
-	hk_autofree char *buf = hk_xmalloc(CHUNK);
-	struct hk_blake3 h;
-	hk_blake3_init(&h);
-	for (;;) {
-		ssize_t r = read(fd, buf, CHUNK);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return hk_fail_errno(err, errno, "cannot read %s", display);
-		}
-		if (r == 0)
-			break;
-		hk_blake3_update(&h, buf, (size_t)r);
-	}
-	hk_blake3_finalize(&h, out, HK_BLAKE3_OUT_LEN);
+	int r = hk_blake3_fd(fd, out);
+	if (r < 0)
+		return hk_fail_errno(err, -r, "cannot read %s", display);
 	return 0;
 }
 
-static const char *special_kind(mode_t m)
+const char *hk_tree_special_kind(mode_t m)
 {
 	if (S_ISFIFO(m))
 		return "a FIFO";
@@ -301,25 +289,14 @@ static int name_cmp(const void *a, const void *b)
 static int scan_dir(int dfd, const char *rel, const char *shown, struct hk_tree *t,
 		    struct hk_error *err)
 {
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		int e = errno;
-		close(dfd);
-		return hk_fail_errno(err, e, "cannot list %s", shown);
-	}
+	DIR *d;
+	int r = hk_dir_fdopen(dfd, shown, &d, err);
+	if (r < 0)
+		return r;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	int r = 0;
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno)
-				r = hk_fail_errno(err, errno, "cannot list %s", shown);
-			break;
-		}
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
+	struct dirent *de;
+	while ((r = hk_dir_next(d, shown, &de, err)) == 0 && de) {
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
 			names = hk_xrealloc(names, cap * sizeof(*names));
@@ -366,7 +343,7 @@ static int scan_dir(int dfd, const char *rel, const char *shown, struct hk_tree 
 		} else {
 			r = hk_fail(err, EINVAL,
 				    "%s is %s; an artifact may hold only regular files, directories "
-				    "and symlinks", child_shown, special_kind(st.st_mode));
+				    "and symlinks", child_shown, hk_tree_special_kind(st.st_mode));
 		}
 	}
 	for (size_t k = 0; k < n; k++)
@@ -474,17 +451,6 @@ void hk_tree_escape(const void *bytes, size_t n, struct hk_buf *out)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hk_tree_unescape(const char *text, size_t n, struct hk_buf *out)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -502,7 +468,7 @@ int hk_tree_unescape(const char *text, size_t n, struct hk_buf *out)
 		}
 		if (i + 3 >= n || text[i + 1] != 'x')
 			return -EINVAL;
-		int hi = hexval(text[i + 2]), lo = hexval(text[i + 3]);
+		int hi = hk_hex_value(text[i + 2]), lo = hk_hex_value(text[i + 3]);
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
 		hk_buf_putc(out, (char)(hi << 4 | lo));

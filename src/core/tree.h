@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/blake3.h"
 #include "core/buf.h"
@@ -90,6 +91,10 @@ void hk_tree_id(const struct hk_tree *t, char out[HK_B3_ID_LEN]);
  * path work); symlinks are not followed.  `display` names the file in errors. */
 int hk_tree_hash_file(int dirfd, const char *name, const char *display,
 		      uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
+
+/* What a file of mode m that a tree may not hold is ("a FIFO", "a socket", …), for the
+ * message that refuses it. */
+const char *hk_tree_special_kind(mode_t m);
 
 /* Escaping shared by the store's text files (manifest, path index); the same form as the
  * policy format (core/policy.h): bytes 0x21..0x7e other than '\' literal, '\' as "\\",

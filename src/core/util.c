@@ -52,6 +52,15 @@ char *hk_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *hk_xmemdupz(const void *p, size_t n)
+{
+	char *out = hk_xmalloc(n + 1);
+	if (n)
+		memcpy(out, p, n);
+	out[n] = '\0';
+	return out;
+}
+
 char *hk_xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -33,6 +33,8 @@ void *hk_xcalloc(size_t n, size_t size);
 void *hk_xrealloc(void *p, size_t n);
 char *hk_xstrdup(const char *s);
 char *hk_xstrndup(const char *s, size_t n);
+/* Exactly n bytes (which may include NUL, unlike hk_xstrndup), then a terminating NUL. */
+char *hk_xmemdupz(const void *p, size_t n);
 char *hk_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

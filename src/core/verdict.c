@@ -153,18 +153,9 @@ void hk_escape_human(const void *p, size_t n, struct hk_buf *out)
 
 /* ---- denials: deduplicated by (object, blockers), first-seen order ---- */
 
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *out = hk_xmalloc(n + 1);
-	if (n)
-		memcpy(out, p, n);
-	out[n] = '\0';
-	return out;
-}
-
 static char *dup_opt(const char *p, size_t n)
 {
-	return p ? dup_bytes(p, n) : NULL;
+	return p ? hk_xmemdupz(p, n) : NULL;
 }
 
 /* The object a record names: its path, or for signal/ptrace records the target's comm. */
@@ -435,7 +426,7 @@ void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
 	v->enobufs = in->enobufs;
 
 	if (ev) {
-		v->canary_path = dup_bytes(ev->canary_path, ev->canary_len);
+		v->canary_path = hk_xmemdupz(ev->canary_path, ev->canary_len);
 		v->canary_seen = hk_evidence_canary_seen(ev);
 		v->domain = hk_evidence_domain(ev);
 		v->dealloc_seen = hk_evidence_dealloc_seen(ev);

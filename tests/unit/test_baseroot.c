@@ -13,6 +13,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -1026,6 +1027,50 @@ static char *host_path_lookup(const char *name)
 	return NULL;
 }
 
+/* The oracle for an ld.so.conf entry, written independently of baseroot.c: the file's
+ * "include PATTERN" lines globbed on the host (patterns relative to the file's directory),
+ * recursively, each match added by its real path. */
+static void add_conf_includes(const char *file, struct hk_strset *out)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return;
+	char line[4096];
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "include", 7) != 0 || (p[7] != ' ' && p[7] != '\t'))
+			continue;
+		char *save = NULL;
+		for (char *pat = strtok_r(p + 7, " \t\n", &save); pat;
+		     pat = strtok_r(NULL, " \t\n", &save)) {
+			hk_autofree char *full = NULL;
+			if (pat[0] == '/') {
+				full = hk_xstrdup(pat);
+			} else {
+				hk_autofree char *dir = hk_xstrdup(file);
+				char *slash = strrchr(dir, '/');
+				if (slash)
+					*slash = '\0';
+				full = hk_xasprintf("%s/%s", dir, pat);
+			}
+			glob_t g;
+			if (glob(full, 0, NULL, &g) == 0) {
+				for (size_t k = 0; k < g.gl_pathc; k++) {
+					hk_strset_add_owned(out, host_realpath(g.gl_pathv[k]));
+					add_conf_includes(g.gl_pathv[k], out);
+				}
+				globfree(&g);
+			}
+		}
+	}
+	fclose(f);
+}
+
 TEST(host_profiles_match_the_loader)
 {
 	const char *const *names = hk_base_profile_names();
@@ -1046,11 +1091,13 @@ TEST(host_profiles_match_the_loader)
 		hk_strset_add(&expected, "/etc/ld.so.cache");
 		for (size_t i = 0; i < p->n_entries; i++) {
 			const struct hk_runtime_entry *e = &p->entries[i];
-			if (e->kind == HK_ENTRY_DATA) {
+			if (e->kind == HK_ENTRY_DATA || e->kind == HK_ENTRY_LDCONF) {
 				if (access(e->name, F_OK) == 0)
 					hk_strset_add_owned(&expected, host_realpath(e->name));
 				else
 					CHECK(e->optional);
+				if (e->kind == HK_ENTRY_LDCONF)
+					add_conf_includes(e->name, &expected);
 				continue;
 			}
 			hk_autofree char *prog = host_path_lookup(e->name);

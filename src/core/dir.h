@@ -1,0 +1,21 @@
+/* Reading a directory with every failure reported: readdir() returns NULL both at the end and
+ * on an error, told apart only by errno, and a listing cut short by an error must fail (a
+ * store tree or a manifest missing entries would still look complete). */
+#ifndef HK_DIR_H
+#define HK_DIR_H
+
+#include <dirent.h>
+
+struct hk_error;
+
+/* Opens the directory open as fd as a stream.  Takes ownership of fd: it belongs to *out on
+ * success and is closed on failure.  Returns 0, or -errno with err "cannot list SHOWN: …". */
+int hk_dir_fdopen(int fd, const char *shown, DIR **out, struct hk_error *err);
+
+/* The next entry other than "." and ".." in *de, NULL at the end of the directory.  Returns 0,
+ * or -errno with err "cannot list SHOWN: …".  The loop reads
+ *     while ((r = hk_dir_next(d, shown, &de, err)) == 0 && de) { … }
+ * so that r is 0 inside the body and 0 or the failure after it. */
+int hk_dir_next(DIR *d, const char *shown, struct dirent **de, struct hk_error *err);
+
+#endif
