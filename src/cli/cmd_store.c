@@ -1113,7 +1113,10 @@ static int open_named(const char *store_dir, int argc, char **argv, struct hk_st
 	return -1;
 }
 
-static int sub_verify(const char *store_dir, int argc, char **argv)
+/* Runs `body` on the artifacts `verify` or `seal` was given, then closes what open_named
+ * opened; returns the exit status. */
+static int run_named(const char *store_dir, int argc, char **argv,
+		     int (*body)(struct hk_store *s, const struct hk_artifact **list, size_t n))
 {
 	struct hk_store *s = NULL;
 	const struct hk_artifact **list = NULL;
@@ -1121,7 +1124,14 @@ static int sub_verify(const char *store_dir, int argc, char **argv)
 	int rc = open_named(store_dir, argc, argv, &s, &list, &n);
 	if (rc >= 0)
 		return rc;
-	rc = 0;
+	rc = body(s, list, n);
+	free(list);
+	hk_store_close(s);
+	return rc;
+}
+
+static int verify_named(struct hk_store *s, const struct hk_artifact **list, size_t n)
+{
 	struct hk_error err = { 0 };
 	int bad = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1134,20 +1144,17 @@ static int sub_verify(const char *store_dir, int argc, char **argv)
 			       list[i]->sealed ? " (sealed: fs-verity digests match)" : "");
 		}
 	}
-	free(list);
-	hk_store_close(s);
 	return bad;
 }
 
-static int sub_seal(const char *store_dir, int argc, char **argv)
+static int sub_verify(const char *store_dir, int argc, char **argv)
 {
-	struct hk_store *s = NULL;
-	const struct hk_artifact **list = NULL;
-	size_t n = 0;
-	int rc = open_named(store_dir, argc, argv, &s, &list, &n);
-	if (rc >= 0)
-		return rc;
-	rc = 0;
+	return run_named(store_dir, argc, argv, verify_named);
+}
+
+static int seal_named(struct hk_store *s, const struct hk_artifact **list, size_t n)
+{
+	int rc = 0;
 	struct hk_error err = { 0 };
 	/* Asked once, before any artifact is touched: a filesystem that cannot seal is said so,
 	 * and nothing is changed or recorded. */
@@ -1162,9 +1169,12 @@ static int sub_seal(const char *store_dir, int argc, char **argv)
 		printf("sealed %s %s %s (%zu files, fs-verity sha256)\n", a->id, a->name,
 		       a->version, a->file_count);
 	}
-	free(list);
-	hk_store_close(s);
 	return rc;
+}
+
+static int sub_seal(const char *store_dir, int argc, char **argv)
+{
+	return run_named(store_dir, argc, argv, seal_named);
 }
 
 static int sub_reindex(const char *store_dir, int argc, char **argv)

@@ -896,27 +896,53 @@ static int unescape_field(const char *p, size_t n, struct hk_buf *out)
 	return hk_tree_unescape(p, n, out);
 }
 
+/* The first line of every store text file names its format: `header` (with its '\n'). */
+static int check_header(const char *text, size_t len, const char *header, const char *filename,
+			struct hk_error *err)
+{
+	size_t hl = strlen(header);
+	if (len < hl || memcmp(text, header, hl) != 0)
+		return hk_fail(err, EBADMSG, "%s:1: missing header \"%.*s\"", filename,
+			       (int)(hl - 1), header);
+	return 0;
+}
+
+/* Counts the line that starts at `p` and finds its end *nl; an unterminated one is an error. */
+static int next_line(const char *p, const char *end, const char *filename, unsigned *line,
+		     const char **nl, struct hk_error *err)
+{
+	++*line;
+	*nl = memchr(p, '\n', (size_t)(end - p));
+	if (!*nl)
+		return hk_fail(err, EBADMSG, "%s:%u: line not terminated", filename, *line);
+	return 0;
+}
+
+/* The first two spaces of the line p..nl (either NULL where there is none). */
+static void split_fields(const char *p, const char *nl, const char **sp1, const char **sp2)
+{
+	*sp1 = memchr(p, ' ', (size_t)(nl - p));
+	*sp2 = *sp1 ? memchr(*sp1 + 1, ' ', (size_t)(nl - *sp1 - 1)) : NULL;
+}
+
 static int manifest_decode(const char *text, size_t len, const char *filename,
 			   struct hk_tree *out, struct hk_error *err)
 {
+	int r = check_header(text, len, MANIFEST_HEADER, filename, err);
+	if (r < 0)
+		return r;
 	size_t hl = strlen(MANIFEST_HEADER);
-	if (len < hl || memcmp(text, MANIFEST_HEADER, hl) != 0)
-		return hk_fail(err, EBADMSG, "%s:1: missing header \"harkaq-manifest 1\"",
-			       filename);
 	struct hk_tree t = HK_TREE_INIT;
 	struct hk_buf path = HK_BUF_INIT, target = HK_BUF_INIT;
-	int r = 0;
 	unsigned line = 1;
 	const char *p = text + hl, *end = text + len;
 	while (p < end) {
-		line++;
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl) {
-			r = hk_fail(err, EBADMSG, "%s:%u: line not terminated", filename, line);
+		const char *nl;
+		r = next_line(p, end, filename, &line, &nl, err);
+		if (r < 0)
 			break;
-		}
-		const char *sp1 = memchr(p, ' ', (size_t)(nl - p));
-		const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(nl - sp1 - 1)) : NULL;
+		const char *sp1, *sp2;
+		split_fields(p, nl, &sp1, &sp2);
 		bool ok = sp1 && sp1 == p + 1;
 		char kind = *p;
 		if (ok && kind == 'd') {
@@ -1001,10 +1027,10 @@ static int index_line_cmp_path(const struct index_line *l, const char *path, siz
 static int index_parse(struct hk_store *s, char *text, size_t len, const char *filename,
 		       struct hk_error *err)
 {
+	int r = check_header(text, len, INDEX_HEADER, filename, err);
+	if (r < 0)
+		return r;
 	size_t hl = strlen(INDEX_HEADER);
-	if (len < hl || memcmp(text, INDEX_HEADER, hl) != 0)
-		return hk_fail(err, EBADMSG, "%s:1: missing header \"harkaq-path-index 1\"",
-			       filename);
 	size_t cap = 0;
 	unsigned line = 1;
 	char *p = text + hl, *end = text + len;
@@ -1812,25 +1838,23 @@ static bool seal_digest_valid(const char *p, size_t n)
 int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_seal *out,
 		  struct hk_error *err)
 {
+	int r = check_header(text, len, SEAL_HEADER, filename, err);
+	if (r < 0)
+		return r;
 	size_t hl = strlen(SEAL_HEADER);
-	if (len < hl || memcmp(text, SEAL_HEADER, hl) != 0)
-		return hk_fail(err, EBADMSG, "%s:1: missing header \"harkaq-seal 1\"", filename);
 	struct hk_seal seal = { 0 };
 	size_t cap = 0;
 	struct hk_buf path = HK_BUF_INIT;
-	int r = 0;
 	unsigned line = 1;
 	const char *p = text + hl, *end = text + len;
 	while (p < end) {
-		line++;
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl) {
-			r = hk_fail(err, EBADMSG, "%s:%u: line not terminated", filename, line);
+		const char *nl;
+		r = next_line(p, end, filename, &line, &nl, err);
+		if (r < 0)
 			break;
-		}
 		/* "<digest> <blake3 hex> <escaped path>" */
-		const char *sp1 = memchr(p, ' ', (size_t)(nl - p));
-		const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(nl - sp1 - 1)) : NULL;
+		const char *sp1, *sp2;
+		split_fields(p, nl, &sp1, &sp2);
 		bool ok = sp1 && sp2 && seal_digest_valid(p, (size_t)(sp1 - p)) &&
 			  sp2 - sp1 - 1 == HEX_LEN && is_hex(sp1 + 1, HEX_LEN) &&
 			  unescape_field(sp2 + 1, (size_t)(nl - sp2 - 1), &path) == 0 &&
@@ -2126,15 +2150,19 @@ const char *hk_deb_field(const struct hk_deb_stanza *st, const char *name)
 	return NULL;
 }
 
+static void stanza_fields_free(struct hk_deb_stanza *st)
+{
+	for (size_t k = 0; k < st->n; k++) {
+		free(st->fields[k].name);
+		free(st->fields[k].value);
+	}
+	free(st->fields);
+}
+
 void hk_deb_stanzas_free(struct hk_deb_stanza *st, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < st[i].n; k++) {
-			free(st[i].fields[k].name);
-			free(st[i].fields[k].value);
-		}
-		free(st[i].fields);
-	}
+	for (size_t i = 0; i < n; i++)
+		stanza_fields_free(&st[i]);
 	free(st);
 }
 
@@ -2307,13 +2335,8 @@ static int load_installed(const char *status_path, struct hk_deb_stanza **out, s
 			st[w++] = keep;
 		}
 	}
-	for (size_t i = w; i < ns; i++) {
-		for (size_t k = 0; k < st[i].n; k++) {
-			free(st[i].fields[k].name);
-			free(st[i].fields[k].value);
-		}
-		free(st[i].fields);
-	}
+	for (size_t i = w; i < ns; i++)
+		stanza_fields_free(&st[i]);
 	*out = st;
 	*n = w;
 	return 0;
@@ -2351,6 +2374,19 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
+/* The end both name lists share: on success the sorted, unique names are the caller's. */
+static int hand_out_names(int r, char **v, size_t count, char ***names, size_t *n)
+{
+	if (r < 0) {
+		free_names(v, count);
+		return r;
+	}
+	sort_unique_strings(v, &count);
+	*names = v;
+	*n = count;
+	return 0;
+}
+
 int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
 			   struct hk_error *err)
 {
@@ -2366,14 +2402,7 @@ int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
 		r = relation_names(&st[i], "Provides", status_path, &v, &count, err);
 	}
 	hk_deb_stanzas_free(st, ns);
-	if (r < 0) {
-		free_names(v, count);
-		return r;
-	}
-	sort_unique_strings(v, &count);
-	*names = v;
-	*n = count;
-	return 0;
+	return hand_out_names(r, v, count, names, n);
 }
 
 int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
@@ -2439,12 +2468,5 @@ int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
 	free(reached);
 	free(queue);
 	hk_deb_stanzas_free(st, ns);
-	if (r < 0) {
-		free_names(v, count);
-		return r;
-	}
-	sort_unique_strings(v, &count);
-	*names = v;
-	*n = count;
-	return 0;
+	return hand_out_names(r, v, count, names, n);
 }
