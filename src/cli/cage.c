@@ -37,45 +37,6 @@ static void forward_signal(int sig)
 		kill(-signal_target, sig);
 }
 
-static long long jint(const struct hk_jval *obj, const char *key, long long dflt)
-{
-	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
-	if (!v || v->type != HK_JNUM)
-		return dflt;
-	return v->is_int ? v->i : (long long)v->num;
-}
-
-static const char *jstr(const struct hk_jval *obj, const char *key)
-{
-	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
-	return v && v->type == HK_JSTR ? v->str : NULL;
-}
-
-static bool jbool(const struct hk_jval *obj, const char *key)
-{
-	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
-	return v && v->type == HK_JBOOL && v->b;
-}
-
-static struct hk_jval *jsteal(struct hk_jval *obj, const char *key)
-{
-	/* Detach a member so it outlives obj: members are stored inline, so copy by
-	 * re-serialising. */
-	const struct hk_jval *v = obj ? hk_jobj_get(obj, key) : NULL;
-	if (!v)
-		return NULL;
-	struct hk_buf b = HK_BUF_INIT;
-	struct hk_json j;
-	hk_json_init(&j, &b, 0);
-	hk_json_value(&j, v);
-	struct hk_jval *copy = NULL;
-	struct hk_error e;
-	if (hk_json_parse(b.data, b.len, &copy, &e) < 0)
-		copy = NULL;
-	hk_buf_free(&b);
-	return copy;
-}
-
 struct reader {
 	pid_t pid;
 	int in_fd;                  /* its stdin; closing it asks it to stop */
@@ -147,7 +108,7 @@ static int reader_line(struct hk_cage_result *res, const char *line)
 		return 0;
 	}
 	int ret = 0;
-	const char *event = jstr(v, "event");
+	const char *event = hk_jobj_str(v, "event");
 	if (!event) {
 		/* ignore */
 	} else if (strcmp(event, "record") == 0) {
@@ -159,26 +120,29 @@ static int reader_line(struct hk_cage_result *res, const char *line)
 			/* A record that does not parse is counted by the evidence (n_malformed); if
 			 * it was one of this run's, the count check against denials=N fails and
 			 * says so.  Another process's odd record must not condemn this run. */
-			(void)hk_evidence_feed(&res->evidence, (unsigned)jint(v, "type", 0),
-					       (uint64_t)jint(v, "serial", 0), text, len, &fe);
+			(void)hk_evidence_feed(&res->evidence, (unsigned)hk_jobj_int(v, "type", 0),
+					       (uint64_t)hk_jobj_int(v, "serial", 0), text, len,
+					       &fe);
 		}
 	} else if (strcmp(event, "ready") == 0) {
 		res->reader_ready = true;
-		res->audit_confirmed = jbool(v, "confirmed");
-		res->audit_before = jsteal(v, "audit");
-		res->audit_changed = jsteal(v, "changed");
-		res->lost_before = jint(res->audit_before, "lost", -1);
+		res->audit_confirmed = hk_jobj_bool(v, "confirmed");
+		hk_jval_free(res->audit_before);
+		hk_jval_free(res->audit_changed);
+		res->audit_before = hk_jval_copy(hk_jobj_get(v, "audit"));
+		res->audit_changed = hk_jval_copy(hk_jobj_get(v, "changed"));
+		res->lost_before = hk_jobj_int(res->audit_before, "lost", -1);
 		ret = 1;
 	} else if (strcmp(event, "end") == 0) {
-		res->audit_after = jsteal(v, "audit");
-		res->lost_after = jint(res->audit_after, "lost", -1);
-		res->enobufs = jint(v, "enobufs", 0);
+		hk_jval_free(res->audit_after);
+		res->audit_after = hk_jval_copy(hk_jobj_get(v, "audit"));
+		res->lost_after = hk_jobj_int(res->audit_after, "lost", -1);
+		res->enobufs = hk_jobj_int(v, "enobufs", 0);
 		ret = 2;
 	} else if (strcmp(event, "error") == 0) {
 		res->reader_failed = true;
 		if (!res->reader_error)
-			res->reader_error = hk_xstrdup(jstr(v, "message") ? jstr(v, "message")
-									  : "reader error");
+			res->reader_error = hk_xstrdup(hk_jobj_str(v, "message") ?: "reader error");
 	}
 	hk_jval_free(v);
 	return ret;
@@ -205,23 +169,23 @@ static void status_line(struct hk_cage_result *res, const char *line)
 	struct hk_error e;
 	if (hk_json_parse(line, strlen(line), &v, &e) < 0)
 		return; /* harkaq-exec writes only JSON here; anything else is not its report */
-	const char *event = jstr(v, "event");
+	const char *event = hk_jobj_str(v, "event");
 	if (event && strcmp(event, "cage") == 0) {
-		res->abi = (int)jint(v, "abi", -1);
-		res->real_abi = (int)jint(v, "real_abi", res->abi);
-		res->forced_abi = jbool(v, "forced");
-		res->log_flag_withheld = jbool(v, "log_flag_withheld");
+		res->abi = (int)hk_jobj_int(v, "abi", -1);
+		res->real_abi = (int)hk_jobj_int(v, "real_abi", res->abi);
+		res->forced_abi = hk_jobj_bool(v, "forced");
+		res->log_flag_withheld = hk_jobj_bool(v, "log_flag_withheld");
 		hk_jval_free(res->cage_status);
 		res->cage_status = v;
 		return;
 	}
 	if (event && strcmp(event, "canary") == 0) {
 		free(res->canary_result);
-		res->canary_result = hk_xstrdup(jstr(v, "result") ? jstr(v, "result") : "error");
+		res->canary_result = hk_xstrdup(hk_jobj_str(v, "result") ?: "error");
 	} else if (event && strcmp(event, "error") == 0) {
 		if (!res->cage_error) {
-			res->cage_error = hk_xstrdup(jstr(v, "message") ? jstr(v, "message") : "cage error");
-			res->cage_error_layer = hk_xstrdup(jstr(v, "layer") ? jstr(v, "layer") : "unknown");
+			res->cage_error = hk_xstrdup(hk_jobj_str(v, "message") ?: "cage error");
+			res->cage_error_layer = hk_xstrdup(hk_jobj_str(v, "layer") ?: "unknown");
 		}
 	}
 	hk_jval_free(v);

@@ -28,12 +28,6 @@ static void evidence_usage(FILE *f)
 		"exit status: 0 success; 64 usage; 65 an object is missing or does not verify.\n");
 }
 
-static const char *jstr(const struct hk_jval *o, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(o, key);
-	return v && v->type == HK_JSTR ? v->str : NULL;
-}
-
 static int do_verify(const char *store, int argc, char **argv)
 {
 	int code = HK_EXIT_OK;
@@ -46,7 +40,7 @@ static int do_verify(const char *store, int argc, char **argv)
 			code = HK_EXIT_DATAERR;
 			continue;
 		}
-		const char *phase = jstr(ev, "phase"), *state = jstr(ev, "state");
+		const char *phase = hk_jobj_str(ev, "phase"), *state = hk_jobj_str(ev, "state");
 		printf("ok %s %s %s\n", id, phase ? phase : "-", state ? state : "?");
 		hk_jval_free(ev);
 	}
@@ -75,9 +69,10 @@ static int do_list(const char *store, bool json)
 			fprintf(stderr, "harkaq evidence: %s\n", err.msg);
 			code = HK_EXIT_DATAERR;
 		}
-		const char *phase = ev ? jstr(ev, "phase") : NULL, *state = ev ? jstr(ev, "state") : NULL;
-		const char *recipe = ev ? jstr(ev, "recipe_hash") : NULL;
-		const char *art = ev ? jstr(ev, "artifact_hash") : NULL;
+		/* hk_jobj_str takes a NULL object (an object that did not parse). */
+		const char *phase = hk_jobj_str(ev, "phase"), *state = hk_jobj_str(ev, "state");
+		const char *recipe = hk_jobj_str(ev, "recipe_hash");
+		const char *art = hk_jobj_str(ev, "artifact_hash");
 		if (json) {
 			hk_json_obj_begin(&j);
 			hk_json_key(&j, "id");

@@ -18,12 +18,6 @@
 
 /* ---- reading the evidence object ---- */
 
-static const char *jstr(const struct hk_jval *o, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(o, key);
-	return v && v->type == HK_JSTR ? v->str : NULL;
-}
-
 static uint64_t juint(const struct hk_jval *o, const char *key)
 {
 	const struct hk_jval *v = hk_jobj_get(o, key);
@@ -63,7 +57,7 @@ static size_t collect(const struct hk_jval *ev, const char *cls, struct item **o
 	size_t n = 0;
 	*out = hk_xcalloc(den->len + 1, sizeof(**out));
 	for (size_t i = 0; i < den->len; i++) {
-		const char *c = jstr(&dia->items[i], "class");
+		const char *c = hk_jobj_str(&dia->items[i], "class");
 		if (c && strcmp(c, cls) == 0) {
 			(*out)[n].den = &den->items[i];
 			(*out)[n].dia = &dia->items[i];
@@ -96,7 +90,7 @@ static void put_who(struct hk_buf *b, const struct item *it)
 	hk_autofree char *exe = jhuman(it->den, "exe");
 	hk_autofree char *comm = jhuman(it->den, "comm");
 	uint64_t count = juint(it->den, "count");
-	const char *decl = jstr(it->dia, "exe_declared_by");
+	const char *decl = hk_jobj_str(it->dia, "exe_declared_by");
 	if (!exe && !comm && count <= 1)
 		return;
 	hk_buf_puts(b, "  (");
@@ -122,7 +116,7 @@ static void newline_indent(struct hk_buf *b, int extra)
 /* "→ declare dep: X  (or: B via /usr/bin/ranlib, C)" */
 static void put_suggestion(struct hk_buf *b, const struct item *it)
 {
-	const char *line = jstr(it->dia, "line");
+	const char *line = hk_jobj_str(it->dia, "line");
 	hk_buf_printf(b, " → %s", line ? line : "?");
 	const struct hk_jval *ps = hk_jobj_get(it->dia, "providers");
 	if (!ps || ps->type != HK_JARR || ps->len < 2)
@@ -130,7 +124,7 @@ static void put_suggestion(struct hk_buf *b, const struct item *it)
 	hk_buf_puts(b, "  (or:");
 	for (size_t k = 1; k < ps->len; k++) {
 		const struct hk_jval *p = &ps->items[k];
-		const char *spec = jstr(p, "spec"), *how = jstr(p, "how");
+		const char *spec = hk_jobj_str(p, "spec"), *how = hk_jobj_str(p, "how");
 		hk_autofree char *via = jhuman(p, "via");
 		hk_buf_puts(b, k > 1 ? ", " : " ");
 		put_human_str(b, spec ? spec : "?");
@@ -150,10 +144,10 @@ static void put_declarable(struct hk_buf *b, const struct item *its, size_t n, i
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
-		const char *line = jstr(its[i].dia, "line");
+		const char *line = hk_jobj_str(its[i].dia, "line");
 		size_t same = 0;
 		for (size_t k = i; k < n; k++) {
-			const char *l2 = jstr(its[k].dia, "line");
+			const char *l2 = hk_jobj_str(its[k].dia, "line");
 			if (!done[k] && line && l2 && strcmp(line, l2) == 0)
 				same++;
 		}
@@ -175,7 +169,7 @@ static void put_declarable(struct hk_buf *b, const struct item *its, size_t n, i
 		hk_buf_printf(b, "%s ← %zu paths:", line, same);
 		size_t shown = 0;
 		for (size_t k = i; k < n; k++) {
-			const char *l2 = jstr(its[k].dia, "line");
+			const char *l2 = hk_jobj_str(its[k].dia, "line");
 			if (done[k] || !l2 || strcmp(line, l2) != 0)
 				continue;
 			done[k] = true;
@@ -204,7 +198,7 @@ static void put_plain(struct hk_buf *b, const struct item *its, size_t n, int ex
 		}
 		put_object(b, its[i].den);
 		put_who(b, &its[i]);
-		const char *reason = jstr(its[i].dia, "reason");
+		const char *reason = hk_jobj_str(its[i].dia, "reason");
 		if (with_reason && reason)
 			hk_buf_printf(b, " — %s", reason);
 	}
@@ -227,8 +221,8 @@ static void put_expected_inline(struct hk_buf *b, const struct item *its, size_t
 void hk_report_human(const struct hk_jval *ev, const char *label, const char *evidence_id,
 		     struct hk_buf *out)
 {
-	const char *state = jstr(ev, "state");
-	const char *phase = jstr(ev, "phase");
+	const char *state = hk_jobj_str(ev, "state");
+	const char *phase = hk_jobj_str(ev, "phase");
 	if (!label)
 		label = phase ? phase : "phase";
 	if (!state)
@@ -243,7 +237,7 @@ void hk_report_human(const struct hk_jval *ev, const char *label, const char *ev
 	if (strcmp(state, "NoEvidence") == 0) {
 		const struct hk_jval *rs = hk_jobj_get(ev, "reasons");
 		for (size_t i = 0; rs && rs->type == HK_JARR && i < rs->len; i++) {
-			const char *m = jstr(&rs->items[i], "message");
+			const char *m = hk_jobj_str(&rs->items[i], "message");
 			if (i)
 				newline_indent(out, 0);
 			hk_buf_printf(out, "%s", i ? "also: " : "");

@@ -845,6 +845,57 @@ const struct hk_jval *hk_jobj_get(const struct hk_jval *obj, const char *key)
 	return NULL;
 }
 
+const char *hk_jobj_str(const struct hk_jval *obj, const char *key)
+{
+	const struct hk_jval *v = hk_jobj_get(obj, key);
+	return v && v->type == HK_JSTR ? v->str : NULL;
+}
+
+int64_t hk_jobj_int(const struct hk_jval *obj, const char *key, int64_t dflt)
+{
+	const struct hk_jval *v = hk_jobj_get(obj, key);
+	if (!v || v->type != HK_JNUM)
+		return dflt;
+	return v->is_int ? v->i : (int64_t)v->num;
+}
+
+bool hk_jobj_bool(const struct hk_jval *obj, const char *key)
+{
+	const struct hk_jval *v = hk_jobj_get(obj, key);
+	return v && v->type == HK_JBOOL && v->b;
+}
+
+static void jval_copy_into(struct hk_jval *dst, const struct hk_jval *src)
+{
+	*dst = *src;
+	dst->str = NULL;
+	dst->items = NULL;
+	dst->keys = NULL;
+	if (src->type == HK_JSTR) {
+		dst->str = hk_xmemdupz(src->str, src->len);
+	} else if (src->type == HK_JARR || src->type == HK_JOBJ) {
+		if (src->len == 0)
+			return;
+		dst->items = hk_xcalloc(src->len, sizeof(*dst->items));
+		if (src->type == HK_JOBJ)
+			dst->keys = hk_xcalloc(src->len, sizeof(*dst->keys));
+		for (size_t i = 0; i < src->len; i++) {
+			jval_copy_into(&dst->items[i], &src->items[i]);
+			if (dst->keys)
+				dst->keys[i] = hk_xstrdup(src->keys[i]);
+		}
+	}
+}
+
+struct hk_jval *hk_jval_copy(const struct hk_jval *v)
+{
+	if (!v)
+		return NULL;
+	struct hk_jval *c = hk_xmalloc(sizeof(*c));
+	jval_copy_into(c, v);
+	return c;
+}
+
 static int hex_digit_value(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -104,6 +104,16 @@ int hk_json_parse(const char *text, size_t len, struct hk_jval **out, struct hk_
 void hk_jval_free(struct hk_jval *v);
 /* Object member by key, or NULL (also NULL when obj is NULL or not an object). */
 const struct hk_jval *hk_jobj_get(const struct hk_jval *obj, const char *key);
+/* Typed member accessors (obj may be NULL or not an object, like hk_jobj_get).
+ * hk_jobj_str: the string member's text, or NULL if absent or not a string (the text may hold
+ *   U+0000: check len where that matters).
+ * hk_jobj_int: a number member (its exact integer, else its value truncated), or dflt.
+ * hk_jobj_bool: true only for a member that is the literal true. */
+const char *hk_jobj_str(const struct hk_jval *obj, const char *key);
+int64_t hk_jobj_int(const struct hk_jval *obj, const char *key, int64_t dflt);
+bool hk_jobj_bool(const struct hk_jval *obj, const char *key);
+/* A deep copy of v, owned by the caller (free with hk_jval_free()); NULL gives NULL. */
+struct hk_jval *hk_jval_copy(const struct hk_jval *v);
 /* Bytes of a value written by hk_json_bytes() (string or {"hex":…}); returns a malloc'd buffer
  * (NUL-terminated, length in *len) or NULL if v has neither form.  Only the canonical form is
  * accepted, so the encoding is one-to-one: a string must not contain U+0000, and the object
