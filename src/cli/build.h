@@ -63,6 +63,10 @@ struct phase_result {
 	struct hk_verdict verdict;
 	bool has_verdict;
 	long long ms;
+	/* The phase's evidence object, kept as written (its diagnosis is computed once, and the
+	 * --json result reuses it): canonical bytes, and its id when it was stored. */
+	struct hk_buf evidence;
+	char evidence_id[HK_B3_ID_LEN];
 };
 
 struct hk_build_result {

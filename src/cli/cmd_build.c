@@ -995,7 +995,6 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_null(j);
 	hk_json_key(j, "phases");
 	hk_json_arr_begin(j);
-	struct hk_suggester *sugg = NULL;
 	for (size_t i = 0; i < br->n_phases; i++) {
 		const struct phase_result *pr = &br->phases[i];
 		hk_json_obj_begin(j);
@@ -1028,12 +1027,9 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 			hk_json_null(j);
 		/* The diagnosis, as docs/diagnosis.md describes it, and the evidence object's id. */
 		hk_json_key(j, "report");
-		if (pr->has_verdict && !sugg)
-			sugg = hk_report_build_suggester(br);
-		hk_report_build_phase_json(sugg, br, pr, j);
+		hk_report_build_phase_json(pr, j);
 		hk_json_obj_end(j);
 	}
-	hk_suggester_free(sugg);
 	hk_json_arr_end(j);
 	hk_json_key(j, "failed_phase");
 	if (br->failed_phase)
@@ -1065,6 +1061,7 @@ void hk_build_result_free(struct hk_build_result *br)
 			hk_verdict_free(&br->phases[i].verdict);
 		if (br->phases[i].ran)
 			hk_cage_result_free(&br->phases[i].res);
+		hk_buf_free(&br->phases[i].evidence);
 	}
 	if (br->plan_ok)
 		hk_build_plan_free(&br->plan);

@@ -383,7 +383,7 @@ int hk_report_phase_evidence(struct hk_suggester *s, const struct phase_result *
 }
 
 void hk_report_build_phase(struct hk_suggester *s, const struct hk_build_result *br,
-			   const struct phase_result *pr, bool quiet)
+			   struct phase_result *pr, bool quiet)
 {
 	struct hk_buf bytes = HK_BUF_INIT;
 	struct hk_error err = { 0 };
@@ -406,26 +406,21 @@ void hk_report_build_phase(struct hk_suggester *s, const struct hk_build_result 
 			hk_jval_free(ev);
 		}
 	}
-	hk_buf_free(&bytes);
+	/* Kept for the --json result: the diagnosis is not computed a second time. */
+	hk_buf_free(&pr->evidence);
+	pr->evidence = bytes;
+	snprintf(pr->evidence_id, sizeof(pr->evidence_id), "%s", id);
 }
 
-void hk_report_build_phase_json(struct hk_suggester *s, const struct hk_build_result *br,
-				const struct phase_result *pr, struct hk_json *j)
+void hk_report_build_phase_json(const struct phase_result *pr, struct hk_json *j)
 {
-	struct hk_buf bytes = HK_BUF_INIT;
 	struct hk_error err = { 0 };
 	struct hk_jval *ev = NULL;
-	if (!pr->has_verdict || !s || hk_report_phase_evidence(s, pr, &bytes, &err) < 0 ||
-	    hk_json_parse(bytes.data, bytes.len, &ev, &err) < 0) {
+	if (!pr->has_verdict || pr->evidence.len == 0 ||
+	    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0) {
 		hk_json_null(j);
-		hk_buf_free(&bytes);
 		return;
 	}
-	char id[HK_B3_ID_LEN];
-	hk_b3_id(bytes.data, bytes.len, id);
-	hk_autofree char *dir = hk_evobj_dir(hk_store_dir(br->store));
-	hk_autofree char *file = hk_xasprintf("%s/%s.json", dir, id + 3);
-	hk_report_json(ev, access(file, F_OK) == 0 ? id : NULL, j);
+	hk_report_json(ev, pr->evidence_id[0] ? pr->evidence_id : NULL, j);
 	hk_jval_free(ev);
-	hk_buf_free(&bytes);
 }

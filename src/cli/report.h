@@ -50,11 +50,10 @@ int hk_report_phase_evidence(struct hk_suggester *s, const struct phase_result *
  * stderr.  A failure to write is reported on stderr and leaves the phase without evidence
  * object; the verdict stands. */
 void hk_report_build_phase(struct hk_suggester *s, const struct hk_build_result *br,
-			   const struct phase_result *pr, bool quiet);
-/* The phase's report object (hk_report_json) for the build's --json result, or null when the
- * phase has no verdict.  "evidence" names the object only if it is in the store (it was
- * written).  The bytes are recomputed: diagnosis and encoding are deterministic. */
-void hk_report_build_phase_json(struct hk_suggester *s, const struct hk_build_result *br,
-				const struct phase_result *pr, struct hk_json *j);
+			   struct phase_result *pr, bool quiet);
+/* The phase's report object (hk_report_json) for the build's --json result, from the evidence
+ * object hk_report_build_phase kept in pr, or null when the phase has none.  "evidence" names
+ * the object only if it was stored. */
+void hk_report_build_phase_json(const struct phase_result *pr, struct hk_json *j);
 
 #endif
