@@ -101,6 +101,7 @@ sec "section 1"
 cd / && hk_build "$T/herm.json" "${P#/}/recipe.toml"; cd - >/dev/null
 check_eq "declared header+library: exit 0 (Hermetic), run from / with a relative recipe path" 0 "$rc"
 check_eq "declared header+library: every phase Hermetic" "compile=Hermetic install=Hermetic" "$(states "$T/herm.json")"
+check_seen "declared header+library: every phase Hermetic" "$T/herm.json"
 check_contains "declared header+library: hkdemo is in the closure" "$(jget "$T/herm.json" closure)" "-hkdemo\""
 AD=$(artifact_dir "$T/herm.json" "$P/store" hkapp)
 check_eq "the program linked the dep's library" "hello from hkdemo" "$(cat "$AD/usr/share/hkapp/greeting" 2>&1)"
@@ -139,6 +140,7 @@ hk_build "$T/nodep.json" "$P/nodep/recipe.toml"
 check_eq "dep removed, base host: the compile fails (exit 3), the header is simply absent" 3 "$rc"
 check_contains "dep removed, base host: the compiler says so" "$(cat "$T/nodep.json.err")" "hkdemo.h: No such file"
 check_eq "dep removed, base host: nothing undeclared was read (Hermetic, failed)" "compile=Hermetic" "$(states "$T/nodep.json")"
+check_seen "dep removed, base host: Hermetic" "$T/nodep.json"
 # (b) a base root that has the header and the library (as a distribution's base would):
 # the build finds them there, and the cage names them, as the sandbox sees them.
 BR=$W/baseroot
@@ -163,6 +165,7 @@ app_recipe hkapp-based-ok '"gcc-12", "libc6-dev", "hkdemo"' 'base = "root:../../
 hk_build "$T/based-ok.json" "$P/based/recipe.toml"
 check_eq "control: the same base root with hkdemo declared is Hermetic" \
 	"compile=Hermetic install=Hermetic" "$(states "$T/based-ok.json")"
+check_seen "the same base root with hkdemo declared is Hermetic" "$T/based-ok.json"
 
 # --- 4. a tool used but not declared ---------------------------------------------------------
 sec "section 4"
@@ -181,6 +184,7 @@ tool_recipe '"gcc-12", "libc6-dev", "hkdemo", "make"' >"$P/tool/recipe.toml"
 hk_build "$T/tool-ok.json" "$P/tool/recipe.toml"
 if python3 -m json.tool "$T/tool-ok.json" >/dev/null 2>&1; then ok "--json stays well-formed when a phase writes to stdout (make echoes)"; else not_ok "--json stays well-formed when a phase writes to stdout (make echoes)" "$(head -c 200 "$T/tool-ok.json")"; fi
 check_eq "control: make declared, Hermetic (exit 0)" "0 compile=Hermetic" "$rc $(states "$T/tool-ok.json")"
+check_seen "make declared, Hermetic" "$T/tool-ok.json"
 
 # --- 5. harkaq policy --------------------------------------------------------------------------
 sec "section 5"
@@ -261,6 +265,7 @@ check_eq "failing phase: later phases not run, nothing sealed" "compile 7 None" 
 sed -i 's/exit 7/true/' "$T/bad/fail.toml"
 hk_build "$T/fail-ok.json" --store "$TS" "$T/bad/fail.toml"
 check_eq "control: the same recipe with a passing compile runs install" "compile=Hermetic install=Hermetic" "$(states "$T/fail-ok.json")"
+check_seen "the same recipe with a passing compile: Hermetic" "$T/fail-ok.json"
 
 # --- 8. SIGINT / SIGTERM during a phase --------------------------------------------------------
 sec "section 8"

@@ -107,6 +107,7 @@ build "$D/r4/recipe.toml" "$D/r4.json"
 check_eq "round 4 (probes classified as expected): Hermetic" 0 "$RC"
 check_eq "round 4: Hermetic in all three phases" \
 	"configure=Hermetic compile=Hermetic install=Hermetic" "$(q states <"$D/r4.json")"
+check_seen "round 4: Hermetic in all three phases" "$D/r4.json"
 check_eq "classifying changed the verdict, not the artifact" "$A3" "$(q artifact <"$D/r4.json")"
 if [ "$(q recipe-hash <"$D/r3.json")" != "$(q recipe-hash <"$D/r4.json")" ]; then
 	ok "an [expect] line is a recipe input (the recipe hash changed)"

@@ -91,6 +91,9 @@ DEN=$(jq -r '.phases[0].verdict.denials[] |
 	"\(.blockers) \(.path // ("process " + (.ocomm // "?"))) \(.comm)"' "$S/caged.json" 2>&1)
 check_eq "caged verdict: Impure, with evidence (canary seen)" "Impure true" \
 	"$(jq -r '.phases[0].verdict | "\(.state) \(.canary.seen)"' "$S/caged.json")"
+# The negatives on $DEN below (no record of signal.h, errno.h) need every record to have arrived.
+check_eq "caged verdict: kernel denials == records received (nothing lost)" true \
+	"$(jq -r '.phases[0].verdict.kernel | .denials != null and .denials == .records_received' "$S/caged.json")"
 
 # attempt LABEL CAGED CONTROL [DENIAL]: the caged result, the control's, and the verdict line.
 attempt() {

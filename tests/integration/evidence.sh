@@ -136,6 +136,7 @@ esac
 hrun expected --policy "$P_EXPECT" -- cat "$S/ungranted"
 check_eq "expected: Hermetic (exit 3: the command failed, the verdict is Hermetic)" "3 Hermetic" \
 	"$RC $(state expected)"
+check_seen "expected: Hermetic" "$S/expected.json" '.verdict'
 check_eq "expected: the path is classified expected, nothing is debt" "['$S/ungranted'] 0" \
 	"$(q "$S/expected.json" 'repr([p.decode() for p in expected]) + " " + str(len(debt))')"
 
@@ -159,6 +160,7 @@ check_eq "--user nobody: the command runs as 65534, no groups" \
 	"uid=65534 euid=65534 gid=65534 egid=65534 groups=0" "$(cat "$S/who.out")"
 check_eq "--user nobody: Hermetic, the privileged reader saw the canary" "Hermetic True []" \
 	"$(q "$S/who.json" 'v["state"] + " " + str(v["canary"]["seen"]) + " " + repr(codes)')"
+check_seen "--user nobody: Hermetic" "$S/who.json" '.verdict'
 hrun who_deny --user nobody --policy "$P" -- cat "$S/ungranted"
 check_eq "--user nobody: an unprivileged denial reaches the reader (Impure, that path)" \
 	"Impure ['$S/ungranted']" "$(q "$S/who_deny.json" 'v["state"] + " " + repr([p.decode() for p in debt])')"
@@ -203,6 +205,7 @@ rm -f "$S/out/marker"
 hrun require_on --require-evidence --policy "$P" -- touch "$S/out/marker"
 check_eq "--require-evidence with audit on (control): Hermetic, the command ran" "0 present" \
 	"$RC $([ -e "$S/out/marker" ] && echo present || echo absent)"
+check_seen "--require-evidence with audit on: Hermetic" "$S/require_on.json" '.verdict'
 rm -f "$S/out/marker"
 hrun require_abi --require-evidence --force-abi 6 --policy "$P" -- touch "$S/out/marker"
 check_eq "--require-evidence with ABI 6 forced: exit 2, the command was not run" "2 absent" \
@@ -219,6 +222,7 @@ check_contains "broken seccomp: the cage says which layer" "$(cat "$S/seccomp.er
 # Control: the same command, reader left alone.
 hrun sleep_ok --policy "$P" -- sleep 1
 check_eq "sleeping command, reader alive (control): Hermetic" "0 Hermetic" "$RC $(state sleep_ok)"
+check_seen "sleeping command, reader alive: Hermetic" "$S/sleep_ok.json" '.verdict'
 rm -f "$S/killed.json"
 "$HARKAQ" run --quiet --verdict-out "$S/killed.json" --policy "$P" -- sleep 1 \
 	>"$S/killed.out" 2>"$S/killed.err" &
@@ -275,6 +279,7 @@ check_eq "audit settings: backlog_limit restored" "$was" "$(audit_field backlog_
 hrun sh_ok --policy "$P_SH" -- sh -c 'exit 0'
 check_eq "sh exits alone (control): Hermetic, no leftover" "Hermetic 0" \
 	"$(q "$S/sh_ok.json" 'v["state"], d["command"]["leftovers_killed"]' | tr -d "(),'")"
+check_seen "sh exits alone: Hermetic" "$S/sh_ok.json" '.verdict'
 secs=$((300 + RANDOM % 600))
 t0=$(date +%s%N)
 hrun sh_bg --policy "$P_SH" -- sh -c "sleep $secs & exit 0"
@@ -284,6 +289,7 @@ if [ "$ms" -lt 10000 ]; then ok "background child: the run ended in ${ms} ms (bo
 else not_ok "background child: the run ended in bounded time" "${ms} ms"; fi
 check_eq "background child: verdict computed (Hermetic), the leftover killed and reported" \
 	"Hermetic 1" "$(q "$S/sh_bg.json" 'v["state"], d["command"]["leftovers_killed"]' | tr -d "(),'")"
+check_seen "background child: Hermetic" "$S/sh_bg.json" '.verdict'
 check_eq "background child: no 'sleep $secs' survives" "" "$(pgrep -f "^sleep $secs\$")"
 
 # ---- 12. concurrency: 8 runs at once, each sees its own file and no other ----

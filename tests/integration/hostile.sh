@@ -56,6 +56,7 @@ snapshot() { # what "nothing half written" compares: the artifacts, evidence obj
 recipe ok 'compile = "cat /usr/share/esc/declared.txt"'
 build ok "$S/ok/recipe.toml"
 check_eq "control: the recipe is Hermetic (exit 0)" "0 Hermetic" "$RC $(vstate ok)"
+check_seen "the recipe is Hermetic" "$S/ok.json"
 
 for e in ENOSYS EOPNOTSUPP; do
 	"$HELPERS/cage_nolandlock" $e "$HARKAQ" build --quiet --store "$ST" --result-out "$S/nl.json" \
@@ -121,6 +122,7 @@ kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null; HOLDER=
 build_bg
 check_eq "held domain (control): without the holder the same recipe is Hermetic" "0 Hermetic" \
 	"$(cat "$S/hold.rc") $(vstate hold)"
+check_seen "held domain: without the holder, Hermetic" "$S/hold.json"
 
 # ---- hostile and broken input ----
 
@@ -231,6 +233,7 @@ printf '%s\n' 'name = "cyc"' 'version = "1"' '[source]' 'dir = "src"' '[deps]' '
 build cyc "$S/ok/cyc.toml"
 check_eq "dep cycle a <-> b: accepted; both in the closure, the build Hermetic" "0 Hermetic 2 a b" \
 	"$RC $(vstate cyc) $(jq '.closure | length' "$S/cyc.json") $(tr '\n' ' ' <"$S/cyc.stdout" | sed 's/ $//')"
+check_seen "dep cycle a <-> b: Hermetic" "$S/cyc.json"
 
 # A tampered store artifact: refused before the sandbox starts, naming artifact and file.
 cp -a "$ST" "$S/store-t"

@@ -41,3 +41,15 @@ hk_scratch() {
 	chmod 755 "$d"
 	echo "$d"
 }
+
+# check_seen NAME FILE [JQ]: the positive control for a Hermetic verdict (a broken reader and a
+# hermetic build both show no denial): every Hermetic verdict selected by JQ (default: the
+# phases of a build result) saw its canary, and the kernel's denial count arrived and equals
+# the records received.  At least one Hermetic verdict must be selected.
+check_seen() {
+	local sel=${3:-'.phases[].verdict'} got
+	got=$(jq -r "[$sel | select(. != null and .state == \"Hermetic\") |
+		(.canary.seen == true and .kernel.denials != null and .kernel.denials == .kernel.records_received)]
+		| if length == 0 then \"no Hermetic verdict\" else (all | tostring) end" "$2" 2>&1)
+	check_eq "$1 (control: canary seen, kernel denials == records received)" true "$got"
+}

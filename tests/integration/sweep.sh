@@ -38,6 +38,7 @@ row() { grep -E "^$1 " "$S/one/summary.txt"; }
 # Hermetic, the one running an undeclared make is not.
 check_contains "the hermetic recipe is Hermetic in every phase" "$(row sweep-hermetic)" \
 	"Hermetic                 0     0  compile=Hermetic install=Hermetic"
+check_seen "the hermetic recipe is Hermetic" "$(ls "$S/one/builds/"*hermetic*.json 2>/dev/null | head -1)"
 check_contains "undeclared make: declarable debt, the build failed" "$(row sweep-declarable-make)" \
 	"only declarable debt     1"
 check_contains "a probe with a fallback: declarable debt, the build succeeded" \
