@@ -7,6 +7,7 @@
 
 #include "cli/cage.h"
 #include "cli/sandbox.h"
+#include "core/collapse.h"
 #include "core/derive.h"
 #include "core/recipe.h"
 #include "core/store.h"
@@ -21,6 +22,9 @@ struct hk_build_plan {
 	char **closure_names;            /* artifact dirnames of the closure, deps first */
 	size_t n_unmerged;               /* dep files outside the merged system directories */
 	size_t n_closure;
+	/* Directories the cage may install as one rule each (core/collapse.h), and counts. */
+	struct hk_strset collapse;
+	struct hk_collapse_stats collapse_stats;
 };
 
 /* Resolves the recipe's deps in the store (relative names are the store's), computes the
@@ -50,6 +54,7 @@ struct hk_build_opts {
 	bool keep;
 	bool quiet;
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
+	bool per_file_rules;             /* never hand the cage collapsed directories */
 	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
 					  * around each phase's shell inside the sandbox */
 	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;

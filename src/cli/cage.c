@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/proc.h"
+#include "core/json.h"
 #include "core/util.h"
 
 /* Bounds on waiting.  The deallocation record comes from a kworker about 50 ms after the
@@ -430,6 +431,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
 
 	/* The status pipe: read the rest (the cage may have written its last line late). */
+	long long t_drain = hk_now_ms();
 	for (int i = 0; i < 50 && status.fd >= 0; i++) {
 		struct pollfd p = { status.fd, POLLIN, 0 };
 		if (poll(&p, 1, 10) <= 0)
@@ -442,6 +444,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		free(line);
 	}
 	hk_linereader_close(&status);
+	r->ms_status_drain = hk_now_ms() - t_drain;
 
 	/* Wait (bounded) for the domain's deallocation record. */
 	long long t_wait = hk_now_ms();
@@ -466,6 +469,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		}
 	}
 	r->ms_dealloc_wait = hk_now_ms() - t_wait;
+	long long t_stop = hk_now_ms();
 
 	/* Stop the reader: it answers with a final status (the lost counter after the run). */
 	if (rd.in_fd >= 0) {
@@ -501,11 +505,37 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 			}
 		}
 	}
+	r->ms_reader_stop = hk_now_ms() - t_stop;
 	r->ms_total = hk_now_ms() - t0;
 	if (forwarded_signal)
 		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
 			       (int)forwarded_signal);
 	return 0;
+}
+
+void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
+{
+	hk_json_obj_begin(j);
+	hk_json_key(j, "reader_start");
+	hk_json_int(j, r->ms_reader_start);
+	hk_json_key(j, "command");
+	hk_json_int(j, r->ms_command);
+	hk_json_key(j, "status_drain");
+	hk_json_int(j, r->ms_status_drain);
+	hk_json_key(j, "dealloc_wait");
+	hk_json_int(j, r->ms_dealloc_wait);
+	hk_json_key(j, "reader_stop");
+	hk_json_int(j, r->ms_reader_stop);
+	hk_json_key(j, "total");
+	hk_json_int(j, r->ms_total);
+	/* Part of "command": the cage's own set-up before the command's execve. */
+	hk_json_key(j, "cage_setup");
+	const struct hk_jval *setup = hk_jobj_get(r->cage_status, "setup_ms");
+	if (setup)
+		hk_json_value(j, setup);
+	else
+		hk_json_null(j);
+	hk_json_obj_end(j);
 }
 
 void hk_cage_result_free(struct hk_cage_result *r)

@@ -64,7 +64,8 @@ struct hk_cage_result {
 	struct hk_evidence evidence;
 	bool dealloc_timed_out;
 	/* costs, ms */
-	long long ms_reader_start, ms_command, ms_dealloc_wait, ms_total;
+	long long ms_reader_start, ms_command, ms_status_drain, ms_dealloc_wait, ms_reader_stop;
+	long long ms_total;
 };
 
 /* Runs the cage.  Returns 0 when the run happened (whatever its verdict), -errno when it
@@ -72,6 +73,13 @@ struct hk_cage_result {
  * protection is a *successful* call with started=true and cage_error set. */
 int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err);
 void hk_cage_result_free(struct hk_cage_result *r);
+
+struct hk_json;
+/* {"reader_start", "command", "status_drain", "dealloc_wait", "reader_stop", "total",
+ * "cage_setup"}: where a run's time went, in ms (bench/run reads it).  "cage_setup" is
+ * harkaq-exec's own figure (policy load, rules, restrict_self, seccomp), null when no cage
+ * reported. */
+void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j);
 
 /* Creates a canary file readable by everyone in a directory the policy does not let the cage
  * read; returns its path (and the directory to remove afterwards). */

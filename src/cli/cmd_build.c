@@ -56,6 +56,9 @@ static void build_usage(FILE *f)
 		"  --quiet            no progress on stderr\n"
 		"  --no-evidence      the cage without the reader and canary (enforcement only; the\n"
 		"                     verdict is NoEvidence): what the evidence costs is the difference\n"
+		"  --per-file-rules   install one Landlock rule per granted file even beneath a\n"
+		"                     read-only directory whose whole content is granted (the same\n"
+		"                     grants, installed slower; docs/cage.md, \"Collapsed directories\")\n"
 		"  --force-abi N      tests only: the cage behaves as Landlock ABI N (harkaq-exec\n"
 		"                     --force-abi); the verdict is then NoEvidence, never Hermetic\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
@@ -67,9 +70,6 @@ static void build_usage(FILE *f)
 		"failed, 64 usage, 65 bad recipe (file:line:column) or missing dep, 70 set-up error.\n");
 }
 
-struct build_ctx {
-	const struct hk_sandbox_plan *plan;
-};
 
 /* SIGINT, SIGTERM and SIGHUP stop the build cleanly instead of killing harkaq where it
  * stands: a harkaq killed mid-build would leave its work directory behind and, mid-seal, a
@@ -103,15 +103,6 @@ static int interrupted(struct hk_error *err)
 			    "killed and its work directory removed; nothing was sealed",
 		sig, strsignal(sig));
 	return 128 + sig;
-}
-
-/* In the phase's child, as root: a private mount namespace with the merged view mounted. */
-static int mount_merged_view(void *ctx, struct hk_error *err)
-{
-	const struct build_ctx *b = ctx;
-	if (unshare(CLONE_NEWNS) < 0)
-		return hk_fail_errno(err, errno, "unshare(CLONE_NEWNS) for the merged view");
-	return hk_sandbox_mount(b->plan, err);
 }
 
 /* The nearest directory named store/ holding a store marker, from the recipe's directory up. */
@@ -258,6 +249,7 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 {
 	memset(bp, 0, sizeof(*bp));
 	bp->policy = (struct hk_policy)HK_POLICY_INIT;
+	bp->collapse = (struct hk_strset)HK_STRSET_INIT;
 	const char *where = r->path ? r->path : "recipe";
 
 	/* Declared deps → store artifacts. */
@@ -366,6 +358,12 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 		goto out;
 	}
 	hk_policy_id(&bp->policy, bp->policy_id);
+	rc = hk_collapse_plan(&bp->policy, entries, n, root, &bp->collapse, &bp->collapse_stats,
+			      hk_sandbox_merges_path, err);
+	if (rc < 0) {
+		rc = hk_wrap(err, "%s", where);
+		goto out;
+	}
 	bp->n_closure = n_closure;
 	bp->closure_names = hk_xcalloc(n_closure + 1, sizeof(char *));
 	for (size_t i = 0; i < n_closure; i++)
@@ -393,6 +391,7 @@ void hk_build_plan_free(struct hk_build_plan *bp)
 	for (size_t i = 0; i < bp->n_closure; i++)
 		free(bp->closure_names[i]);
 	free(bp->closure_names);
+	hk_strset_free(&bp->collapse);
 	memset(bp, 0, sizeof(*bp));
 }
 
@@ -413,7 +412,8 @@ static char **build_env(const struct hk_recipe *r)
 }
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
-       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_HELP };
+       OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
+       OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -428,6 +428,7 @@ static const struct option build_options[] = {
 	{ "no-evidence", no_argument, NULL, OPT_NO_EVIDENCE },
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
+	{ "per-file-rules", no_argument, NULL, OPT_PER_FILE_RULES },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -446,6 +447,7 @@ int cmd_build(int argc, char **argv)
 {
 	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
 	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
+	bool per_file_rules = false;
 	const char *wrap = NULL;
 	long timeout = 3600, force_abi = 0;
 	int c;
@@ -462,6 +464,7 @@ int cmd_build(int argc, char **argv)
 		case OPT_QUIET: quiet = true; break;
 		case OPT_NO_EVIDENCE: no_evidence = true; break;
 		case OPT_WRAP: wrap = optarg; break;
+		case OPT_PER_FILE_RULES: per_file_rules = true; break;
 		case OPT_FORCE_ABI: {
 			char *end;
 			force_abi = strtol(optarg, &end, 10);
@@ -506,6 +509,7 @@ int cmd_build(int argc, char **argv)
 		.store_dir = store_opt,
 		.cage = cage,
 		.no_evidence = no_evidence,
+		.per_file_rules = per_file_rules,
 		.wrap = wrap,
 		.force_abi = (int)force_abi,
 		.user = user,
@@ -614,9 +618,10 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	char *out = hk_xasprintf("%s/out", br->work);
 	char *stage = hk_xasprintf("%s/stage", br->work);
 	char *policy_path = hk_xasprintf("%s/policy", br->work);
+	char *collapse_path = hk_xasprintf("%s/collapse", br->work);
 	char **env = NULL;
 	struct hk_sandbox_plan plan = { 0 };
-	bool work_made = false;
+	bool work_made = false, view_mounted = false;
 
 	struct hk_sandbox sb;
 	hk_build_sandbox_init(&sb, r, bo->cage);
@@ -690,6 +695,25 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			code = HK_EXIT_SOFTWARE;
 			goto done;
 		}
+		/* The collapsed directories, in the policy format (`list` lines): how the cage
+		 * installs the policy, not part of it (its id is the policy's alone). */
+		if (!bo->per_file_rules && br->plan.collapse.len > 0) {
+			struct hk_policy hints = HK_POLICY_INIT;
+			for (size_t i = 0; i < br->plan.collapse.len; i++)
+				hk_policy_add_grant(&hints, HK_GRANT_LIST, br->plan.collapse.items[i]);
+			wr = hk_policy_finish(&hints, err);
+			if (wr == 0) {
+				hk_policy_encode(&hints, &enc);
+				wr = write_file(collapse_path, enc.data, enc.len, 0644, err);
+				hk_buf_free(&enc);
+			}
+			hk_policy_free(&hints);
+			if (wr < 0) {
+				code = HK_EXIT_SOFTWARE;
+				goto done;
+			}
+			sb.collapse_host_path = collapse_path;
+		}
 	}
 	if (!bo->quiet)
 		fprintf(stderr, "[plan] %s %s: %zu dep artifact(s) in the closure; policy %s "
@@ -705,7 +729,21 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	}
 	env = build_env(r);
 
-	struct build_ctx bctx = { &plan };
+	/* The merged view is mounted once for the whole build, in a mount namespace of harkaq's
+	 * own (nothing reaches the host's, even if harkaq is killed); every phase's sandbox binds
+	 * it.  Mounted per phase, each phase paid for a cold overlay (lookups through every
+	 * layer: the cage's rules cost twice as much) and, at its end, for the kernel tearing the
+	 * overlay down, which waits until the phase's Landlock domain is freed. */
+	if (unshare(CLONE_NEWNS) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		hk_fail_errno(err, errno, "unshare(CLONE_NEWNS) for the merged view");
+		goto done;
+	}
+	if (hk_sandbox_mount(&plan, err) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		goto done;
+	}
+	view_mounted = true;
 	for (int ph = 0; ph < HK_PHASE_COUNT; ph++) {
 		const struct hk_recipe_phase *rp = &r->phases[ph];
 		if (rp->n_commands == 0)
@@ -774,8 +812,6 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			.timeout_s = bo->timeout_s,
 			.envp = env,
 			.quiet = bo->quiet,
-			.child_setup = mount_merged_view,
-			.child_ctx = &bctx,
 		};
 		if (!bo->quiet)
 			fprintf(stderr, "[%s] running%s\n", pname, bo->cage ? " under the cage" : "");
@@ -937,6 +973,8 @@ done:
 	}
 	if (!bo->quiet && code < HK_EXIT_USAGE)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - t_build) / 1000.0);
+	if (view_mounted)
+		hk_sandbox_unmount(&plan);
 	if (bo->keep && work_made) {
 		if (!bo->quiet)
 			fprintf(stderr, "work directory kept: %s\n", br->work);
@@ -950,6 +988,7 @@ done:
 	free(out);
 	free(stage);
 	free(policy_path);
+	free(collapse_path);
 	return code;
 }
 
@@ -1012,14 +1051,21 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_int(j, pr->ms);
 		/* What the evidence channel adds to the phase (bench/run reads it). */
 		hk_json_key(j, "timing_ms");
-		hk_json_obj_begin(j);
-		hk_json_key(j, "reader_start");
-		hk_json_int(j, pr->res.ms_reader_start);
-		hk_json_key(j, "command");
-		hk_json_int(j, pr->res.ms_command);
-		hk_json_key(j, "dealloc_wait");
-		hk_json_int(j, pr->res.ms_dealloc_wait);
-		hk_json_obj_end(j);
+		hk_cage_timing_json(&pr->res, j);
+		/* How the cage installed the policy: rules per grant, collapsed directories. */
+		hk_json_key(j, "rules");
+		if (pr->res.cage_status) {
+			static const char *const keys[] = { "rules", "ancestors", "beneath", "covered",
+							    "declined" };
+			hk_json_obj_begin(j);
+			for (size_t k = 0; k < HK_ARRAY_LEN(keys); k++) {
+				hk_json_key(j, keys[k]);
+				hk_json_int(j, hk_jobj_int(pr->res.cage_status, keys[k], 0));
+			}
+			hk_json_obj_end(j);
+		} else {
+			hk_json_null(j);
+		}
 		hk_json_key(j, "verdict");
 		if (pr->has_verdict)
 			hk_verdict_json(&pr->verdict, j);

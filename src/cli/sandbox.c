@@ -249,6 +249,15 @@ int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err)
 	}
 	return 0;
 }
+void hk_sandbox_unmount(const struct hk_sandbox_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_tops; i++) {
+		const struct hk_top *t = &plan->tops[i];
+		if (t->kind == HK_TOP_OVERLAY && umount2(t->merged, 0) < 0 && errno == EBUSY)
+			umount2(t->merged, MNT_DETACH);
+	}
+}
+
 static void push(struct hk_argv *a, const char *s)
 {
 	hk_argv_push(a, s);
@@ -302,6 +311,8 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 	if (s->cage) {
 		push3(&a, "--ro-bind", s->exec_host_path, HK_SANDBOX_EXEC_PATH);
 		push3(&a, "--ro-bind", s->policy_host_path, HK_SANDBOX_POLICY_PATH);
+		if (s->collapse_host_path)
+			push3(&a, "--ro-bind", s->collapse_host_path, HK_SANDBOX_COLLAPSE_PATH);
 		if (s->canary_host_path)
 			push3(&a, "--ro-bind", s->canary_host_path, s->canary_sandbox_path);
 	}
@@ -315,6 +326,10 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 		char fd[16];
 		snprintf(fd, sizeof(fd), "%d", HK_SANDBOX_STATUS_FD);
 		push(&a, fd);
+		if (s->collapse_host_path) {
+			push(&a, "--collapse");
+			push(&a, HK_SANDBOX_COLLAPSE_PATH);
+		}
 		if (s->canary_sandbox_path) {
 			push(&a, "--canary");
 			push(&a, s->canary_sandbox_path);

@@ -24,6 +24,7 @@
 
 #define HK_SANDBOX_EXEC_PATH "/.harkaq/harkaq-exec"
 #define HK_SANDBOX_POLICY_PATH "/.harkaq/policy"
+#define HK_SANDBOX_COLLAPSE_PATH "/.harkaq/collapse"
 #define HK_SANDBOX_STATUS_FD 3
 
 struct hk_sandbox {
@@ -36,6 +37,7 @@ struct hk_sandbox {
 	const char *stage_dir;      /* host directory where merged views are mounted */
 	const char *exec_host_path; /* host path of harkaq-exec (bound at HK_SANDBOX_EXEC_PATH) */
 	const char *policy_host_path;
+	const char *collapse_host_path; /* NULL: the cage installs one rule per grant */
 	const char *canary_host_path;
 	const char *canary_sandbox_path; /* e.g. /.harkaq/canary-<nonce> */
 	char **env;                 /* NULL-terminated "K=V" list for the build */
@@ -66,9 +68,12 @@ bool hk_sandbox_merges_path(const char *path);
 int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, struct hk_error *err);
 void hk_sandbox_plan_free(struct hk_sandbox_plan *plan);
 
-/* Mounts the overlays of the plan.  Must run as root in a private mount namespace: call it
- * in the phase's child, before dropping to the build user. */
+/* Mounts the overlays of the plan.  Must run as root in a mount namespace of the caller's
+ * own (unshare(CLONE_NEWNS)); it is made private first.  harkaq build mounts once per build,
+ * and every phase's bubblewrap binds the merged views. */
 int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err);
+/* Unmounts what hk_sandbox_mount() mounted (lazily if still busy). */
+void hk_sandbox_unmount(const struct hk_sandbox_plan *plan);
 
 /* bubblewrap's argv (NULL-terminated, malloc'd strings), ending with the command that runs in
  * the sandbox: harkaq-exec … -- inner_argv when caged, inner_argv alone otherwise.

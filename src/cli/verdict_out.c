@@ -102,16 +102,7 @@ void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result 
 		hk_json_obj_end(j);
 	}
 	hk_json_key(j, "timing_ms");
-	hk_json_obj_begin(j);
-	hk_json_key(j, "reader_start");
-	hk_json_int(j, res->ms_reader_start);
-	hk_json_key(j, "command");
-	hk_json_int(j, res->ms_command);
-	hk_json_key(j, "dealloc_wait");
-	hk_json_int(j, res->ms_dealloc_wait);
-	hk_json_key(j, "total");
-	hk_json_int(j, res->ms_total);
-	hk_json_obj_end(j);
+	hk_cage_timing_json(res, j);
 	hk_json_obj_end(j);
 }
 

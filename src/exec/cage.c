@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/json.h"
@@ -32,7 +33,16 @@ struct cage_state {
 	long closed_fds;         /* -1: unknown (no /proc) */
 	const char *probe_stage; /* "after_exec" or "skipped" */
 	char self[PATH_MAX];
+	/* Where the set-up's time went, in ms (reported as "setup_ms"). */
+	double ms_policy, ms_rules, ms_restrict, ms_seccomp;
 };
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static void free_state(struct cage_state *st)
 {
@@ -125,6 +135,12 @@ static void build_cage_line(const struct cage_state *st, const struct hk_policy 
 	hk_json_uint(&j, st->ll.ancestors);
 	hk_json_key(&j, "ro_dirs");
 	hk_json_uint(&j, st->ll.ro_dirs);
+	hk_json_key(&j, "beneath");
+	hk_json_uint(&j, st->ll.beneath);
+	hk_json_key(&j, "covered");
+	hk_json_uint(&j, st->ll.covered);
+	hk_json_key(&j, "declined");
+	hk_json_uint(&j, st->ll.declined);
 	hk_json_key(&j, "missing");
 	json_grant_paths(&j, p, st->ll.missing, st->ll.n_missing);
 	hk_json_key(&j, "not_dirs");
@@ -140,6 +156,17 @@ static void build_cage_line(const struct cage_state *st, const struct hk_policy 
 	for (size_t i = 0; i < st->sc.n_arches; i++)
 		hk_json_str(&j, st->sc.arches[i]);
 	hk_json_arr_end(&j);
+	hk_json_obj_end(&j);
+	hk_json_key(&j, "setup_ms");
+	hk_json_obj_begin(&j);
+	hk_json_key(&j, "policy");
+	hk_json_double(&j, st->ms_policy);
+	hk_json_key(&j, "rules");
+	hk_json_double(&j, st->ms_rules);
+	hk_json_key(&j, "restrict");
+	hk_json_double(&j, st->ms_restrict);
+	hk_json_key(&j, "seccomp");
+	hk_json_double(&j, st->ms_seccomp);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "closed_fds");
 	if (st->closed_fds < 0)
@@ -282,8 +309,36 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 	}
 
 	/* 1. The policy, strictly: a malformed line stops everything (FILE:LINE:COL). */
+	double t = now_ms();
 	if (hk_policy_load(o->policy_path, &policy, &err) < 0)
 		return hk_exec_fail(sfd, "policy", err.msg, HK_EXEC_EXIT_POLICY);
+	/* The collapse file (--collapse): the same strict format, `list` lines only. */
+	__attribute__((cleanup(hk_policy_free))) struct hk_policy hints = HK_POLICY_INIT;
+	hk_autofree char **collapse = NULL;
+	size_t n_collapse = 0;
+	if (o->collapse_path) {
+		if (hk_policy_load(o->collapse_path, &hints, &err) < 0)
+			return hk_exec_fail(sfd, "policy", err.msg, HK_EXEC_EXIT_POLICY);
+		if (hints.n_expects || hints.scopes) {
+			char msg[PATH_MAX + 128];
+			snprintf(msg, sizeof(msg), "%s: a collapse file holds only 'list' lines",
+				 o->collapse_path);
+			return hk_exec_fail(sfd, "policy", msg, HK_EXEC_EXIT_POLICY);
+		}
+		collapse = hk_xcalloc(hints.n_grants + 1, sizeof(*collapse));
+		for (size_t i = 0; i < hints.n_grants; i++) {
+			if (hints.grants[i].kind != HK_GRANT_LIST) {
+				char msg[PATH_MAX + 128];
+				snprintf(msg, sizeof(msg),
+					 "%s: a collapse file holds only 'list' lines, not '%s %s'",
+					 o->collapse_path, hk_grant_kind_name(hints.grants[i].kind),
+					 hints.grants[i].path);
+				return hk_exec_fail(sfd, "policy", msg, HK_EXEC_EXIT_POLICY);
+			}
+			collapse[n_collapse++] = hints.grants[i].path;
+		}
+	}
+	st.ms_policy = now_ms() - t;
 	if (policy.scopes & HK_SCOPE_ABSTRACT_UNIX_SOCKET)
 		st.requested_scopes |= HK_LL_SCOPE_ABSTRACT_UNIX_SOCKET;
 	if (policy.scopes & HK_SCOPE_SIGNAL)
@@ -331,17 +386,27 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 			.abi = st.abi,
 			.policy_scopes = policy.scopes,
 			.withhold_log_flag = o->test_withhold_log_flag,
+			.collapse = (const char *const *)collapse,
+			.n_collapse = n_collapse,
 		};
-		if (hk_landlock_apply(&policy, &cfg, &st.ll, &err) < 0) {
+		t = now_ms();
+		hk_autoclose int ruleset_fd = hk_landlock_build(&policy, &cfg, &st.ll, &err);
+		st.ms_rules = now_ms() - t;
+		t = now_ms();
+		if (ruleset_fd < 0 ||
+		    hk_landlock_restrict(ruleset_fd, st.ll.restrict_flags, &err) < 0) {
 			hk_wrap(&err, "the command is not run");
 			return hk_exec_fail(sfd, "landlock", err.msg, HK_EXEC_EXIT_LANDLOCK);
 		}
+		st.ms_restrict = now_ms() - t;
 	}
 
 	/* 5. seccomp last among the layers, right before the execve it must survive: half a cage
 	 *    believing itself whole is worse than none, so a refusal stops the run. */
+	t = now_ms();
 	int rc = o->test_break_seccomp ? hk_seccomp_install_malformed(&err)
 				       : hk_seccomp_install_denylist(&st.sc, &err);
+	st.ms_seccomp = now_ms() - t;
 	if (rc < 0) {
 		hk_wrap(&err, "the command is not run");
 		return hk_exec_fail(sfd, "seccomp", err.msg, HK_EXEC_EXIT_SECCOMP);

@@ -30,6 +30,7 @@ struct hk_exec_opts {
 	int status_fd;             /* -1: no status channel */
 	int force_abi;             /* -1: the kernel's ABI */
 	bool require_landlock;
+	const char *collapse_path; /* NULL: one rule per grant (--collapse FILE) */
 	bool test_withhold_log_flag;
 	bool test_break_seccomp;
 	char **cmd;                /* NULL-terminated, cmd[0] != NULL */

@@ -11,7 +11,7 @@
 
 static const char usage_text[] =
 	"usage: harkaq-exec --policy FILE [--canary PATH] [--status-fd N] [--force-abi N]\n"
-	"                   [--require-landlock] -- CMD [ARGS...]\n"
+	"                   [--require-landlock] [--collapse FILE] -- CMD [ARGS...]\n"
 	"\n"
 	"Runs CMD inside the cage: no_new_privs, Landlock (the policy's per-file rules, READ_DIR\n"
 	"on every ancestor, ABI-6 scopes, LOG_NEW_EXEC_ON), a seccomp denylist returning EPERM,\n"
@@ -23,6 +23,10 @@ static const char usage_text[] =
 	"  --status-fd N        JSON lines on descriptor N: the cage report, the canary, errors\n"
 	"  --force-abi N        behave as Landlock ABI N (N <= the kernel's), to test downgrades\n"
 	"  --require-landlock   refuse to run without Landlock ABI >= 3 instead of tier none\n"
+	"  --collapse FILE      directories (one 'list PATH' line each, policy format) whose\n"
+	"                       whole content is granted ro file by file: each is installed as\n"
+	"                       one rule beneath it, if it is on a read-only mount and every\n"
+	"                       grant beneath it is ro (harkaq build computes them)\n"
 	"  --test-withhold-log-flag  test only: omit LOG_NEW_EXEC_ON (reported)\n"
 	"  --test-break-seccomp      test only: make the kernel refuse the seccomp filter\n"
 	"  --help               this text\n"
@@ -93,12 +97,15 @@ int main(int argc, char **argv)
 		}
 		if (strcmp(a, "--require-landlock") == 0) {
 			o.require_landlock = true;
+
 		} else if (strcmp(a, "--test-withhold-log-flag") == 0) {
 			o.test_withhold_log_flag = true;
 		} else if (strcmp(a, "--test-break-seccomp") == 0) {
 			o.test_break_seccomp = true;
 		} else if ((v = option_value(argc, argv, &i, "--policy"))) {
 			o.policy_path = v;
+		} else if ((v = option_value(argc, argv, &i, "--collapse"))) {
+			o.collapse_path = v;
 		} else if ((v = option_value(argc, argv, &i, "--canary"))) {
 			o.canary_path = v;
 		} else if ((v = option_value(argc, argv, &i, "--probe-canary"))) {
@@ -120,7 +127,7 @@ int main(int argc, char **argv)
 	if (probe_canary) {
 		/* Probe mode is entered only by the cage's own re-exec; it has no other options. */
 		if (o.policy_path || o.canary_path || o.force_abi >= 0 || o.require_landlock ||
-		    o.test_withhold_log_flag || o.test_break_seccomp)
+		    o.collapse_path || o.test_withhold_log_flag || o.test_break_seccomp)
 			return usage_error("%s", "--probe-canary takes only --status-fd");
 		return hk_exec_probe(probe_canary, o.status_fd, o.cmd);
 	}

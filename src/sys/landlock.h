@@ -109,6 +109,10 @@ struct hk_landlock_config {
 	int abi;                  /* effective ABI, 1 ≤ abi ≤ probe->abi (--force-abi lowers it) */
 	unsigned policy_scopes;   /* HK_SCOPE_* bits the policy asks for */
 	bool withhold_log_flag;   /* test only: omit LOG_NEW_EXEC_ON (reported, never silent) */
+	/* Directories to install as one `ro` rule beneath each instead of a rule per grant
+	 * beneath them (sorted; landlock.c, "collapsed directories").  May be empty. */
+	const char *const *collapse;
+	size_t n_collapse;
 };
 
 struct hk_landlock_report {
@@ -122,6 +126,10 @@ struct hk_landlock_report {
 	size_t rules;             /* rules added for grants */
 	size_t ancestors;         /* READ_DIR rules added for ancestors not granted themselves */
 	size_t ro_dirs;           /* ro grants on directories, given READ_DIR only */
+	/* Collapsed directories installed as one rule beneath each (landlock.c, "collapsed
+	 * directories"), the `ro` grants those rules stand for, and the directories declined
+	 * (their grants keep their own rules). */
+	size_t beneath, covered, declined;
 	/* Grants whose path does not exist (ENOENT/ENOTDIR): indices into policy->grants, in
 	 * path order.  Owned; freed by hk_landlock_report_free(). */
 	size_t *missing;

@@ -113,6 +113,27 @@ check_contains "control: the host has a non-loopback interface ($host_if)" "$hos
 check_eq "the sandbox has no network: only lo in /proc/net/dev" lo "$(cat "$AD/usr/share/hkapp/netdev" 2>&1)"
 check_contains "progress names the phase and its elapsed time" "$(cat "$T/herm.json.err")" "[compile] exited 0 after "
 check_eq "the work directory was removed" "" "$(ls -d "$(sed -n 's/^\[work\] //p' "$T/herm.json.err")" 2>/dev/null)"
+
+# Collapsed directories (docs/cage.md): the same build with --per-file-rules installs each
+# covered grant as its own rule, and answers the same.
+rules_of() { jq -r --arg f "$2" '[.phases[] | select(.phase == "compile") | .rules[$f]][0]' "$1"; }
+beneath=$(rules_of "$T/herm.json" beneath); covered=$(rules_of "$T/herm.json" covered)
+if [[ "$beneath" =~ ^[0-9]+$ && "$beneath" -gt 0 && "$covered" -gt "$beneath" ]]; then
+	ok "collapse: wholly declared directories are installed as rules beneath them ($beneath for $covered grants)"
+else
+	not_ok "collapse: wholly declared directories are installed as rules beneath them" "beneath=$beneath covered=$covered"
+fi
+check_eq "collapse: none declined" 0 "$(rules_of "$T/herm.json" declined)"
+cd / && hk_build "$T/perfile.json" --per-file-rules "${P#/}/recipe.toml"; cd - >/dev/null
+check_eq "--per-file-rules: the same verdicts" "compile=Hermetic install=Hermetic" "$(states "$T/perfile.json")"
+check_seen "--per-file-rules: Hermetic" "$T/perfile.json"
+check_eq "--per-file-rules: nothing collapsed" 0 "$(rules_of "$T/perfile.json" beneath)"
+check_eq "--per-file-rules: one rule per covered grant instead" \
+	"$(( $(rules_of "$T/herm.json" rules) + covered ))" "$(rules_of "$T/perfile.json" rules)"
+for f in artifact policy_id; do
+	a=$(jget "$T/herm.json" $f); b=$(jget "$T/perfile.json" $f)
+	check_eq "--per-file-rules: the same $f (b3:…)" "b3: $a" "${b:0:3} $b"
+done
 if python3 -m json.tool "$T/herm.json" >/dev/null 2>&1; then ok "--json is well-formed"; else not_ok "--json is well-formed" "$(head -c 300 "$T/herm.json")"; fi
 
 # A decoy ./store in the working directory must not be used: deps follow the recipe.

@@ -1,0 +1,51 @@
+/* Which directories of a derived policy the cage may install as one rule each.
+ *
+ * A per-file policy grants `ro` to every file of the closure.  Inside the sandbox the
+ * closure is merged with the base root into read-only system directories, so some
+ * directories hold nothing but granted files: cmake's modules, the kernel headers, perl's
+ * library.  For such a directory, one Landlock rule beneath it (read and execute) grants
+ * exactly the same set of files as its per-file rules, at a fraction of the cost (the rules
+ * are installed again in every phase: KERNEL-FACTS §10).  The policy is not changed — its
+ * text and id stay per file — this is only how the cage installs it.
+ *
+ * A directory D qualifies when, in the merged view the sandbox will show:
+ *   - every grant beneath D is `ro`, and names a file or symlink that exists there (a dep's
+ *     entry, or a base root file for base-runtime grants);
+ *   - every entry of every dep layer beneath D is granted (a symlink the derivation left
+ *     ungranted, because its target is outside the closure, disqualifies D);
+ *   - the base root's D, if any, holds only granted files and directories that qualify in
+ *     turn (an undeclared base file beneath D disqualifies it: reading it must stay a
+ *     logged denial);
+ *   - D is not the root, and its top-level directory is not a symlink in the base root.
+ * The dep layers are the store's verified trees (every build re-checks them against their
+ * manifests, extra files included), so their content is read from the manifests; only the
+ * base root is read from disk.  The result is the top-most qualifying directories. */
+#ifndef HK_CORE_COLLAPSE_H
+#define HK_CORE_COLLAPSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/derive.h"
+#include "core/error.h"
+#include "core/policy.h"
+#include "core/strset.h"
+
+struct hk_collapse_stats {
+	size_t dirs;          /* directories in the result */
+	size_t covered;       /* ro grants beneath them */
+	size_t base_dirs_read;
+};
+
+/* Fills `out` (sorted) with the top-most qualifying directories of `policy` given the
+ * sandbox-visible dep entries `entries` (as passed to hk_derive_policy) and the base root
+ * directory `base_root` ("/" for the host).  `merged(path)` says whether the sandbox shows
+ * path from the merged system directories (hk_sandbox_merges_path): nothing else (/proc,
+ * /dev, /tmp…) is ever a candidate.  A base root that cannot be read beneath some directory
+ * only disqualifies that directory.  Returns 0; -errno only on a bad argument. */
+int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
+		     size_t n_entries, const char *base_root, struct hk_strset *out,
+		     struct hk_collapse_stats *stats, bool (*merged)(const char *path),
+		     struct hk_error *err);
+
+#endif

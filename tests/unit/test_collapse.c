@@ -1,0 +1,200 @@
+/* hk_collapse_plan(): which directories the cage may install as one rule.  Every test that
+ * expects a directory to stay per file has, in the same tree, a sibling that does collapse:
+ * an empty result would otherwise pass them all. */
+#include "core/collapse.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "harness.h"
+
+static char *make_base(void)
+{
+	char *dir = hk_xstrdup("/tmp/hk-test-collapse.XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	return dir;
+}
+
+/* Runs a shell command in which every '@' stands for the base root. */
+static void sh(const char *tmpl, const char *base)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	for (const char *c = tmpl; *c; c++) {
+		if (*c == '@')
+			hk_buf_puts(&b, base);
+		else
+			hk_buf_putc(&b, *c);
+	}
+	hk_autofree char *cmd = hk_buf_steal(&b);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "# command failed: %s\n", cmd);
+		abort();
+	}
+}
+
+static bool merged_system(const char *path)
+{
+	return strncmp(path, "/usr/", 5) == 0 || strncmp(path, "/etc/", 5) == 0;
+}
+
+struct fixture {
+	struct hk_policy p;
+	struct hk_derive_entry e[64];
+	size_t n;
+};
+
+static void dep_file(struct fixture *f, const char *path)
+{
+	f->e[f->n++] = (struct hk_derive_entry){ path, NULL, "dep" };
+	hk_policy_add_grant(&f->p, HK_GRANT_RO, path);
+}
+
+static void plan(struct fixture *f, const char *base, struct hk_strset *out,
+		 struct hk_collapse_stats *st)
+{
+	struct hk_error err;
+	REQUIRE(hk_policy_finish(&f->p, &err) == 0);
+	REQUIRE(hk_collapse_plan(&f->p, f->e, f->n, base, out, st, merged_system, &err) == 0);
+}
+
+TEST(dep_only_directory_collapses_at_its_top_and_mixed_parent_does_not)
+{
+	hk_autofree char *base = make_base();
+	/* The base has /usr/share with an undeclared file: /usr/share stays per file. */
+	sh("mkdir -p @/usr/share && echo undeclared > @/usr/share/README", base);
+	struct fixture f = { .p = HK_POLICY_INIT };
+	dep_file(&f, "/usr/share/mod/a.cmake");
+	dep_file(&f, "/usr/share/mod/b.cmake");
+	dep_file(&f, "/usr/share/mod/sub/c.cmake");
+	hk_policy_add_grant(&f.p, HK_GRANT_RW, "/tmp");
+	hk_policy_add_grant(&f.p, HK_GRANT_LIST, "/");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	CHECK_EQ_INT(1, out.len);
+	if (out.len == 1)
+		CHECK_STR_EQ("/usr/share/mod", out.items[0]);
+	CHECK_EQ_INT(3, st.covered);
+	CHECK(!hk_strset_contains(&out, "/usr/share"));
+	CHECK(!hk_strset_contains(&out, "/tmp"));
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+}
+
+TEST(base_directory_collapses_only_when_all_its_files_are_granted)
+{
+	hk_autofree char *base = make_base();
+	/* /usr/include/exact: the base holds the same names as the deps (the host has the
+	 * package installed too).  /usr/include/mixed: the base adds stdio.h, undeclared. */
+	sh("mkdir -p @/usr/include/exact @/usr/include/mixed && "
+	   "touch @/usr/include/exact/x.h @/usr/include/mixed/stdio.h", base);
+	struct fixture f = { .p = HK_POLICY_INIT };
+	dep_file(&f, "/usr/include/exact/x.h");
+	dep_file(&f, "/usr/include/mixed/zlib.h");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	CHECK(hk_strset_contains(&out, "/usr/include/exact"));
+	CHECK(!hk_strset_contains(&out, "/usr/include/mixed"));
+	CHECK(!hk_strset_contains(&out, "/usr/include"));
+	CHECK_EQ_INT(1, out.len);
+	CHECK(st.base_dirs_read >= 1);
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+}
+
+TEST(base_subdirectory_without_grants_disqualifies)
+{
+	hk_autofree char *base = make_base();
+	sh("mkdir -p @/usr/lib/a/extra @/usr/lib/b && touch @/usr/lib/a/extra/f", base);
+	struct fixture f = { .p = HK_POLICY_INIT };
+	dep_file(&f, "/usr/lib/a/one.so");
+	dep_file(&f, "/usr/lib/b/two.so");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	CHECK(!hk_strset_contains(&out, "/usr/lib/a"));
+	CHECK(hk_strset_contains(&out, "/usr/lib/b"));
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+}
+
+TEST(ungranted_dep_entry_or_non_ro_grant_disqualifies)
+{
+	hk_autofree char *base = make_base();
+	struct fixture f = { .p = HK_POLICY_INIT };
+	dep_file(&f, "/usr/lib/dang/libx.so.1");
+	/* A symlink the derivation left ungranted (its target is outside the closure). */
+	f.e[f.n++] = (struct hk_derive_entry){ "/usr/lib/dang/libx.so", "/opt/elsewhere", "dep" };
+	dep_file(&f, "/usr/lib/rwdir/f");
+	f.e[f.n++] = (struct hk_derive_entry){ "/usr/lib/rwdir/g", NULL, "dep" };
+	hk_policy_add_grant(&f.p, HK_GRANT_RW, "/usr/lib/rwdir/g");
+	dep_file(&f, "/usr/lib/clean/f");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	CHECK(!hk_strset_contains(&out, "/usr/lib/dang"));
+	CHECK(!hk_strset_contains(&out, "/usr/lib/rwdir"));
+	CHECK(hk_strset_contains(&out, "/usr/lib/clean"));
+	CHECK_EQ_INT(1, out.len);
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+}
+
+TEST(base_runtime_grants_must_be_regular_files_of_the_base)
+{
+	hk_autofree char *base = make_base();
+	sh("mkdir -p @/etc/ok @/etc/link @/etc/missing && touch @/etc/ok/passwd", base);
+	sh("ln -s /elsewhere/target @/etc/link/localtime", base);
+	struct fixture f = { .p = HK_POLICY_INIT };
+	hk_policy_add_grant(&f.p, HK_GRANT_RO, "/etc/ok/passwd");
+	/* A base symlink: its per-file rule lands on its target, wherever that is. */
+	hk_policy_add_grant(&f.p, HK_GRANT_RO, "/etc/link/localtime");
+	/* A grant naming nothing: it must stay a rule, reported missing by the cage. */
+	hk_policy_add_grant(&f.p, HK_GRANT_RO, "/etc/missing/nsswitch.conf");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	CHECK(hk_strset_contains(&out, "/etc/ok"));
+	CHECK(!hk_strset_contains(&out, "/etc/link"));
+	CHECK(!hk_strset_contains(&out, "/etc/missing"));
+	CHECK(!hk_strset_contains(&out, "/etc"));
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+}
+
+TEST(sibling_prefixes_and_unmerged_paths)
+{
+	hk_autofree char *base = make_base();
+	sh("mkdir -p @/usr/share && touch @/usr/share/undeclared", base);
+	struct fixture f = { .p = HK_POLICY_INIT };
+	/* "x-y/" sorts before "x/" although "x" sorts before "x-y": both must be found. */
+	dep_file(&f, "/usr/share/x/a");
+	dep_file(&f, "/usr/share/x-y/b");
+	dep_file(&f, "/usr/share/x.z/c");
+	hk_policy_add_grant(&f.p, HK_GRANT_RO, "/dev/zero");
+	hk_policy_add_grant(&f.p, HK_GRANT_RO, "/srv/data/file");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	CHECK(hk_strset_contains(&out, "/usr/share/x"));
+	CHECK(hk_strset_contains(&out, "/usr/share/x-y"));
+	CHECK(hk_strset_contains(&out, "/usr/share/x.z"));
+	CHECK(!hk_strset_contains(&out, "/dev"));
+	CHECK(!hk_strset_contains(&out, "/srv/data"));
+	CHECK_EQ_INT(3, out.len);
+	CHECK_EQ_INT(3, st.covered);
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+}
