@@ -84,6 +84,7 @@ struct hk_build_result {
 	struct hk_build_plan plan;
 	struct phase_result phases[HK_PHASE_COUNT];
 	size_t n_phases;
+	long long ms_evidence_finish;    /* awaiting the phases' deferred deallocation records */
 	const char *failed_phase;
 	char artifact_id[HK_B3_ID_LEN];
 	char *artifact_dir;

@@ -38,14 +38,15 @@ static void forward_signal(int sig)
 		kill(-signal_target, sig);
 }
 
-struct reader {
+struct hk_cage_reader {
 	pid_t pid;
 	int in_fd;                  /* its stdin; closing it asks it to stop */
 	struct hk_linereader out;
 	bool ended;
 };
 
-static int reader_start(const struct hk_cage_opts *o, struct reader *rd, struct hk_error *err)
+static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
+			struct hk_error *err)
 {
 	hk_autofree char *path = NULL;
 	int r = hk_helper_path("harkaq-audit", &path, err);
@@ -149,7 +150,7 @@ static int reader_line(struct hk_cage_result *res, const char *line)
 	return ret;
 }
 
-static int reader_drain(struct reader *rd, struct hk_cage_result *res)
+static int reader_drain(struct hk_cage_reader *rd, struct hk_cage_result *res)
 {
 	int seen = 0;
 	hk_linereader_fill(&rd->out);
@@ -242,6 +243,128 @@ static size_t reader_group(pid_t reader, pid_t out[READER_GROUP_MAX])
 	return n;
 }
 
+/* Stops a reader without waiting for anything (a run that failed, or a result freed
+ * unfinished); the sentinel of its group exits on its own once the reader is gone. */
+static void reader_kill(struct hk_cage_result *r)
+{
+	struct hk_cage_reader *rd = r->pending;
+	if (!rd)
+		return;
+	if (rd->in_fd >= 0)
+		close(rd->in_fd);
+	if (rd->pid > 0) {
+		kill(rd->pid, SIGKILL);
+		waitpid(rd->pid, NULL, 0);
+	}
+	hk_linereader_close(&rd->out);
+	free(rd);
+	r->pending = NULL;
+}
+
+/* Whether a run still waits for records: its reader is ready and alive, and its canary or
+ * its deallocation record has not come yet. */
+static bool awaits_records(const struct hk_cage_result *r)
+{
+	return r->pending && r->reader_ready && r->pending->out.fd >= 0 &&
+	       !(hk_evidence_canary_seen(&r->evidence) && hk_evidence_dealloc_seen(&r->evidence));
+}
+
+void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
+{
+	/* 1. Wait (bounded, each run by its own bound) for every canary and deallocation
+	 *    record, draining every reader meanwhile. */
+	long long t_wait = hk_now_ms();
+	hk_autofree struct pollfd *p = hk_xcalloc(n ? n : 1, sizeof(*p));
+	hk_autofree bool *waiting = hk_xcalloc(n ? n : 1, sizeof(*waiting));
+	for (size_t i = 0; i < n; i++)
+		waiting[i] = runs[i]->pending != NULL;
+	for (;;) {
+		long long waited = hk_now_ms() - t_wait;
+		long long next = -1; /* ms until the nearest bound */
+		for (size_t i = 0; i < n; i++) {
+			struct hk_cage_result *r = runs[i];
+			if (!waiting[i])
+				continue;
+			if (!awaits_records(r)) {
+				waiting[i] = false;
+				r->ms_dealloc_wait = waited;
+				continue;
+			}
+			bool canary = hk_evidence_canary_seen(&r->evidence);
+			long long bound = canary ? DEALLOC_TIMEOUT_MS : CANARY_LATE_TIMEOUT_MS;
+			if (waited >= bound) {
+				if (canary)
+					r->dealloc_timed_out = true;
+				waiting[i] = false;
+				r->ms_dealloc_wait = waited;
+				continue;
+			}
+			if (next < 0 || bound - waited < next)
+				next = bound - waited;
+		}
+		if (next < 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			p[i] = (struct pollfd){ runs[i]->pending ? runs[i]->pending->out.fd : -1,
+						POLLIN, 0 };
+		poll(p, (nfds_t)n, (int)next);
+		for (size_t i = 0; i < n; i++)
+			if (p[i].revents && runs[i]->pending)
+				reader_drain(runs[i]->pending, runs[i]);
+	}
+
+	/* 2. Stop the readers: each answers with a final status (the lost counter after the
+	 *    run).  All are asked first, so that they answer together. */
+	long long t_stop = hk_now_ms();
+	for (size_t i = 0; i < n; i++) {
+		struct hk_cage_reader *rd = runs[i]->pending;
+		if (rd && rd->in_fd >= 0) {
+			close(rd->in_fd);
+			rd->in_fd = -1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hk_cage_result *r = runs[i];
+		struct hk_cage_reader *rd = r->pending;
+		if (!rd)
+			continue;
+		if (rd->pid > 0) {
+			long long deadline = hk_now_ms() + READER_END_TIMEOUT_MS;
+			while (rd->out.fd >= 0 && hk_now_ms() < deadline) {
+				struct pollfd q = { rd->out.fd, POLLIN, 0 };
+				poll(&q, 1, 100);
+				reader_drain(rd, r);
+			}
+			if (!rd->ended) {
+				r->reader_failed = true;
+				if (!r->reader_error)
+					r->reader_error = hk_xstrdup("the audit reader stopped before the "
+								     "run ended (killed or crashed)");
+			}
+			kill(rd->pid, SIGKILL);
+			int ws;
+			waitpid(rd->pid, &ws, 0);
+			/* Its sentinel, orphaned, is now our child (we are a subreaper) and exits
+			 * on its own once the reader's end of its pipe is gone: reap it (bounded,
+			 * 100 ms). */
+			for (int k = 0; k < 50; k++) {
+				pid_t w = waitpid(-rd->pid, &ws, WNOHANG);
+				if (w < 0)
+					break;
+				if (w == 0) {
+					struct timespec ts = { 0, 2 * 1000 * 1000 };
+					nanosleep(&ts, NULL);
+				}
+			}
+		}
+		hk_linereader_close(&rd->out);
+		free(rd);
+		r->pending = NULL;
+		r->ms_reader_stop = hk_now_ms() - t_stop;
+		r->ms_total += r->ms_dealloc_wait + r->ms_reader_stop;
+	}
+}
+
 static int pidfd_open_(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -262,61 +385,65 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
-	struct reader rd = { .pid = -1, .in_fd = -1 };
-	rd.out.fd = -1;
+	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
+	rd->pid = -1;
+	rd->in_fd = -1;
+	rd->out.fd = -1;
+	/* From here on, the reader belongs to the result: every return below either finishes
+	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
+	r->pending = rd;
 	if (o->evidence) {
 		struct hk_error re;
-		if (reader_start(o, &rd, &re) < 0) {
+		if (reader_start(o, rd, &re) < 0) {
 			r->reader_failed = true;
 			r->reader_error = hk_xstrdup(re.msg);
 		} else {
 			r->reader_started = true;
 			long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
-			while (!r->reader_ready && rd.out.fd >= 0) {
+			while (!r->reader_ready && rd->out.fd >= 0) {
 				long long left = deadline - hk_now_ms();
 				if (left <= 0)
 					break;
-				struct pollfd p = { rd.out.fd, POLLIN, 0 };
+				struct pollfd p = { rd->out.fd, POLLIN, 0 };
 				poll(&p, 1, (int)left);
-				reader_drain(&rd, r);
+				reader_drain(rd, r);
 			}
 			if (!r->reader_ready) {
 				r->reader_failed = true;
 				if (!r->reader_error)
 					r->reader_error = hk_xstrdup(
-						rd.out.fd < 0 ? "the audit reader exited before it was ready"
+						rd->out.fd < 0 ? "the audit reader exited before it was ready"
 							      : "the audit reader did not become ready in time");
 			}
 		}
 	}
 	r->ms_reader_start = hk_now_ms() - t0;
 	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
-		if (rd.pid > 0) {
-			close(rd.in_fd);
-			kill(rd.pid, SIGKILL);
-			waitpid(rd.pid, NULL, 0);
-			hk_linereader_close(&rd.out);
-		}
+		reader_kill(r);
 		return hk_fail(err, EPERM, "evidence was required but cannot be established (%s); "
 					   "the command was not run",
 			       r->reader_error ? r->reader_error : "audit is not confirmed enabled");
 	}
 
 	int st[2];
-	if (pipe2(st, O_CLOEXEC) < 0)
-		return hk_fail_errno(err, errno, "status pipe");
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = errno;
+		reader_kill(r);
+		return hk_fail_errno(err, e, "status pipe");
+	}
 	long long t_cmd = hk_now_ms();
 	pid_t child = fork();
 	if (child < 0) {
 		int e = errno;
 		close(st[0]);
 		close(st[1]);
+		reader_kill(r);
 		return hk_fail_errno(err, e, "fork");
 	}
 	if (child == 0) {
 		close(st[0]);
-		if (rd.in_fd >= 0)
-			close(rd.in_fd);
+		if (rd->in_fd >= 0)
+			close(rd->in_fd);
 		/* A new session: the caged command gets no controlling terminal to inject into
 		 * (TIOCSTI, KERNEL-FACTS §11), and we can signal its whole group. */
 		setsid();
@@ -369,8 +496,8 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	bool exited = false;
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
 
+	hk_autofree struct pollfd *p = hk_xcalloc(3 + o->n_drain, sizeof(*p));
 	while (!exited) {
-		struct pollfd p[3];
 		int n = 0;
 		p[n++] = (struct pollfd){ pfd, POLLIN, 0 };
 		int i_status = -1, i_reader = -1;
@@ -378,9 +505,14 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 			i_status = n;
 			p[n++] = (struct pollfd){ status.fd, POLLIN, 0 };
 		}
-		if (rd.out.fd >= 0) {
+		if (rd->out.fd >= 0) {
 			i_reader = n;
-			p[n++] = (struct pollfd){ rd.out.fd, POLLIN, 0 };
+			p[n++] = (struct pollfd){ rd->out.fd, POLLIN, 0 };
+		}
+		int i_drain = n;
+		for (size_t k = 0; k < o->n_drain; k++) {
+			const struct hk_cage_reader *dr = o->drain[k]->pending;
+			p[n++] = (struct pollfd){ dr ? dr->out.fd : -1, POLLIN, 0 };
 		}
 		int timeout = 1000;
 		if (kill_at) {
@@ -409,7 +541,10 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 			}
 		}
 		if (i_reader >= 0 && p[i_reader].revents)
-			reader_drain(&rd, r);
+			reader_drain(rd, r);
+		for (size_t k = 0; k < o->n_drain; k++)
+			if (p[i_drain + (int)k].revents && o->drain[k]->pending)
+				reader_drain(o->drain[k]->pending, o->drain[k]);
 		int ws;
 		pid_t w = waitpid(child, &ws, WNOHANG);
 		if (w == child) {
@@ -425,16 +560,20 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 						  : 128 + WTERMSIG(r->wait_status);
 
 	/* Whatever the command left running holds the domain (and would hold the
-	 * deallocation record back forever): kill it, and say so in the result. */
-	pid_t keep[READER_GROUP_MAX];
-	size_t n_keep = reader_group(rd.pid, keep);
+	 * deallocation record back forever): kill it, and say so in the result.
+	 * The readers (this run's, and the deferred runs' still running) are not the command's. */
+	hk_autofree pid_t *keep = hk_xcalloc((1 + o->n_drain) * READER_GROUP_MAX, sizeof(*keep));
+	size_t n_keep = reader_group(rd->pid, keep);
+	for (size_t k = 0; k < o->n_drain; k++)
+		if (o->drain[k]->pending)
+			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
 	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
 
 	/* The status pipe: read the rest (the cage may have written its last line late). */
 	long long t_drain = hk_now_ms();
 	for (int i = 0; i < 50 && status.fd >= 0; i++) {
-		struct pollfd p = { status.fd, POLLIN, 0 };
-		if (poll(&p, 1, 10) <= 0)
+		struct pollfd sp = { status.fd, POLLIN, 0 };
+		if (poll(&sp, 1, 10) <= 0)
 			break;
 		hk_linereader_fill(&status);
 	}
@@ -446,67 +585,12 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	hk_linereader_close(&status);
 	r->ms_status_drain = hk_now_ms() - t_drain;
 
-	/* Wait (bounded) for the domain's deallocation record. */
-	long long t_wait = hk_now_ms();
-	if (r->reader_ready && rd.out.fd >= 0) {
-		for (;;) {
-			bool canary = hk_evidence_canary_seen(&r->evidence);
-			bool dealloc = hk_evidence_dealloc_seen(&r->evidence);
-			if (canary && dealloc)
-				break;
-			long long waited = hk_now_ms() - t_wait;
-			long long bound = canary ? DEALLOC_TIMEOUT_MS : CANARY_LATE_TIMEOUT_MS;
-			if (waited >= bound) {
-				if (canary)
-					r->dealloc_timed_out = true;
-				break;
-			}
-			struct pollfd p = { rd.out.fd, POLLIN, 0 };
-			poll(&p, 1, (int)(bound - waited));
-			reader_drain(&rd, r);
-			if (rd.out.fd < 0)
-				break;
-		}
-	}
-	r->ms_dealloc_wait = hk_now_ms() - t_wait;
-	long long t_stop = hk_now_ms();
-
-	/* Stop the reader: it answers with a final status (the lost counter after the run). */
-	if (rd.in_fd >= 0) {
-		close(rd.in_fd);
-		rd.in_fd = -1;
-	}
-	if (rd.pid > 0) {
-		long long deadline = hk_now_ms() + READER_END_TIMEOUT_MS;
-		while (rd.out.fd >= 0 && hk_now_ms() < deadline) {
-			struct pollfd p = { rd.out.fd, POLLIN, 0 };
-			poll(&p, 1, 100);
-			reader_drain(&rd, r);
-		}
-		if (!rd.ended) {
-			r->reader_failed = true;
-			if (!r->reader_error)
-				r->reader_error = hk_xstrdup("the audit reader stopped before the run ended "
-							     "(killed or crashed)");
-		}
-		kill(rd.pid, SIGKILL);
-		int ws;
-		waitpid(rd.pid, &ws, 0);
-		hk_linereader_close(&rd.out);
-		/* Its sentinel, orphaned, is now our child (we are a subreaper) and exits on its
-		 * own once the reader's end of its pipe is gone: reap it (bounded, 100 ms). */
-		for (int i = 0; i < 50; i++) {
-			pid_t w = waitpid(-rd.pid, &ws, WNOHANG);
-			if (w < 0)
-				break;
-			if (w == 0) {
-				struct timespec ts = { 0, 2 * 1000 * 1000 };
-				nanosleep(&ts, NULL);
-			}
-		}
-	}
-	r->ms_reader_stop = hk_now_ms() - t_stop;
+	/* The deallocation record, now or later (defer_evidence: while the next phase runs). */
 	r->ms_total = hk_now_ms() - t0;
+	if (!o->defer_evidence)
+		hk_cage_finish(&r, 1); /* adds its own time to ms_total */
+	else
+		r->deferred = rd->pid > 0;
 	if (forwarded_signal)
 		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
 			       (int)forwarded_signal);
@@ -540,6 +624,7 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 
 void hk_cage_result_free(struct hk_cage_result *r)
 {
+	reader_kill(r);
 	hk_jval_free(r->cage_status);
 	hk_jval_free(r->audit_before);
 	hk_jval_free(r->audit_after);

@@ -36,7 +36,18 @@ struct hk_cage_opts {
 	 * view here); a negative return aborts the child with its message. */
 	int (*child_setup)(void *ctx, struct hk_error *err);
 	void *child_ctx;
+	/* Return as soon as the command has exited, leaving the reader running: the domain's
+	 * deallocation record (~40 ms after the last process is reaped) is awaited later, by
+	 * hk_cage_finish(), while the caller gets on with the next phase.  The result's
+	 * evidence is incomplete until then. */
+	bool defer_evidence;
+	/* Deferred runs whose readers this run keeps draining while its command runs (their
+	 * pipes must not fill, or their readers would stall and the kernel drop records). */
+	struct hk_cage_result *const *drain;
+	size_t n_drain;
 };
+
+struct hk_cage_reader;
 
 struct hk_cage_result {
 	/* the command */
@@ -66,6 +77,9 @@ struct hk_cage_result {
 	/* costs, ms */
 	long long ms_reader_start, ms_command, ms_status_drain, ms_dealloc_wait, ms_reader_stop;
 	long long ms_total;
+	/* defer_evidence: the reader still running, owned (NULL once finished) */
+	struct hk_cage_reader *pending;
+	bool deferred;              /* the run was finished by hk_cage_finish() */
 };
 
 /* Runs the cage.  Returns 0 when the run happened (whatever its verdict), -errno when it
@@ -73,6 +87,12 @@ struct hk_cage_result {
  * protection is a *successful* call with started=true and cage_error set. */
 int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err);
 void hk_cage_result_free(struct hk_cage_result *r);
+
+/* Finishes deferred runs (defer_evidence): waits, bounded and for all of them at once, for
+ * each one's canary and deallocation records, then stops their readers and reads the lost
+ * counter after.  Runs already finished (or without a reader) are skipped.  A run whose
+ * result is freed without it has its reader killed, and its evidence stays incomplete. */
+void hk_cage_finish(struct hk_cage_result *const *runs, size_t n);
 
 struct hk_json;
 /* {"reader_start", "command", "status_drain", "dealloc_wait", "reader_stop", "total",
