@@ -207,6 +207,28 @@ if python3 -m json.tool "$T/tool-ok.json" >/dev/null 2>&1; then ok "--json stays
 check_eq "control: make declared, Hermetic (exit 0)" "0 compile=Hermetic" "$rc $(states "$T/tool-ok.json")"
 check_seen "make declared, Hermetic" "$T/tool-ok.json"
 
+# Deferred evidence (docs/verdict.md): each phase's deallocation record is awaited after the
+# last phase.  An Impure first phase followed by two hermetic ones: every phase keeps its own
+# domain, its own denials and its own kernel count.
+mkdir -p "$P/defer/src"
+printf 'name = "hkdefer"\nversion = "1"\n[source]\ndir = "src"\n[deps]\nbuild = ["gcc-12", "libc6-dev"]\n[phases]\nconfigure = "make --version >/dev/null 2>&1 || true"\ncompile = "true"\ninstall = "mkdir -p /out/usr/share/d && echo ok >/out/usr/share/d/f"\n' \
+	>"$P/defer/recipe.toml"
+chmod -R a+rX "$P/defer"
+hk_build "$T/defer.json" "$P/defer/recipe.toml"
+check_eq "deferred evidence: configure Impure, then compile and install Hermetic" \
+	"configure=Impure compile=Hermetic install=Hermetic" "$(states "$T/defer.json")"
+check_eq "deferred evidence: the debt is configure's alone" \
+	"configure:/usr/bin/make compile: install:" \
+	"$(jq -r '[.phases[] | .phase + ":" + ([.verdict.denials[] | select(.class == "debt") | .path] | join(","))] | join(" ")' "$T/defer.json")"
+check_eq "deferred evidence: each phase's kernel count equals its own records (canary and make's denials; the canary alone; the canary alone)" \
+	"true 1 1 1 1" "$(jq -r '[.phases[] | .verdict.kernel] | [(.[0].denials > 1 and .[0].denials == .[0].records_received), .[1].denials, .[1].records_received, .[2].denials, .[2].records_received] | map(tostring) | join(" ")' "$T/defer.json")"
+check_eq "deferred evidence: three phases, three domains" 3 \
+	"$(jq -r '[.phases[].verdict.canary.domain] | unique | length' "$T/defer.json")"
+check_seen "deferred evidence: the hermetic phases" "$T/defer.json"
+wait_ms=$(jq -r '.evidence_finish_ms' "$T/defer.json")
+if [[ "$wait_ms" =~ ^[0-9]+$ ]]; then ok "deferred evidence: the final wait is reported (${wait_ms} ms)"
+else not_ok "deferred evidence: the final wait is reported" "evidence_finish_ms=$wait_ms"; fi
+
 # --- 5. harkaq policy --------------------------------------------------------------------------
 sec "section 5"
 "$HARKAQ" policy "$P/recipe.toml" >"$T/pol1" 2>"$T/pol1.err"; rc1=$?
