@@ -434,6 +434,14 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 	if (cfg->n_collapse > 0)
 		plan_collapse(order, n, cfg, covered, tree_len, r);
 
+	/* READ_DIR beneath "/" (a `list /`, as every derived policy has, or any grant on "/")
+	 * already lists every ancestor: their own rules would add nothing. */
+	bool root_lists = false;
+	for (size_t i = 0; i < n && !root_lists; i++)
+		root_lists = strcmp(order[i]->path, "/") == 0 &&
+			     (hk_landlock_grant_access(order[i]->kind, true, r->handled_fs) &
+			      HK_LL_FS_READ_DIR);
+
 	char dir[PATH_MAX + 1];
 	char tree[PATH_MAX + 1];
 	for (size_t i = 0; i < n; i++) {
@@ -459,7 +467,7 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 		 * rule (any grant on a directory includes READ_DIR); missing ancestors need no
 		 * report: the grant beneath them is reported missing. */
 		size_t shared = i > 0 ? common_prefix(path, order[i - 1]->path) : 0;
-		for (size_t k = 0; k < len; k++) {
+		for (size_t k = 0; k < len && !root_lists; k++) {
 			if (path[k] != '/')
 				continue;
 			size_t dlen = k == 0 ? 1 : k; /* k == 0 is the root */

@@ -76,6 +76,12 @@ check_eq "deep (control): nobody reads the second-level file without the cage" \
 check_contains "deep: ancestors list" "$OUT" "list $S/t/a: ok 2"
 check_eq "files: the command's status passes through (1: some probes failed)" 1 "$RC"
 check_eq "files: four rules (three grants and the probe's own ro)" 4 "$(field .rules)"
+write_policy "$S/p.root" "list /" "ro $S/t/a/b/c/deep.h"
+cage nobody --policy "$S/p.root" -- "$P" read "$S/t/a/b/c/deep.h" list "$S/t/a" read "$S/t/a/top.h"
+check_eq "list /: the ancestors need no rule of their own, and still list; their files stay closed" \
+	"0 read $S/t/a/b/c/deep.h: ok deep
+list $S/t/a: ok 2
+read $S/t/a/top.h: EACCES" "$(field .ancestors) $OUT"
 
 mkdir -m 777 "$S/work" "$S/outside"
 echo keep >"$S/outside/kept"; chmod 666 "$S/outside/kept"

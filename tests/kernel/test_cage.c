@@ -519,6 +519,21 @@ TEST(ancestors_are_listed_once_each_sorted_or_not)
 		CHECK_EQ_INT(6, rep.rules);
 		hk_landlock_report_free(&rep);
 	}
+	/* With READ_DIR beneath "/" (every derived policy's `list /`), the ancestors are listed
+	 * already: no rule of their own, and the grants' rules unchanged (plus "/"). */
+	hk_policy_add_grant(&reversed, HK_GRANT_LIST, "/");
+	{
+		struct hk_landlock_config cfg = { .abi = kernel_abi() };
+		struct hk_landlock_report rep = HK_LANDLOCK_REPORT_INIT;
+		struct hk_error err = { 0 };
+		int fd = hk_landlock_build(&reversed, &cfg, &rep, &err);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		CHECK_EQ_INT(0, rep.ancestors);
+		CHECK_EQ_INT(7, rep.rules);
+		hk_landlock_report_free(&rep);
+	}
 	hk_policy_free(&sorted);
 	hk_policy_free(&reversed);
 	scratch_end();
