@@ -70,7 +70,7 @@ if [ "$RULES" = 1 ]; then
 				3>"$S/status" >/dev/null 2>"$S/err" || { cat "$S/err" >&2; exit 1; }
 			t1=$(now_ns)
 			rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$S/time")
-			rules=$(grep -o '"rules":[0-9]*' "$S/status" | cut -d: -f2)
+			rules=$(grep '"event":"cage"' "$S/status" | jq -r .rules)
 			missing=$(grep -o '"missing":\[[^]]*\]' "$S/status" | tr -cd ',' | wc -c)
 			echo "{\"bench\":\"rules\",\"rules_requested\":$n,\"rules_installed\":$rules,\"round\":$r,\"wall_ms\":$(( (t1 - t0) / 1000 ))e-3,\"peak_rss_kib\":$rss}" >>"$RAW"
 		done
