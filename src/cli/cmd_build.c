@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/build.h"
@@ -565,6 +566,61 @@ int cmd_build(int argc, char **argv)
 	return code;
 }
 
+/* Every dep of the closure is checked before any sandbox starts, with the check of
+ * `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its manifest and,
+ * if sealed, its fs-verity digests — so a dep changed on disk, or under the filesystem, is
+ * refused before anything runs, naming the artifact and the file.  Returns 0 or an exit code. */
+static int verify_closure(const struct hk_build_opts *bo, const struct hk_recipe *r,
+			  struct hk_store *store, struct hk_build_result *br, struct hk_error *err)
+{
+	long long t_verify = hk_now_ms();
+	for (size_t i = 0; i < br->plan.n_closure; i++) {
+		const struct hk_artifact *dep = NULL;
+		if (hk_store_find(store, br->plan.closure_names[i], &dep, err) < 0 ||
+		    hk_verity_check_artifact(store, dep, err) < 0) {
+			hk_wrap(err, "refusing to build %s: dep %s does not verify",
+				r->path ? r->path : r->name, br->plan.closure_names[i]);
+			return err->code == EBADMSG ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+		}
+		br->deps_sealed += dep->sealed;
+	}
+	if (!bo->quiet && br->plan.n_closure)
+		fprintf(stderr, "[deps] %zu dep artifact(s) verified (%zu sealed with fs-verity) in "
+				"%.1f s\n", br->plan.n_closure, br->deps_sealed,
+			(double)(hk_now_ms() - t_verify) / 1000.0);
+	return 0;
+}
+
+/* Looks up every granted path of the merged views once, in a child, while the parent verifies
+ * the closure: an overlay of a hundred layers is slow to look up cold (each name is searched
+ * in every layer), and the first phase's cage would otherwise pay it inside its rule set-up
+ * (~45 ms for cjson's closure, against ~12 ms warm).  The uncaged build gains as well: it is
+ * a property of the sandbox, not of the cage.  Returns the child's pid, or -1. */
+static pid_t warm_merged_view(const struct hk_sandbox_plan *plan, const struct hk_policy *p)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	for (size_t i = 0; i < p->n_grants; i++) {
+		const char *path = p->grants[i].path;
+		if (path[0] != '/')
+			continue;
+		size_t n = strcspn(path + 1, "/");
+		for (size_t k = 0; k < plan->n_tops; k++) {
+			const struct hk_top *t = &plan->tops[k];
+			if (t->kind != HK_TOP_OVERLAY || strlen(t->name) != n ||
+			    memcmp(t->name, path + 1, n) != 0)
+				continue;
+			char buf[PATH_MAX];
+			struct stat st;
+			if (snprintf(buf, sizeof(buf), "%s%s", t->merged, path + 1 + n) <
+			    (int)sizeof(buf))
+				(void)lstat(buf, &st);
+		}
+	}
+	_exit(0);
+}
+
 int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, struct hk_error *err)
 {
 	memset(br, 0, sizeof(*br));
@@ -641,30 +697,16 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		goto done;
 	}
 	br->plan_ok = true;
-	/* Every dep of the closure is checked before any sandbox starts, with the check of
-	 * `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its manifest
-	 * and, if sealed, its fs-verity digests — so a dep changed on disk, or under the
-	 * filesystem, is refused here, naming the artifact and the file. */
-	long long t_verify = hk_now_ms();
-	for (size_t i = 0; i < br->plan.n_closure; i++) {
-		const struct hk_artifact *dep = NULL;
-		if (hk_store_find(store, br->plan.closure_names[i], &dep, err) < 0 ||
-		    hk_verity_check_artifact(store, dep, err) < 0) {
-			hk_wrap(err, "refusing to build %s: dep %s does not verify",
-				r->path ? r->path : r->name, br->plan.closure_names[i]);
-			code = err->code == EBADMSG ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
-			goto done;
-		}
-		br->deps_sealed += dep->sealed;
-	}
-	if (!bo->quiet && br->plan.n_closure)
-		fprintf(stderr, "[deps] %zu dep artifact(s) verified (%zu sealed with fs-verity) in "
-				"%.1f s\n", br->plan.n_closure, br->deps_sealed,
-			(double)(hk_now_ms() - t_verify) / 1000.0);
 	sb.layers = (const char *const *)br->plan.layers;
 	sb.n_layers = br->plan.n_layers;
 	if (hk_sandbox_plan(&sb, &plan, err) < 0) {
-		code = HK_EXIT_DATAERR;
+		/* A dep whose tree is gone or altered is named as such, before the plan's error. */
+		struct hk_error plan_err = *err;
+		code = verify_closure(bo, r, store, br, err);
+		if (code == 0) {
+			*err = plan_err;
+			code = HK_EXIT_DATAERR;
+		}
 		goto done;
 	}
 	if (interrupted_by) {
@@ -685,6 +727,32 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	chmod(br->work, 0755);
 	if (!bo->quiet)
 		fprintf(stderr, "[work] %s\n", br->work);
+
+	/* The merged view is mounted once for the whole build, in a mount namespace of harkaq's
+	 * own (nothing reaches the host's, even if harkaq is killed); every phase's sandbox binds
+	 * it.  Mounted per phase, each phase paid for a cold overlay: every name looked up in
+	 * every layer again, which made the cage's rules cost twice as much and the uncaged
+	 * phases ~50 ms more each. */
+	if (unshare(CLONE_NEWNS) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		hk_fail_errno(err, errno, "unshare(CLONE_NEWNS) for the merged view");
+		goto done;
+	}
+	if (hk_sandbox_mount(&plan, err) < 0) {
+		code = HK_EXIT_SOFTWARE;
+		goto done;
+	}
+	view_mounted = true;
+	/* The closure is verified while a child warms the merged view up. */
+	pid_t warm_pid = warm_merged_view(&plan, &br->plan.policy);
+	code = verify_closure(bo, r, store, br, err);
+	if (warm_pid > 0) {
+		if (code != 0)
+			kill(warm_pid, SIGKILL);
+		waitpid(warm_pid, NULL, 0); /* before any phase: it must not count as a leftover */
+	}
+	if (code != 0)
+		goto done;
 
 	if (bo->cage) {
 		struct hk_buf enc = HK_BUF_INIT;
@@ -729,21 +797,6 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	}
 	env = build_env(r);
 
-	/* The merged view is mounted once for the whole build, in a mount namespace of harkaq's
-	 * own (nothing reaches the host's, even if harkaq is killed); every phase's sandbox binds
-	 * it.  Mounted per phase, each phase paid for a cold overlay (lookups through every
-	 * layer: the cage's rules cost twice as much) and, at its end, for the kernel tearing the
-	 * overlay down, which waits until the phase's Landlock domain is freed. */
-	if (unshare(CLONE_NEWNS) < 0) {
-		code = HK_EXIT_SOFTWARE;
-		hk_fail_errno(err, errno, "unshare(CLONE_NEWNS) for the merged view");
-		goto done;
-	}
-	if (hk_sandbox_mount(&plan, err) < 0) {
-		code = HK_EXIT_SOFTWARE;
-		goto done;
-	}
-	view_mounted = true;
 	struct hk_cage_result *pending[HK_PHASE_COUNT];
 	size_t n_pending = 0;
 	for (int ph = 0; ph < HK_PHASE_COUNT; ph++) {
