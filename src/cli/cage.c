@@ -243,8 +243,8 @@ static size_t reader_group(pid_t reader, pid_t out[READER_GROUP_MAX])
 	return n;
 }
 
-/* Stops a reader without waiting for anything (a run that failed, or a result freed
- * unfinished); the sentinel of its group exits on its own once the reader is gone. */
+/* Kills a run's reader (after its final status, or without it: a run that failed, a result
+ * freed unfinished) and reaps it and its sentinel. */
 static void reader_kill(struct hk_cage_result *r)
 {
 	struct hk_cage_reader *rd = r->pending;
@@ -254,7 +254,19 @@ static void reader_kill(struct hk_cage_result *r)
 		close(rd->in_fd);
 	if (rd->pid > 0) {
 		kill(rd->pid, SIGKILL);
-		waitpid(rd->pid, NULL, 0);
+		int ws;
+		waitpid(rd->pid, &ws, 0);
+		/* Its sentinel, orphaned, is now our child (we are a subreaper) and exits on its
+		 * own once the reader's end of its pipe is gone: reap it (bounded, 100 ms). */
+		for (int k = 0; k < 50; k++) {
+			pid_t w = waitpid(-rd->pid, &ws, WNOHANG);
+			if (w < 0)
+				break;
+			if (w == 0) {
+				struct timespec ts = { 0, 2 * 1000 * 1000 };
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
 	hk_linereader_close(&rd->out);
 	free(rd);
@@ -341,25 +353,8 @@ void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
 					r->reader_error = hk_xstrdup("the audit reader stopped before the "
 								     "run ended (killed or crashed)");
 			}
-			kill(rd->pid, SIGKILL);
-			int ws;
-			waitpid(rd->pid, &ws, 0);
-			/* Its sentinel, orphaned, is now our child (we are a subreaper) and exits
-			 * on its own once the reader's end of its pipe is gone: reap it (bounded,
-			 * 100 ms). */
-			for (int k = 0; k < 50; k++) {
-				pid_t w = waitpid(-rd->pid, &ws, WNOHANG);
-				if (w < 0)
-					break;
-				if (w == 0) {
-					struct timespec ts = { 0, 2 * 1000 * 1000 };
-					nanosleep(&ts, NULL);
-				}
-			}
 		}
-		hk_linereader_close(&rd->out);
-		free(rd);
-		r->pending = NULL;
+		reader_kill(r);
 		r->ms_reader_stop = hk_now_ms() - t_stop;
 		r->ms_total += r->ms_dealloc_wait + r->ms_reader_stop;
 	}
@@ -447,11 +442,6 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		/* A new session: the caged command gets no controlling terminal to inject into
 		 * (TIOCSTI, KERNEL-FACTS §11), and we can signal its whole group. */
 		setsid();
-		if (o->child_setup) {
-			struct hk_error ce;
-			if (o->child_setup(o->child_ctx, &ce) < 0)
-				child_fail(st[1], "sandbox", ce.msg);
-		}
 		if (st[1] == o->status_fd) {
 			fcntl(st[1], F_SETFD, 0);
 		} else {

@@ -32,10 +32,6 @@ struct hk_cage_opts {
 	bool quiet;                 /* no progress on stderr */
 	bool require_evidence;      /* refuse to start the command if the reader is not ready and
 				     * confirmed (the verdict could only be NoEvidence) */
-	/* Runs in the child as root before it drops to uid/gid (the sandbox mounts its merged
-	 * view here); a negative return aborts the child with its message. */
-	int (*child_setup)(void *ctx, struct hk_error *err);
-	void *child_ctx;
 	/* Return as soon as the command has exited, leaving the reader running: the domain's
 	 * deallocation record (~40 ms after the last process is reaped) is awaited later, by
 	 * hk_cage_finish(), while the caller gets on with the next phase.  The result's

@@ -49,17 +49,8 @@ static size_t lower_bound(const char *const *v, size_t n, const char *key)
 
 static bool grant_exact(const struct planner *pl, size_t lo, size_t hi, const char *path)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(pl->g[mid]->path, path);
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	size_t k = lo + hk_grants_lower_bound(pl->g + lo, hi - lo, path);
+	return k < hi && strcmp(pl->g[k]->path, path) == 0;
 }
 
 /* Whether the dep layers put an ungranted entry beneath dir (its prefix "dir/"). */
@@ -188,12 +179,6 @@ static bool plan_dir(struct planner *pl, size_t dlen, size_t lo, size_t hi)
 	return whole;
 }
 
-static int cmp_grant_ptr(const void *a, const void *b)
-{
-	const struct hk_policy_grant *const *x = a, *const *y = b;
-	return strcmp((*x)->path, (*y)->path);
-}
-
 static int cmp_str_ptr(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -215,10 +200,7 @@ int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entr
 	pl.base = base;
 
 	pl.ng = policy->n_grants;
-	pl.g = hk_xcalloc(pl.ng + 1, sizeof(*pl.g));
-	for (size_t i = 0; i < pl.ng; i++)
-		pl.g[i] = &policy->grants[i];
-	qsort(pl.g, pl.ng, sizeof(*pl.g), cmp_grant_ptr);
+	pl.g = hk_policy_grants_by_path(policy);
 
 	pl.nv = n_entries;
 	pl.v = hk_xcalloc(pl.nv + 1, sizeof(*pl.v));

@@ -443,6 +443,40 @@ const struct hk_policy_grant *hk_policy_find_grant(const struct hk_policy *p, co
 	return grant_lookup(p, path, strlen(path));
 }
 
+static int cmp_grant_ptr_path(const void *a, const void *b)
+{
+	const struct hk_policy_grant *const *x = a, *const *y = b;
+	return strcmp((*x)->path, (*y)->path);
+}
+
+const struct hk_policy_grant **hk_policy_grants_by_path(const struct hk_policy *p)
+{
+	const struct hk_policy_grant **order = hk_xcalloc(p->n_grants + 1, sizeof(*order));
+	bool sorted = true;
+	for (size_t i = 0; i < p->n_grants; i++) {
+		order[i] = &p->grants[i];
+		if (i > 0 && strcmp(p->grants[i - 1].path, p->grants[i].path) > 0)
+			sorted = false;
+	}
+	if (!sorted)
+		qsort(order, p->n_grants, sizeof(*order), cmp_grant_ptr_path);
+	return order;
+}
+
+size_t hk_grants_lower_bound(const struct hk_policy_grant *const *order, size_t n,
+			     const char *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(order[mid]->path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 bool hk_policy_expects(const struct hk_policy *p, const char *path)
 {
 	size_t n = strlen(path);

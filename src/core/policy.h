@@ -105,6 +105,12 @@ bool hk_policy_expects(const struct hk_policy *p, const char *path);
 bool hk_policy_grants_read(const struct hk_policy *p, const char *path);
 /* The grant of exactly `path`, or NULL.  The pointer is owned by the policy. */
 const struct hk_policy_grant *hk_policy_find_grant(const struct hk_policy *p, const char *path);
+/* The grants' addresses in strcmp order of their paths (finished policies are in another
+ * order: kind, then path).  Malloc'd, n_grants entries (at least one slot). */
+const struct hk_policy_grant **hk_policy_grants_by_path(const struct hk_policy *p);
+/* First index in order[0..n) (sorted by path, as above) whose path is >= key. */
+size_t hk_grants_lower_bound(const struct hk_policy_grant *const *order, size_t n,
+			     const char *key);
 /* Same scopes, same (kind, path) grants and same expects, in the same order (line numbers are
  * ignored).  Two finished policies are equal iff their canonical encodings are equal. */
 bool hk_policy_equal(const struct hk_policy *a, const struct hk_policy *b);

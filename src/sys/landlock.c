@@ -233,12 +233,6 @@ static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind ki
 	return RULE_ADDED;
 }
 
-static int cmp_grant_ptr(const void *a, const void *b)
-{
-	const struct hk_policy_grant *const *ga = a, *const *gb = b;
-	return strcmp((*ga)->path, (*gb)->path);
-}
-
 static size_t common_prefix(const char *a, const char *b)
 {
 	size_t i = 0;
@@ -278,20 +272,6 @@ static bool is_granted(const struct hk_policy_grant *const *order, size_t n, con
  * checks what it can cheaply check itself — the directory is on a read-only mount, every
  * grant beneath it is `ro`, the directories do not nest — and otherwise keeps the per-file
  * rules (counted in report->declined).  The policy itself is unchanged. */
-
-/* First index in order[0..n) whose path is >= key (strcmp order). */
-static size_t lower_bound(const struct hk_policy_grant *const *order, size_t n, const char *key)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(order[mid]->path, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /* Orders directories as their "dir/" prefixes sort, which is the order of their grant ranges
  * ("a-b/" sorts before "a/", although "a" sorts before "a-b"). */
@@ -338,9 +318,9 @@ static void plan_collapse(const struct hk_policy_grant *const *order, size_t n,
 		memcpy(key, dir, dlen);
 		key[dlen] = '/';
 		key[dlen + 1] = '\0';
-		size_t lo = lower_bound(order, n, key);
+		size_t lo = hk_grants_lower_bound(order, n, key);
 		key[dlen] = '/' + 1; /* the first path after every "dir/..." */
-		size_t hi = lower_bound(order, n, key);
+		size_t hi = hk_grants_lower_bound(order, n, key);
 		bool ok = hi > lo && lo >= prev_hi;
 		for (size_t i = lo; ok && i < hi; i++)
 			if (order[i]->kind != HK_GRANT_RO)
@@ -411,15 +391,7 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 	 * that order, so an ancestor D is new exactly when the previous path does not share it:
 	 * the ancestor set is deduplicated in one pass, without storing it. */
 	size_t n = policy->n_grants;
-	hk_autofree const struct hk_policy_grant **order = hk_xmalloc((n ? n : 1) * sizeof(*order));
-	bool sorted = true;
-	for (size_t i = 0; i < n; i++) {
-		order[i] = &policy->grants[i];
-		if (i > 0 && strcmp(policy->grants[i - 1].path, policy->grants[i].path) > 0)
-			sorted = false;
-	}
-	if (!sorted)
-		qsort(order, n, sizeof(*order), cmp_grant_ptr);
+	hk_autofree const struct hk_policy_grant **order = hk_policy_grants_by_path(policy);
 
 	for (size_t i = 0; i < n; i++) {
 		if (order[i]->path[0] != '/')
