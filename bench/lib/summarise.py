@@ -33,6 +33,18 @@ def phases_ms(result):
     return sum(p["ms"] for p in result.get("phases", [])) + result.get("evidence_finish_ms", 0)
 
 
+def bootstrap_median_ci(xs, level=0.90, resamples=2000):
+    """The percentile-bootstrap interval of the median of xs (a fixed seed: the same figures
+    give the same interval).  With a round-to-round spread of ±10%, it says how far the
+    median of a few rounds can be trusted."""
+    import random
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(resamples))
+    lo = meds[int((1 - level) / 2 * resamples)]
+    hi = meds[min(resamples - 1, int((1 + level) / 2 * resamples))]
+    return [lo, hi]
+
+
 def builds(raw, rounds, pkgs, modes):
     out = {"packages": {}}
     for p in pkgs.split():
@@ -58,7 +70,9 @@ def builds(raw, rounds, pkgs, modes):
             runs = []
             for r in range(1, int(rounds) + 1):
                 jf, wf = f"{raw}/{p}-{m}-{r}.json", f"{raw}/{p}-{m}-{r}.wall"
-                w = load(wf) if os.path.exists(wf) else {"rc": -1, "wall_ms": None}
+                if not os.path.exists(wf):
+                    continue  # not run in this round (strace: --strace-rounds)
+                w = load(wf)
                 res = load(jf) if os.path.exists(jf) else {}
                 ok = bool(res.get("phases")) and res.get("failed_phase") is None
                 runs.append({
@@ -87,11 +101,14 @@ def builds(raw, rounds, pkgs, modes):
             # Per round, against the uncaged build of the same round (the modes of a round
             # run back to back, so slow drift of the machine cancels): the median of these
             # paired ratios is what the targets check.
-            pairs = [x["phases_ms"] / b["phases_ms"] for x, b in zip(d["runs"], base.get("runs", []))
-                     if x["ok"] and b["ok"] and b["phases_ms"]]
+            by_round = {b["round"]: b for b in base.get("runs", [])}
+            pairs = [x["phases_ms"] / by_round[x["round"]]["phases_ms"] for x in d["runs"]
+                     if x["ok"] and x["round"] in by_round and by_round[x["round"]]["ok"]
+                     and by_round[x["round"]]["phases_ms"]]
             if pairs:
                 d["paired_ratios"] = pairs
                 d["ratio_paired_median"] = statistics.median(pairs)
+                d["ratio_paired_ci90"] = bootstrap_median_ci(pairs)
             if base.get("wall_median_ms") and d.get("wall_median_ms"):
                 # The whole `harkaq build` process: derivation, collapse planning, closure
                 # verification and sealing included (the same work in every mode but the
@@ -174,8 +191,10 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                              f"{len(d['artifacts'])} artifact(s); {','.join(states)}")
             cage, noc, st = (pk["modes"].get(k, {}) for k in ("cage", "nocage", "strace"))
             if cage.get("ratio_paired_median"):
+                ci = cage.get("ratio_paired_ci90") or [None, None]
                 checks.append((f"{p}: caged <= {TARGETS['cage_over_nocage']}x uncaged (median of paired rounds)",
-                               f"{cage['ratio_paired_median']:.3f}x (ratio of the medians {cage['ratio_median']:.3f}x)",
+                               f"{cage['ratio_paired_median']:.3f}x, 90% interval {fmt(ci[0])}–{fmt(ci[1])} over "
+                               f"{len(cage['paired_ratios'])} rounds (ratio of the medians {cage['ratio_median']:.3f}x)",
                                cage["ratio_paired_median"] <= TARGETS["cage_over_nocage"]))
             if cage.get("median_ms") and st.get("median_ms"):
                 r = st["median_ms"] / cage["median_ms"]

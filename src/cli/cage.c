@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,11 +359,6 @@ void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
 	}
 }
 
-static int pidfd_open_(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
 int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -482,7 +476,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 
 	struct hk_linereader status;
 	hk_linereader_init(&status, st[0]);
-	int pfd = pidfd_open_(child);
+	int pfd = hk_pidfd_open(child);
 	bool exited = false;
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
 

@@ -621,6 +621,23 @@ static pid_t warm_merged_view(const struct hk_sandbox_plan *plan, const struct h
 	_exit(0);
 }
 
+/* Unmounts the merged view and removes the work directory (unless --keep), once. */
+static void release_work(const struct hk_build_result *br, const struct hk_build_opts *bo,
+			 struct hk_sandbox_plan *plan, bool *view_mounted, bool *work_made)
+{
+	if (*view_mounted)
+		hk_sandbox_unmount(plan);
+	*view_mounted = false;
+	if (bo->keep && *work_made) {
+		if (!bo->quiet)
+			fprintf(stderr, "work directory kept: %s\n", br->work);
+	} else if (*work_made) {
+		struct hk_error ignored;
+		hk_store_remove_tree(br->work, &ignored);
+	}
+	*work_made = false;
+}
+
 int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, struct hk_error *err)
 {
 	memset(br, 0, sizeof(*br));
@@ -986,6 +1003,9 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			fprintf(stderr, "[seal] %s %s\n", art->id, added ? "(new)" : "(already in the store)");
 	}
 
+	/* The work directory and the merged view are done with: removing them is real work that
+	 * overlaps the kernel's delay before the last phase's deallocation record. */
+	release_work(br, bo, &plan, &view_mounted, &work_made);
 	/* The phases' evidence: their deallocation records, awaited together (bounded). */
 	long long t_finish = hk_now_ms();
 	hk_cage_finish(pending, n_pending);
@@ -1041,15 +1061,7 @@ done:
 	}
 	if (!bo->quiet && code < HK_EXIT_USAGE)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - t_build) / 1000.0);
-	if (view_mounted)
-		hk_sandbox_unmount(&plan);
-	if (bo->keep && work_made) {
-		if (!bo->quiet)
-			fprintf(stderr, "work directory kept: %s\n", br->work);
-	} else if (work_made) {
-		struct hk_error ignored;
-		hk_store_remove_tree(br->work, &ignored);
-	}
+	release_work(br, bo, &plan, &view_mounted, &work_made);
 	hk_sandbox_plan_free(&plan);
 	hk_argv_free(env);
 	free(src);
@@ -1128,7 +1140,7 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_key(j, "rules");
 		if (pr->res.cage_status) {
 			static const char *const keys[] = { "rules", "ancestors", "beneath", "covered",
-							    "declined" };
+							    "declined", "installers" };
 			hk_json_obj_begin(j);
 			for (size_t k = 0; k < HK_ARRAY_LEN(keys); k++) {
 				hk_json_key(j, keys[k]);

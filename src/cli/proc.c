@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,9 +81,13 @@ void hk_linereader_close(struct hk_linereader *lr)
 	hk_buf_free(&lr->pending);
 }
 
-/* Parent pid of a process from /proc/PID/stat (the field after the parenthesised comm, which
- * may itself contain spaces and parentheses: search from the last ')'). */
-static pid_t parent_of(pid_t pid)
+/* PF_EXITING (include/linux/sched.h): the task is in exit(), about to become a zombie. */
+#define HK_PF_EXITING 0x00000004u
+
+/* Parent pid, state letter and flags of a process from /proc/PID/stat (the fields after the
+ * parenthesised comm, which may itself contain spaces and parentheses: search from the last
+ * ')'). */
+static pid_t parent_of(pid_t pid, char *state, unsigned *flags)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -96,11 +102,15 @@ static pid_t parent_of(pid_t pid)
 	char *rp = strrchr(buf, ')');
 	if (!rp)
 		return -1;
-	char state;
 	int ppid;
-	if (sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+	if (sscanf(rp + 1, " %c %d %*d %*d %*d %*d %u", state, &ppid, flags) != 3)
 		return -1;
 	return (pid_t)ppid;
+}
+
+int hk_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
 static bool in_list(pid_t p, const pid_t *v, size_t n)
@@ -111,12 +121,18 @@ static bool in_list(pid_t p, const pid_t *v, size_t n)
 	return false;
 }
 
-/* The pids of /proc whose parent chain reaches `self` without passing a kept pid. */
-static size_t list_descendants(pid_t self, const pid_t *keep, size_t n_keep, pid_t **out)
+struct descendant {
+	pid_t pid, ppid;
+	bool zombie;  /* exited, waiting to be reaped: nothing left to kill */
+	bool exiting; /* in exit() already (PF_EXITING), a zombie in a moment */
+};
+
+/* The processes of /proc whose parent chain reaches `self` without passing a kept pid. */
+static size_t list_descendants(pid_t self, const pid_t *keep, size_t n_keep,
+			       struct descendant **out)
 {
 	size_t cap = 256, n = 0;
-	pid_t *pids = hk_xmalloc(cap * sizeof(*pids));
-	pid_t *ppids = hk_xmalloc(cap * sizeof(*ppids));
+	struct descendant *all = hk_xmalloc(cap * sizeof(*all));
 	DIR *d = opendir("/proc");
 	if (d) {
 		struct dirent *de;
@@ -125,29 +141,30 @@ static size_t list_descendants(pid_t self, const pid_t *keep, size_t n_keep, pid
 			long v = strtol(de->d_name, &end, 10);
 			if (*end || v <= 0)
 				continue;
-			pid_t pp = parent_of((pid_t)v);
+			char state;
+			unsigned flags;
+			pid_t pp = parent_of((pid_t)v, &state, &flags);
 			if (pp < 0)
 				continue;
 			if (n == cap) {
 				cap *= 2;
-				pids = hk_xrealloc(pids, cap * sizeof(*pids));
-				ppids = hk_xrealloc(ppids, cap * sizeof(*ppids));
+				all = hk_xrealloc(all, cap * sizeof(*all));
 			}
-			pids[n] = (pid_t)v;
-			ppids[n] = pp;
-			n++;
+			bool zombie = state == 'Z' || state == 'X';
+			all[n++] = (struct descendant){ (pid_t)v, pp, zombie,
+							zombie || (flags & HK_PF_EXITING) };
 		}
 		closedir(d);
 	}
-	bool *desc = hk_xcalloc(n, sizeof(bool));
+	bool *desc = hk_xcalloc(n ? n : 1, sizeof(bool));
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t i = 0; i < n; i++) {
-			if (desc[i] || in_list(pids[i], keep, n_keep))
+			if (desc[i] || in_list(all[i].pid, keep, n_keep))
 				continue;
-			bool parent_ok = ppids[i] == self;
+			bool parent_ok = all[i].ppid == self;
 			for (size_t k = 0; !parent_ok && k < n; k++)
-				if (desc[k] && pids[k] == ppids[i])
+				if (desc[k] && all[k].pid == all[i].ppid)
 					parent_ok = true;
 			if (parent_ok) {
 				desc[i] = true;
@@ -158,11 +175,22 @@ static size_t list_descendants(pid_t self, const pid_t *keep, size_t n_keep, pid
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (desc[i])
-			pids[m++] = pids[i];
+			all[m++] = all[i];
 	free(desc);
-	free(ppids);
-	*out = pids;
+	*out = all;
 	return m;
+}
+
+/* Waits up to timeout_ms for our child pid to exit (not reaping it). */
+static void wait_exit(pid_t pid, int timeout_ms)
+{
+	int pfd = hk_pidfd_open(pid);
+	if (pfd < 0)
+		return;
+	struct pollfd p = { pfd, POLLIN, 0 };
+	while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
+		;
+	close(pfd);
 }
 
 int hk_kill_descendants(const pid_t *keep, size_t n_keep)
@@ -171,21 +199,43 @@ int hk_kill_descendants(const pid_t *keep, size_t n_keep)
 	size_t cap = 16, n_killed = 0;
 	pid_t *killed = hk_xmalloc(cap * sizeof(*killed));
 
+	/* Our own children that are still running get a short grace, shared, to exit by
+	 * themselves first: bubblewrap's pid 1, orphaned to us when the outer bubblewrap
+	 * returns, is between reporting its child's status and exiting, and its exit ends the
+	 * sandbox's pid namespace (the kernel kills what is left there).  What had exited by
+	 * itself is not a leftover; what harkaq has to kill is. */
+	long long grace_end = hk_now_ms() + 100;
 	/* Repeat: a killed process's children are reparented to us (we are a subreaper). */
 	for (int round = 0; round < 100; round++) {
-		pid_t *desc;
+		struct descendant *desc;
 		size_t n = list_descendants(self, keep, n_keep, &desc);
-		size_t fresh = 0;
+		size_t live = 0;
+		bool exited = false;
 		for (size_t i = 0; i < n; i++) {
-			if (kill(desc[i], SIGKILL) != 0)
+			const struct descendant *d = &desc[i];
+			int st;
+			if (d->ppid == self && !d->zombie) {
+				long long left = grace_end - hk_now_ms();
+				if (left > 0)
+					wait_exit(d->pid, (int)left);
+			}
+			if (d->ppid == self && waitpid(d->pid, &st, WNOHANG | __WALL) == d->pid) {
+				exited = true; /* its children, if any, are ours now: look again */
 				continue;
-			if (!in_list(desc[i], killed, n_killed)) {
+			}
+			if (d->zombie)
+				continue; /* reaped by its parent, or by us once reparented */
+			if (kill(d->pid, SIGKILL) != 0)
+				continue;
+			live++;
+			if (d->exiting)
+				continue; /* killed to be sure, not counted: it was leaving */
+			if (!in_list(d->pid, killed, n_killed)) {
 				if (n_killed == cap) {
 					cap *= 2;
 					killed = hk_xrealloc(killed, cap * sizeof(*killed));
 				}
-				killed[n_killed++] = desc[i];
-				fresh++;
+				killed[n_killed++] = d->pid;
 			}
 		}
 		free(desc);
@@ -195,11 +245,12 @@ int hk_kill_descendants(const pid_t *keep, size_t n_keep)
 			if (killed[i] > 0 && waitpid(killed[i], &st, WNOHANG | __WALL) == killed[i])
 				killed[i] = -killed[i];
 		}
-		if (n == 0)
+		if (live == 0 && !exited)
 			break;
-		(void)fresh;
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		if (live > 0) {
+			struct timespec ts = { 0, 5 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
 	}
 	/* Final reaping pass for the ones that were not yet our children. */
 	for (int tries = 0; tries < 200; tries++) {

@@ -27,8 +27,12 @@ void hk_linereader_close(struct hk_linereader *lr);
 
 /* Sends SIGKILL to every descendant of this process except those listed in keep[] (and
  * their descendants), reaps what it can, and returns how many were killed.  The orchestrator
- * is a child subreaper, so orphans of the caged command become its children and are found. */
+ * is a child subreaper, so orphans of the caged command become its children and are found.
+ * Zombies (descendants that had already exited) are reaped and not counted. */
 int hk_kill_descendants(const pid_t *keep, size_t n_keep);
+
+/* pidfd_open(2) (glibc 2.36 has no wrapper): a descriptor that polls readable once pid exits. */
+int hk_pidfd_open(pid_t pid);
 
 /* Absolute path of a helper program installed next to the running harkaq binary
  * (harkaq-exec, harkaq-audit); HARKAQ_LIBEXEC overrides the directory. */

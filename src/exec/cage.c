@@ -141,6 +141,8 @@ static void build_cage_line(const struct cage_state *st, const struct hk_policy 
 	hk_json_uint(&j, st->ll.covered);
 	hk_json_key(&j, "declined");
 	hk_json_uint(&j, st->ll.declined);
+	hk_json_key(&j, "installers");
+	hk_json_uint(&j, st->ll.installers);
 	hk_json_key(&j, "missing");
 	json_grant_paths(&j, p, st->ll.missing, st->ll.n_missing);
 	hk_json_key(&j, "not_dirs");

@@ -130,6 +130,8 @@ struct hk_landlock_report {
 	 * directories"), the `ro` grants those rules stand for, and the directories declined
 	 * (their grants keep their own rules). */
 	size_t beneath, covered, declined;
+	unsigned installers;      /* threads that installed the rules: 2 for a large policy on a
+				   * machine with two CPUs or more, else 1 */
 	/* Grants whose path does not exist (ENOENT/ENOTDIR): indices into policy->grants, in
 	 * path order.  Owned; freed by hk_landlock_report_free(). */
 	size_t *missing;

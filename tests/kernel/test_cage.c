@@ -574,6 +574,75 @@ TEST(missing_and_non_directory_grants_are_reported_and_the_rest_applies)
 	scratch_end();
 }
 
+/* A policy large enough to be installed by two threads (landlock.c, "installing the rules"):
+ * the same rules, counts and reports, in path order, as one pass would give, with missing and
+ * non-directory grants in both halves; then the domain holds in both halves. */
+#define BIG_DIRS 12
+#define BIG_FILES 100
+
+static void big_child(void *arg)
+{
+	struct hk_policy *p = arg;
+	char d0[64], d11[64];
+	snprintf(d0, sizeof(d0), "d00/x");
+	snprintf(d11, sizeof(d11), "d%02d/x", BIG_DIRS - 1);
+	/* Controls before the cage: the ungranted files open. */
+	CHECK_EQ_INT(0, open_errno(at(d0), O_RDONLY));
+	CHECK_EQ_INT(0, open_errno(at(d11), O_RDONLY));
+	struct hk_landlock_report rep = HK_LANDLOCK_REPORT_INIT;
+	enter(p, kernel_abi(), &rep);
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		CHECK_EQ_INT(2, rep.installers);
+	CHECK_EQ_INT(BIG_DIRS * BIG_FILES - 2, rep.rules);
+	CHECK_EQ_INT(expected_ancestors(p), rep.ancestors);
+	CHECK_EQ_INT(2, rep.n_missing);
+	if (rep.n_missing == 2) {
+		CHECK_STR_EQ(at("d00/f050"), p->grants[rep.missing[0]].path);
+		CHECK_STR_EQ(at("d11/f050"), p->grants[rep.missing[1]].path);
+	}
+	CHECK_EQ_INT(2, rep.n_not_dirs);
+	if (rep.n_not_dirs == 2) {
+		CHECK_STR_EQ(at("d01/notdir"), p->grants[rep.not_dirs[0]].path);
+		CHECK_STR_EQ(at("d10/notdir"), p->grants[rep.not_dirs[1]].path);
+	}
+	CHECK_EQ_INT(0, open_errno(at("d00/f000"), O_RDONLY));
+	CHECK_EQ_INT(0, open_errno(at("d11/f099"), O_RDONLY));
+	CHECK_EQ_INT(0, open_errno(at("d06/f010"), O_RDONLY));
+	CHECK_EQ_INT(EACCES, open_errno(at(d0), O_RDONLY));
+	CHECK_EQ_INT(EACCES, open_errno(at(d11), O_RDONLY));
+	CHECK_EQ_INT(EACCES, open_errno(at("d10/notdir"), O_RDONLY));
+	hk_landlock_report_free(&rep);
+}
+
+TEST(a_large_policy_installed_by_two_threads_gives_the_rules_of_one_pass)
+{
+	scratch_begin();
+	struct hk_policy p = HK_POLICY_INIT;
+	char rel[64];
+	for (int d = 0; d < BIG_DIRS; d++) {
+		snprintf(rel, sizeof(rel), "d%02d", d);
+		make_dir(rel);
+		snprintf(rel, sizeof(rel), "d%02d/x", d);
+		make_file(rel, "undeclared");
+		for (int f = 0; f < BIG_FILES; f++) {
+			snprintf(rel, sizeof(rel), "d%02d/f%03d", d, f);
+			/* Two grants that do not exist: one in each half. */
+			if (f != 50 || (d != 0 && d != BIG_DIRS - 1))
+				make_file(rel, "declared");
+			hk_policy_add_grant(&p, HK_GRANT_RO, at(rel));
+		}
+	}
+	make_file("d01/notdir", "");
+	make_file("d10/notdir", "");
+	hk_policy_add_grant(&p, HK_GRANT_LIST, at("d10/notdir"));
+	hk_policy_add_grant(&p, HK_GRANT_LIST, at("d01/notdir"));
+	struct hk_error err = { 0 };
+	REQUIRE(hk_policy_finish(&p, &err) == 0);
+	RUN_IN_CHILD(big_child, &p);
+	hk_policy_free(&p);
+	scratch_end();
+}
+
 /* ---- scopes ---- */
 
 struct scope_case {
