@@ -45,6 +45,20 @@ def bootstrap_median_ci(xs, level=0.90, resamples=2000):
     return [lo, hi]
 
 
+def cpu_ms(result):
+    # User + system time of the phases' processes (timing_ms.command_cpu: the command and all
+    # it started, the cage's own set-up inside the sandbox included, the reader's not).
+    vals = [(p.get("timing_ms") or {}).get("command_cpu") for p in result.get("phases", [])]
+    return sum(vals) if vals and all(isinstance(v, int) for v in vals) else None
+
+
+def paired(runs, base_runs, key):
+    by_round = {b["round"]: b for b in base_runs}
+    return [x[key] / by_round[x["round"]][key] for x in runs
+            if x["ok"] and x.get(key) and x["round"] in by_round
+            and by_round[x["round"]]["ok"] and by_round[x["round"]].get(key)]
+
+
 def builds(raw, rounds, pkgs, modes):
     out = {"packages": {}}
     for p in pkgs.split():
@@ -78,6 +92,7 @@ def builds(raw, rounds, pkgs, modes):
                 runs.append({
                     "round": r, "rc": w["rc"], "ok": ok, "wall_ms": w["wall_ms"],
                     "phases_ms": phases_ms(res) if ok else None,
+                    "cpu_ms": cpu_ms(res) if ok else None,
                     "per_phase_ms": {ph["phase"]: ph["ms"] for ph in res.get("phases", [])},
                     "timing_ms": {ph["phase"]: ph.get("timing_ms") for ph in res.get("phases", [])},
                     "artifact": res.get("artifact"),
@@ -101,10 +116,15 @@ def builds(raw, rounds, pkgs, modes):
             # Per round, against the uncaged build of the same round (the modes of a round
             # run back to back, so slow drift of the machine cancels): the median of these
             # paired ratios is what the targets check.
-            by_round = {b["round"]: b for b in base.get("runs", [])}
-            pairs = [x["phases_ms"] / by_round[x["round"]]["phases_ms"] for x in d["runs"]
-                     if x["ok"] and x["round"] in by_round and by_round[x["round"]]["ok"]
-                     and by_round[x["round"]]["phases_ms"]]
+            pairs = paired(d["runs"], base.get("runs", []), "phases_ms")
+            cpu = [x["cpu_ms"] for x in d["runs"] if x["ok"] and x.get("cpu_ms")]
+            if cpu:
+                d["cpu_median_ms"] = statistics.median(cpu)
+            cpu_pairs = paired(d["runs"], base.get("runs", []), "cpu_ms")
+            if cpu_pairs:
+                d["cpu_paired_ratios"] = cpu_pairs
+                d["cpu_ratio_paired_median"] = statistics.median(cpu_pairs)
+                d["cpu_ratio_paired_ci90"] = bootstrap_median_ci(cpu_pairs)
             if pairs:
                 d["paired_ratios"] = pairs
                 d["ratio_paired_median"] = statistics.median(pairs)
@@ -194,7 +214,8 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                 ci = cage.get("ratio_paired_ci90") or [None, None]
                 checks.append((f"{p}: caged <= {TARGETS['cage_over_nocage']}x uncaged (median of paired rounds)",
                                f"{cage['ratio_paired_median']:.3f}x, 90% interval {fmt(ci[0])}–{fmt(ci[1])} over "
-                               f"{len(cage['paired_ratios'])} rounds (ratio of the medians {cage['ratio_median']:.3f}x)",
+                               f"{len(cage['paired_ratios'])} rounds (ratio of the medians {cage['ratio_median']:.3f}x; "
+                               f"CPU time {fmt(cage.get('cpu_ratio_paired_median'))}x)",
                                cage["ratio_paired_median"] <= TARGETS["cage_over_nocage"]))
             if cage.get("median_ms") and st.get("median_ms"):
                 r = st["median_ms"] / cage["median_ms"]
@@ -205,6 +226,17 @@ def report(outdir, stamp, machine, do_builds, do_micro):
             arts = set(cage.get("artifacts", [])) | set(noc.get("artifacts", []))
             if cage.get("artifacts") and noc.get("artifacts"):
                 checks.append((f"{p}: same artifact caged and uncaged", f"{len(arts)} distinct", len(arts) == 1))
+        lines.append("")
+        lines.append("CPU time of the phases' processes (user + system; the reader's excluded), median s, and")
+        lines.append("the paired ratio to nocage [90% interval]: what the cage makes the build do, less exposed")
+        lines.append("than wall time to the scheduling of two shared CPUs")
+        for p, pk in b["packages"].items():
+            for m, d in pk["modes"].items():
+                if d.get("cpu_median_ms") is None:
+                    continue
+                ci = d.get("cpu_ratio_paired_ci90") or [None, None]
+                lines.append(f"  {p:8} {m:7} {d['cpu_median_ms'] / 1000:7.2f}  "
+                             f"{fmt(d.get('cpu_ratio_paired_median'))} [{fmt(ci[0])}–{fmt(ci[1])}]")
         lines.append("")
         lines.append("verdicts of the recipes as written (apt source, caged):")
         for p, pk in b["packages"].items():

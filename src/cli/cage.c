@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -359,6 +360,12 @@ void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
 	}
 }
 
+static long long cpu_ms(const struct rusage *ru)
+{
+	return ((long long)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000 +
+	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
+}
+
 int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -421,6 +428,8 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		return hk_fail_errno(err, e, "status pipe");
 	}
 	long long t_cmd = hk_now_ms();
+	struct rusage ru_before;
+	getrusage(RUSAGE_CHILDREN, &ru_before);
 	pid_t child = fork();
 	if (child < 0) {
 		int e = errno;
@@ -552,6 +561,11 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		if (o->drain[k]->pending)
 			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
 	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
+	/* Every process of the command is reaped by now (bubblewrap's pid 1 reaps the sandbox's,
+	 * and is reaped above); the readers are not (they are kept). */
+	struct rusage ru_after;
+	getrusage(RUSAGE_CHILDREN, &ru_after);
+	r->ms_command_cpu = cpu_ms(&ru_after) - cpu_ms(&ru_before);
 
 	/* The status pipe: read the rest (the cage may have written its last line late). */
 	long long t_drain = hk_now_ms();
@@ -596,6 +610,8 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 	hk_json_int(j, r->ms_reader_stop);
 	hk_json_key(j, "total");
 	hk_json_int(j, r->ms_total);
+	hk_json_key(j, "command_cpu");
+	hk_json_int(j, r->ms_command_cpu);
 	/* Part of "command": the cage's own set-up before the command's execve. */
 	hk_json_key(j, "cage_setup");
 	const struct hk_jval *setup = hk_jobj_get(r->cage_status, "setup_ms");

@@ -73,6 +73,9 @@ struct hk_cage_result {
 	/* costs, ms */
 	long long ms_reader_start, ms_command, ms_status_drain, ms_dealloc_wait, ms_reader_stop;
 	long long ms_total;
+	/* CPU time (user + system) of the command and everything it started, reaped by the end
+	 * of the run: the cage's own work inside the sandbox included, the reader's not. */
+	long long ms_command_cpu;
 	/* defer_evidence: the reader still running, owned (NULL once finished) */
 	struct hk_cage_reader *pending;
 	bool deferred;              /* the run was finished by hk_cage_finish() */

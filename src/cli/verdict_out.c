@@ -39,6 +39,9 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 	in.artifact_hash = vo->artifact_hash;
 	in.phase = vo->phase;
 	hk_verdict_compute(&in, v);
+	v->collapsed_dirs = res->cage_status
+				    ? (size_t)hk_jobj_int(res->cage_status, "beneath", 0)
+				    : 0;
 }
 
 void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result *res,

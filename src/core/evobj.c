@@ -35,6 +35,20 @@ const struct hk_blind_spot hk_blind_spots[] = {
 };
 const size_t hk_n_blind_spots = HK_ARRAY_LEN(hk_blind_spots);
 
+/* Only where the cage collapsed directories (verdict->collapsed_dirs > 0). */
+const char hk_blind_spot_collapsed_code[] = "collapsed_directories";
+
+static void collapsed_text(size_t n, struct hk_buf *out)
+{
+	hk_buf_printf(out,
+		      "%zu director%s whose whole content was declared when the build began %s "
+		      "granted with one rule beneath %s: a file added beneath %s during the "
+		      "build (by the host) would be read without a denial; the base root is "
+		      "assumed not to change during a build",
+		      n, n == 1 ? "y" : "ies", n == 1 ? "was" : "were each",
+		      n == 1 ? "it" : "them", n == 1 ? "it" : "one");
+}
+
 /* The members, in order: the verdict's own (hk_verdict_json_members decides them, so they
  * are read from it rather than copied here), then these. */
 static const char *const own_members[] = { "diagnosis", "blind_spots" };
@@ -76,6 +90,17 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 		hk_json_key(&j, "text");
 		hk_json_str(&j, hk_blind_spots[i].text);
 		hk_json_obj_end(&j);
+	}
+	if (v->collapsed_dirs > 0) {
+		struct hk_buf text = HK_BUF_INIT;
+		collapsed_text(v->collapsed_dirs, &text);
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "code");
+		hk_json_str(&j, hk_blind_spot_collapsed_code);
+		hk_json_key(&j, "text");
+		hk_json_str(&j, hk_buf_str(&text));
+		hk_json_obj_end(&j);
+		hk_buf_free(&text);
 	}
 	hk_json_arr_end(&j);
 	hk_json_obj_end(&j);

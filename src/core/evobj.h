@@ -41,6 +41,9 @@ struct hk_blind_spot {
 };
 extern const struct hk_blind_spot hk_blind_spots[];
 extern const size_t hk_n_blind_spots;
+/* One more, only in the objects of phases whose cage collapsed directories
+ * (hk_verdict.collapsed_dirs > 0): its text says how many. */
+extern const char hk_blind_spot_collapsed_code[];
 
 /* Appends the canonical bytes of the evidence object to `out`.  `d` must be the diagnosis
  * of `v` (d->n == v->n_denials). */

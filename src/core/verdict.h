@@ -165,6 +165,10 @@ struct hk_verdict {
 	struct hk_denial *denials;
 	size_t n_denials;
 	size_t n_debt, n_expected;           /* distinct entries per class */
+
+	/* Not a member of the verdict's JSON: directories the cage granted with one rule beneath
+	 * each (docs/cage.md, "Collapsed directories"), for the evidence object's blind spot. */
+	size_t collapsed_dirs;
 };
 
 /* Applies the rules of SPEC §7.  The verdict is self-contained (it copies what it needs). */

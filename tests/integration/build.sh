@@ -134,6 +134,12 @@ for f in artifact policy_id; do
 	a=$(jget "$T/herm.json" $f); b=$(jget "$T/perfile.json" $f)
 	check_eq "--per-file-rules: the same $f (b3:…)" "b3: $a" "${b:0:3} $b"
 done
+# The evidence object says what the collapse leaves open, where it was used, and only there.
+spots_of() { local id; id=$(jq -r '.phases[] | select(.phase == "compile") | .report.evidence' "$1")
+	jq -r '[.blind_spots[].code] | join(" ")' "$P/store/.evidence/${id#b3:}.json" 2>&1; }
+check_contains "collapse: the evidence object names its blind spot" "$(spots_of "$T/herm.json")" collapsed_directories
+check_not_contains "--per-file-rules: no such blind spot" "$(spots_of "$T/perfile.json")" collapsed_directories
+check_contains "--per-file-rules: the other blind spots are there (control)" "$(spots_of "$T/perfile.json")" existence_checks
 if python3 -m json.tool "$T/herm.json" >/dev/null 2>&1; then ok "--json is well-formed"; else not_ok "--json is well-formed" "$(head -c 300 "$T/herm.json")"; fi
 
 # A decoy ./store in the working directory must not be used: deps follow the recipe.

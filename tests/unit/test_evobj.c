@@ -64,10 +64,11 @@ static void impure_verdict(struct hk_verdict *v)
 	hk_evidence_free(&ev);
 }
 
-static void encode(struct hk_buf *out)
+static void encode_collapsed(struct hk_buf *out, size_t collapsed_dirs)
 {
 	struct hk_verdict v;
 	impure_verdict(&v);
+	v.collapsed_dirs = collapsed_dirs;
 	struct hk_suggest_input in = { 0 };
 	struct hk_suggester *s = hk_suggester_new(&in);
 	struct hk_diagnosis d;
@@ -77,6 +78,11 @@ static void encode(struct hk_buf *out)
 	hk_diagnosis_free(&d);
 	hk_suggester_free(s);
 	hk_verdict_free(&v);
+}
+
+static void encode(struct hk_buf *out)
+{
+	encode_collapsed(out, 0);
 }
 
 static char *scratch(void)
@@ -146,6 +152,39 @@ static int check_mutated(const struct hk_buf *orig, const char *from, const char
 	snprintf(msg, msg_len, "%s", err.msg);
 	hk_buf_free(&m);
 	return r;
+}
+
+/* The blind spot of collapsed directories is carried exactly where the cage used them, with
+ * their number; the object stays canonical and verifies. */
+TEST(collapsed_directories_add_their_blind_spot_only_when_used)
+{
+	const size_t cases[] = { 0, 1, 185 };
+	for (size_t c = 0; c < HK_ARRAY_LEN(cases); c++) {
+		struct hk_buf a = HK_BUF_INIT;
+		encode_collapsed(&a, cases[c]);
+		char id[HK_B3_ID_LEN];
+		hk_b3_id(a.data, a.len, id);
+		struct hk_jval *v = NULL;
+		struct hk_error err = { 0 };
+		if (hk_evobj_check(a.data, a.len, id, &v, &err) < 0)
+			HK_FAIL_AT("check: %s", err.msg);
+		REQUIRE(v != NULL);
+		const struct hk_jval *spots = hk_jobj_get(v, "blind_spots");
+		REQUIRE(spots && spots->type == HK_JARR);
+		CHECK_EQ_INT(hk_n_blind_spots + (cases[c] > 0), spots->len);
+		const struct hk_jval *last = &spots->items[spots->len - 1];
+		const char *code = hk_jobj_str(last, "code"), *text = hk_jobj_str(last, "text");
+		REQUIRE(code && text);
+		if (cases[c] == 0) {
+			CHECK(strcmp(code, hk_blind_spot_collapsed_code) != 0);
+		} else {
+			CHECK_STR_EQ(hk_blind_spot_collapsed_code, code);
+			CHECK_CONTAINS(text, cases[c] == 1 ? "1 directory whose" : "185 directories whose");
+			CHECK_CONTAINS(text, "read without a denial");
+		}
+		hk_jval_free(v);
+		hk_buf_free(&a);
+	}
 }
 
 TEST(verification_refuses_every_change)
