@@ -463,13 +463,10 @@ static int cmp_grant_ptr_path(const void *a, const void *b)
 const struct hk_policy_grant **hk_policy_grants_by_path(const struct hk_policy *p)
 {
 	const struct hk_policy_grant **order = hk_xcalloc(p->n_grants + 1, sizeof(*order));
-	bool sorted = true;
-	for (size_t i = 0; i < p->n_grants; i++) {
+	for (size_t i = 0; i < p->n_grants; i++)
 		order[i] = &p->grants[i];
-		if (i > 0 && strcmp(p->grants[i - 1].path, p->grants[i].path) > 0)
-			sorted = false;
-	}
-	if (!sorted)
+	/* A finished policy is sorted and unique already. */
+	if (!p->finished && !grants_strictly_ascending(p))
 		qsort(order, p->n_grants, sizeof(*order), cmp_grant_ptr_path);
 	return order;
 }
