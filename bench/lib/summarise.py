@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/run's arithmetic: raw per-run files -> summary JSON -> the printed table.
 
-  summarise.py builds RAW ROUNDS "PKGS" "MODES"   -> builds JSON on stdout
+  summarise.py builds RAW ROUNDS "PKGS" "MODES" PAIR_ROUNDS "PAIR_KINDS" -> builds JSON on stdout
   summarise.py micro MICRO_DIR                      -> micro JSON on stdout
   summarise.py report OUT STAMP MACHINE_JSON BUILDS MICRO -> the table
 """
@@ -13,6 +13,7 @@ import sys
 
 TARGETS = {
     "cage_over_nocage": 1.03,        # median, every package
+    "side_by_side_null": 0.02,       # uncaged | uncaged side by side: the method's own bias
     "strace_over_cage": 4.0,         # the cage >= 4x faster than strace tracing
     "evidence_fixed_ms": 150,
     "rules_100k_s": 1.0,
@@ -59,7 +60,64 @@ def paired(runs, base_runs, key):
             and by_round[x["round"]]["ok"] and by_round[x["round"]].get(key)]
 
 
-def builds(raw, rounds, pkgs, modes):
+def run_record(raw, name, rnd):
+    """One timed build: its wall time, and from its result JSON the phases' time and CPU time,
+    the artifact and the verdicts; None when it was not run (strace: --strace-rounds)."""
+    jf, wf = f"{raw}/{name}.json", f"{raw}/{name}.wall"
+    if not os.path.exists(wf):
+        return None
+    w = load(wf)
+    res = load(jf) if os.path.exists(jf) else {}
+    ok = bool(res.get("phases")) and res.get("failed_phase") is None
+    return {
+        "round": rnd, "rc": w["rc"], "ok": ok, "wall_ms": w["wall_ms"],
+        "phases_ms": phases_ms(res) if ok else None,
+        "cpu_ms": cpu_ms(res) if ok else None,
+        "per_phase_ms": {ph["phase"]: ph["ms"] for ph in res.get("phases", [])},
+        "timing_ms": {ph["phase"]: ph.get("timing_ms") for ph in res.get("phases", [])},
+        "artifact": res.get("artifact"),
+        "states": [(ph.get("verdict") or {}).get("state") for ph in res.get("phases", [])],
+    }
+
+
+def log_spread(ratios):
+    """The standard deviation of the log ratios: the round-to-round noise of a ratio (0.10 is
+    +-10%), whatever its median."""
+    import math
+    return statistics.stdev([math.log(x) for x in ratios]) if len(ratios) > 1 else None
+
+
+def ratio_summary(ratios):
+    return {"ratios": ratios, "median": statistics.median(ratios),
+            "ci90": bootstrap_median_ci(ratios), "log_spread": log_spread(ratios)} if ratios else None
+
+
+def side_by_side(raw, p, pair_rounds, kinds):
+    """Builds started together, each pinned to its half of the CPUs: per round, the mode's
+    build against the uncaged build that ran at the same moment.  The kind `nocage` (uncaged
+    against uncaged) is the method's control: its ratio is the method's own bias and noise."""
+    out = {}
+    for m in kinds:
+        rows = []
+        for r in range(1, int(pair_rounds) + 1):
+            a = run_record(raw, f"{p}-sbs-{m}-{r}-mode", r)
+            b = run_record(raw, f"{p}-sbs-{m}-{r}-base", r)
+            if a and b:
+                rows.append({"round": r, "mode": a, "base": b})
+        good = [x for x in rows if x["mode"]["ok"] and x["base"]["ok"]]
+        out[m] = {
+            "rounds": len(rows), "ok_rounds": len(good), "runs": rows,
+            "wall": ratio_summary([x["mode"]["phases_ms"] / x["base"]["phases_ms"] for x in good]),
+            "cpu": ratio_summary([x["mode"]["cpu_ms"] / x["base"]["cpu_ms"] for x in good
+                                  if x["mode"]["cpu_ms"] and x["base"]["cpu_ms"]]),
+            "artifacts": sorted({x[k]["artifact"] for x in rows for k in ("mode", "base")
+                                 if x[k]["artifact"]}),
+            "states": sorted({s or "-" for x in rows for s in x["mode"]["states"]}),
+        }
+    return out
+
+
+def builds(raw, rounds, pkgs, modes, pair_rounds="0", pair_kinds=""):
     out = {"packages": {}}
     for p in pkgs.split():
         pk = {"modes": {}}
@@ -81,23 +139,8 @@ def builds(raw, rounds, pkgs, modes):
         } if not v.get("failed") else {"failed": True, "log_tail": open(
             f"{raw}/verdict-{p}.log").read().strip().splitlines()[-2:]}
         for m in modes.split():
-            runs = []
-            for r in range(1, int(rounds) + 1):
-                jf, wf = f"{raw}/{p}-{m}-{r}.json", f"{raw}/{p}-{m}-{r}.wall"
-                if not os.path.exists(wf):
-                    continue  # not run in this round (strace: --strace-rounds)
-                w = load(wf)
-                res = load(jf) if os.path.exists(jf) else {}
-                ok = bool(res.get("phases")) and res.get("failed_phase") is None
-                runs.append({
-                    "round": r, "rc": w["rc"], "ok": ok, "wall_ms": w["wall_ms"],
-                    "phases_ms": phases_ms(res) if ok else None,
-                    "cpu_ms": cpu_ms(res) if ok else None,
-                    "per_phase_ms": {ph["phase"]: ph["ms"] for ph in res.get("phases", [])},
-                    "timing_ms": {ph["phase"]: ph.get("timing_ms") for ph in res.get("phases", [])},
-                    "artifact": res.get("artifact"),
-                    "states": [(ph.get("verdict") or {}).get("state") for ph in res.get("phases", [])],
-                })
+            runs = [x for x in (run_record(raw, f"{p}-{m}-{r}", r)
+                                for r in range(1, int(rounds) + 1)) if x]
             good = [x["phases_ms"] for x in runs if x["ok"]]
             pk["modes"][m] = {
                 "runs": runs,
@@ -129,12 +172,17 @@ def builds(raw, rounds, pkgs, modes):
                 d["paired_ratios"] = pairs
                 d["ratio_paired_median"] = statistics.median(pairs)
                 d["ratio_paired_ci90"] = bootstrap_median_ci(pairs)
+                d["paired_log_spread"] = log_spread(pairs)
             if base.get("wall_median_ms") and d.get("wall_median_ms"):
                 # The whole `harkaq build` process: derivation, collapse planning, closure
                 # verification and sealing included (the same work in every mode but the
                 # cage's own files and reader).
                 d["wall_ratio_median"] = d["wall_median_ms"] / base["wall_median_ms"]
+        if int(pair_rounds) > 0:
+            pk["side_by_side"] = side_by_side(raw, p, pair_rounds, pair_kinds.split())
         out["packages"][p] = pk
+    if os.path.exists(f"{raw}/side-by-side.skipped"):
+        out["side_by_side_skipped"] = open(f"{raw}/side-by-side.skipped").read().strip()
     return out
 
 
@@ -210,13 +258,31 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                              f"{fmt(d.get('wall_ratio_median')):>10}  "
                              f"{len(d['artifacts'])} artifact(s); {','.join(states)}")
             cage, noc, st = (pk["modes"].get(k, {}) for k in ("cage", "nocage", "strace"))
+            sbs = pk.get("side_by_side") or {}
+            sbs_cage = (sbs.get("cage") or {}).get("wall")
+            seq = ""
             if cage.get("ratio_paired_median"):
                 ci = cage.get("ratio_paired_ci90") or [None, None]
+                seq = (f"{cage['ratio_paired_median']:.3f}x, 90% interval {fmt(ci[0])}–{fmt(ci[1])} over "
+                       f"{len(cage['paired_ratios'])} rounds (ratio of the medians {cage['ratio_median']:.3f}x; "
+                       f"CPU time {fmt(cage.get('cpu_ratio_paired_median'))}x)")
+            if sbs_cage:
+                # Side by side is where the target is checked: the same machine speed for both
+                # builds of a pair (the method's control, uncaged | uncaged, is checked below).
+                ci = sbs_cage["ci90"]
+                checks.append((f"{p}: caged <= {TARGETS['cage_over_nocage']}x uncaged (median of side-by-side pairs)",
+                               f"{sbs_cage['median']:.3f}x, 90% interval {fmt(ci[0])}–{fmt(ci[1])} over "
+                               f"{len(sbs_cage['ratios'])} pairs; one after another: {seq or '-'}",
+                               sbs_cage["median"] <= TARGETS["cage_over_nocage"]))
+            elif seq:
                 checks.append((f"{p}: caged <= {TARGETS['cage_over_nocage']}x uncaged (median of paired rounds)",
-                               f"{cage['ratio_paired_median']:.3f}x, 90% interval {fmt(ci[0])}–{fmt(ci[1])} over "
-                               f"{len(cage['paired_ratios'])} rounds (ratio of the medians {cage['ratio_median']:.3f}x; "
-                               f"CPU time {fmt(cage.get('cpu_ratio_paired_median'))}x)",
-                               cage["ratio_paired_median"] <= TARGETS["cage_over_nocage"]))
+                               seq, cage["ratio_paired_median"] <= TARGETS["cage_over_nocage"]))
+            aa = (sbs.get("nocage") or {}).get("wall")
+            if aa:
+                checks.append((f"{p}: the side-by-side method's control, uncaged | uncaged, within "
+                               f"1 +- {TARGETS['side_by_side_null']}",
+                               f"{aa['median']:.3f}x, 90% interval {fmt(aa['ci90'][0])}–{fmt(aa['ci90'][1])}",
+                               abs(aa["median"] - 1) <= TARGETS["side_by_side_null"]))
             if cage.get("median_ms") and st.get("median_ms"):
                 r = st["median_ms"] / cage["median_ms"]
                 bound = st["median_ms"] / noc["median_ms"] if noc.get("median_ms") else None
@@ -224,6 +290,8 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                                f"{r:.2f}x (the uncaged build itself: {fmt(bound)}x, the bound for any cage)",
                                r >= TARGETS["strace_over_cage"]))
             arts = set(cage.get("artifacts", [])) | set(noc.get("artifacts", []))
+            for k in sbs.values():
+                arts |= set(k.get("artifacts", []))
             if cage.get("artifacts") and noc.get("artifacts"):
                 checks.append((f"{p}: same artifact caged and uncaged", f"{len(arts)} distinct", len(arts) == 1))
         lines.append("")
@@ -237,6 +305,25 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                 ci = d.get("cpu_ratio_paired_ci90") or [None, None]
                 lines.append(f"  {p:8} {m:7} {d['cpu_median_ms'] / 1000:7.2f}  "
                              f"{fmt(d.get('cpu_ratio_paired_median'))} [{fmt(ci[0])}–{fmt(ci[1])}]")
+        if any(pk.get("side_by_side") for pk in b["packages"].values()):
+            lines.append("")
+            lines.append("side by side: each mode's build and an uncaged build started together, each pinned")
+            lines.append("to its half of the CPUs (swapped every round); ratio = mode / its uncaged partner,")
+            lines.append("median [90% interval]; noise = s.d. of the log ratios (the sequential rounds' in brackets)")
+            for p, pk in b["packages"].items():
+                for m, d in (pk.get("side_by_side") or {}).items():
+                    w, c = d.get("wall"), d.get("cpu")
+                    if not w:
+                        lines.append(f"  {p:8} {m:7} no complete pair ({d['rounds']} run)")
+                        continue
+                    seqd = pk["modes"].get(m, {})
+                    seqn = seqd.get("paired_log_spread") if m != "nocage" else None
+                    lines.append(f"  {p:8} {m:7} {len(w['ratios'])} pairs  {w['median']:.3f} "
+                                 f"[{fmt(w['ci90'][0])}–{fmt(w['ci90'][1])}]  CPU "
+                                 f"{fmt(c and c['median'])}  noise {fmt(w['log_spread'])}"
+                                 f"{' [' + fmt(seqn) + ']' if seqn else ''}  {','.join(d['states'])}")
+        if b.get("side_by_side_skipped"):
+            lines.append(f"side by side: skipped ({b['side_by_side_skipped']})")
         lines.append("")
         lines.append("verdicts of the recipes as written (apt source, caged):")
         for p, pk in b["packages"].items():
@@ -338,7 +425,7 @@ def report(outdir, stamp, machine, do_builds, do_micro):
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "builds":
-        print(json.dumps(builds(*sys.argv[2:6]), indent=1))
+        print(json.dumps(builds(*sys.argv[2:8]), indent=1))
     elif cmd == "micro":
         print(json.dumps(micro(sys.argv[2]), indent=1))
     elif cmd == "report":

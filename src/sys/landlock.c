@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -477,13 +478,23 @@ static void append_indices(size_t **v, size_t *n, size_t *cap, const size_t *add
 /* Below this many grants a second thread costs more than it saves. */
 #define INSTALL_SPLIT_MIN 512
 
+/* The CPUs this thread may run on, not those the machine has: a build pinned to one CPU
+ * (taskset, a cgroup's cpuset) gains nothing from a second installer, only its cost. */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static int install_rules(const struct install_ctx *c, struct hk_landlock_report *r,
 			 struct hk_error *err)
 {
 	/* The split: the middle, moved forward out of any collapsed directory's range (a range
 	 * is installed as one rule, by one thread). */
 	size_t split = c->n;
-	if (c->n >= INSTALL_SPLIT_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+	if (c->n >= INSTALL_SPLIT_MIN && usable_cpus() >= 2) {
 		split = c->n / 2;
 		while (split < c->n && c->covered[split] && c->tree_len[split] == 0)
 			split++;
