@@ -201,6 +201,9 @@ def micro(m):
     if os.path.exists(f"{m}/fixed.json") and os.path.getsize(f"{m}/fixed.json"):
         out["fixed"] = load(f"{m}/fixed.json")
         out["fixed_table"] = open(f"{m}/fixed.out").read()
+    if os.path.exists(f"{m}/ops.json") and os.path.getsize(f"{m}/ops.json"):
+        out["ops"] = load(f"{m}/ops.json")
+        out["ops_table"] = open(f"{m}/ops.out").read()
     if os.path.exists(f"{m}/derive.json"):
         out["derive"] = load(f"{m}/derive.json")
     if os.path.exists(f"{m}/evidence.json"):
@@ -359,6 +362,19 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                     noc = pk["modes"].get("nocage", {}).get("median_ms")
                     if noc:
                         lines.append(f"    implies for {p}: {1 + add / noc:.3f}x ({add:.0f} ms on {noc / 1000:.2f} s)")
+        ops = m.get("ops")
+        if ops:
+            lines.append("  what each operation costs caged, and how many each build makes (bench/ops.sh):")
+            lines += ["    " + l for l in m["ops_table"].splitlines() if l.strip() and not l.startswith("raw:")]
+            if fx and do_builds == "1":
+                b = load(f"{outdir}/builds-{stamp}.json")
+                add = fx["modes"]["cage"]["adds_phases_ms_median"]
+                for p, pk in b["packages"].items():
+                    noc = pk["modes"].get("nocage", {}).get("median_ms")
+                    ob = next((x for x in ops["builds"] if f"/recipes/{p}/" in x["recipe"]), None)
+                    if noc and ob and "adds_ms_total" in ob:
+                        lines.append(f"    {p}: fixed {add:.0f} ms + operations {ob['adds_ms_total']:.0f} ms "
+                                     f"on {noc / 1000:.2f} s -> at most {1 + (add + ob['adds_ms_total']) / noc:.3f}x")
         d = m.get("derive")
         if d:
             lines.append(f"  derivation ({d['closure_artifacts']} artifacts, {d['files']} files, "
