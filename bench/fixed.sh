@@ -14,6 +14,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=bench/lib/common.sh
+. bench/lib/common.sh
 ROUNDS=15
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -22,13 +24,7 @@ while [ $# -gt 0 ]; do
 	*) echo "bench/fixed.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench/fixed.sh: run as root" >&2; exit 1; }
-[ "$ROUNDS" -ge 3 ] || { echo "bench/fixed.sh: --rounds must be >= 3" >&2; exit 64; }
-make -s -j"$(nproc)" >/dev/null
-H=$ROOT/build/harkaq
-STORE=$(tests/fixtures/debstore.sh gcc-12 libc6-dev make cmake)
-W=$(mktemp -d /var/tmp/harkaq-bench-fixed.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+closure_bench_setup fixed.sh "$ROUNDS"
 mkdir -p "$W/src" && echo x >"$W/src/x" && chmod -R a+rX "$W"
 cat >"$W/recipe.toml" <<'EOF'
 name = "fixed-cost"
@@ -42,18 +38,7 @@ configure = "true"
 compile = "true"
 install = "true"
 EOF
-MODES=(nocage cage noevid)
-for r in $(seq "$ROUNDS"); do
-	for k in "${!MODES[@]}"; do
-		m=${MODES[$(( (k + r - 1) % ${#MODES[@]} ))]}
-		args=(--quiet --store "$STORE" --result-out "$W/$m-$r.json")
-		case $m in nocage) args+=(--no-cage) ;; noevid) args+=(--no-evidence) ;; esac
-		t0=$(date +%s%N)
-		"$H" build "${args[@]}" "$W/recipe.toml" >"$W/$m-$r.log" 2>&1 || true
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000000 ))" >"$W/$m-$r.wall"
-	done
-done
+closure_bench_rounds "$ROUNDS"
 python3 - "$W" "$ROUNDS" <<'EOF'
 import json, statistics, sys
 w, rounds = sys.argv[1], int(sys.argv[2])

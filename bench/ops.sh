@@ -16,6 +16,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=bench/lib/common.sh
+. bench/lib/common.sh
 ROUNDS=7
 COUNT=()
 while [ $# -gt 0 ]; do
@@ -27,13 +29,7 @@ while [ $# -gt 0 ]; do
 	*) echo "bench/ops.sh: expected RECIPE=STORE, got '$1'" >&2; exit 64 ;;
 	esac
 done
-[ "$(id -u)" -eq 0 ] || { echo "bench/ops.sh: run as root" >&2; exit 1; }
-[ "$ROUNDS" -ge 3 ] || { echo "bench/ops.sh: --rounds must be >= 3" >&2; exit 64; }
-make -s -j"$(nproc)" >/dev/null
-H=$ROOT/build/harkaq
-STORE=$(tests/fixtures/debstore.sh gcc-12 libc6-dev make cmake)
-W=$(mktemp -d /var/tmp/harkaq-bench-ops.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+closure_bench_setup ops.sh "$ROUNDS"
 mkdir -p "$W/src"
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -static bench/micro/percall.c -o "$W/src/percall"
 echo x >"$W/src/x"
@@ -51,15 +47,7 @@ build = ["cmake", "gcc-12", "libc6-dev", "make"]
 [phases]
 configure = "out=\$(/src/percall $DEEP $SHALLOW /src/x /src/percall) && echo \"percall: \$out\""
 EOF
-MODES=(nocage cage noevid)
-for r in $(seq "$ROUNDS"); do
-	for k in "${!MODES[@]}"; do
-		m=${MODES[$(( (k + r - 1) % ${#MODES[@]} ))]}
-		args=(--quiet --store "$STORE" --result-out "$W/$m-$r.json")
-		case $m in nocage) args+=(--no-cage) ;; noevid) args+=(--no-evidence) ;; esac
-		"$H" build "${args[@]}" "$W/recipe.toml" >"$W/$m-$r.log" 2>&1 || true
-	done
-done
+closure_bench_rounds "$ROUNDS"
 # The operations of each real build, counted once, uncaged (strace's own slowness does not
 # matter here: only the counts are kept).
 n=0
@@ -71,7 +59,7 @@ for rs in "${COUNT[@]}"; do
 		--result-out "$W/count-$n.json" "$recipe" >"$W/count-$n.log" 2>&1 || true
 done
 python3 - "$W" "$ROUNDS" "$n" <<'EOF'
-import json, re, statistics, sys
+import json, os, re, statistics, sys
 w, rounds, ncount = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 OPS = ["syscall", "stat_missing", "open_deep", "open_shallow", "open_rw", "exec"]
 
@@ -85,7 +73,12 @@ out = {"rounds": rounds, "modes": {}, "builds": []}
 for m in ("nocage", "cage", "noevid"):
     runs = [percall(m, r) for r in range(1, rounds + 1)]
     good = [x for x in runs if x]
-    out["modes"][m] = {"ok_runs": len(good), "ns_median": {
+    # The verdicts say the cage was there: caged rounds Hermetic (canary seen), nocage none.
+    states = sorted({(p.get("verdict") or {}).get("state") or "-"
+                     for r in range(1, rounds + 1)
+                     if os.path.exists(f"{w}/{m}-{r}.json")
+                     for p in json.load(open(f"{w}/{m}-{r}.json")).get("phases", [])})
+    out["modes"][m] = {"ok_runs": len(good), "states": states, "ns_median": {
         op: statistics.median(x[op] for x in good) for op in OPS} if good else None}
 noc = out["modes"]["nocage"]["ns_median"]
 ok = noc is not None
@@ -129,6 +122,8 @@ for op in OPS:
     add = out["modes"]["cage"].get("adds_ns", {}).get(op)
     print(f"{op:13} " + " ".join(f"{x:>9.0f}" if x is not None else f"{'-':>9}" for x in row)
           + (f" {add:>10.0f}" if add is not None else f" {'-':>10}"))
+print("verdicts: " + ", ".join(f"{m} {','.join(v['states'])} ({v['ok_runs']} rounds timed)"
+                              for m, v in out["modes"].items()))
 for b in out["builds"]:
     if "adds_ms_total" not in b:
         print(f"{b['recipe']}: no operation counts (see the log)")

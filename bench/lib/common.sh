@@ -31,3 +31,35 @@ fetch_source() {
 	sed "s|^apt = \".*\"$|dir = \"$(realpath --relative-to="$rout/$p" "$tree")\"|" "$recipe" \
 		>"$rout/$p/recipe.toml"
 }
+
+# closure_bench_setup NAME ROUNDS: what bench/fixed.sh and bench/ops.sh both need before their
+# rounds: root, at least 3 rounds, a fresh build, and a store with cjson's deps (the largest
+# closure of bench/run).  Sets H (harkaq), STORE and W, a work directory removed on exit.
+closure_bench_setup() {
+	local name=$1 rounds=$2
+	[ "$(id -u)" -eq 0 ] || { echo "bench/$name: run as root" >&2; exit 1; }
+	[ "$rounds" -ge 3 ] || { echo "bench/$name: --rounds must be >= 3" >&2; exit 64; }
+	make -s -j"$(nproc)" >/dev/null
+	H=$ROOT/build/harkaq
+	STORE=$(tests/fixtures/debstore.sh gcc-12 libc6-dev make cmake)
+	W=$(mktemp -d "/var/tmp/harkaq-bench-${name%.sh}.XXXXXX")
+	trap 'rm -rf "$W"' EXIT
+}
+
+# closure_bench_rounds ROUNDS: $W/recipe.toml built ROUNDS times --no-cage, caged and
+# --no-evidence, interleaved (the order rotating every round so no mode always runs first);
+# each build's result JSON, log and wall ms in $W/MODE-ROUND.{json,log,wall}.
+closure_bench_rounds() {
+	local modes=(nocage cage noevid) r k m t0 t1 args
+	for r in $(seq "$1"); do
+		for k in "${!modes[@]}"; do
+			m=${modes[$(( (k + r - 1) % ${#modes[@]} ))]}
+			args=(--quiet --store "$STORE" --result-out "$W/$m-$r.json")
+			case $m in nocage) args+=(--no-cage) ;; noevid) args+=(--no-evidence) ;; esac
+			t0=$(date +%s%N)
+			"$H" build "${args[@]}" "$W/recipe.toml" >"$W/$m-$r.log" 2>&1 || true
+			t1=$(date +%s%N)
+			echo "$(( (t1 - t0) / 1000000 ))" >"$W/$m-$r.wall"
+		done
+	done
+}
