@@ -1140,7 +1140,8 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_key(j, "rules");
 		if (pr->res.cage_status) {
 			static const char *const keys[] = { "rules", "ancestors", "beneath", "covered",
-							    "declined", "installers" };
+							    "declined", "ro_sb_truncate",
+							    "installers" };
 			hk_json_obj_begin(j);
 			for (size_t k = 0; k < HK_ARRAY_LEN(keys); k++) {
 				hk_json_key(j, keys[k]);

@@ -141,6 +141,8 @@ static void build_cage_line(const struct cage_state *st, const struct hk_policy 
 	hk_json_uint(&j, st->ll.covered);
 	hk_json_key(&j, "declined");
 	hk_json_uint(&j, st->ll.declined);
+	hk_json_key(&j, "ro_sb_truncate");
+	hk_json_uint(&j, st->ll.ro_sb_truncate);
 	hk_json_key(&j, "installers");
 	hk_json_uint(&j, st->ll.installers);
 	hk_json_key(&j, "missing");

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -196,29 +198,128 @@ enum rule_outcome {
 	RULE_EMPTY,        /* the grant gives this object type nothing */
 };
 
+/* ---- read-only superblocks ----
+ *
+ * Every open asks Landlock for TRUNCATE besides the access it needs (the answer is kept in the
+ * file, for a later ftruncate), so where no rule grants it the kernel walks from the file up
+ * to the root looking for it: ~1 µs per open of a header deep in the gcc tree (bench/ops.sh),
+ * paid by every open of an `ro` file.  On a read-only superblock truncation can never happen:
+ * truncate(2), O_TRUNC and any open for writing fail with EROFS before Landlock is asked,
+ * through every mount of it, and nothing inside the cage can remount (Landlock refuses mount
+ * operations to a restricted process).  So there a rule on a non-directory also carries
+ * TRUNCATE, and so does a collapsed directory's rule when nothing is mounted anywhere on its
+ * superblock (a mount beneath it would put another filesystem's files beneath the rule).  The
+ * check is on the superblock, not the mount: a read-only bind of a writable filesystem leaves
+ * the same inode writable through another path, and a rule follows the inode.  The sandbox's
+ * merged views are overlays without an upper layer, read-only superblocks. */
+struct mount_fact {
+	uint64_t id, parent;
+	unsigned dev_major, dev_minor;
+	bool sb_ro;        /* the superblock's own options say ro */
+	bool sb_mounted_on; /* some mount sits on a mount of the same superblock */
+};
+
+struct mount_table {
+	struct mount_fact *m;
+	size_t n;
+};
+
+/* /proc/self/mountinfo, as far as the rules need it.  Unreadable or odd: an empty table, and
+ * then no rule gets TRUNCATE (the cage costs what it cost before, nothing is granted). */
+static void mount_table_load(struct mount_table *t)
+{
+	t->m = NULL;
+	t->n = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	size_t cap = 0;
+	char *line = NULL;
+	size_t len = 0;
+	bool ok = true;
+	while (ok && getline(&line, &len, f) > 0) {
+		struct mount_fact m = { 0 };
+		int n = 0;
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPEROPTS" */
+		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %u:%u %n", &m.id, &m.parent, &m.dev_major, &m.dev_minor,
+			   &n) != 4) {
+			ok = false;
+			break;
+		}
+		const char *sep = strstr(line + n, " - ");
+		const char *fstype = sep ? sep + 3 : NULL;
+		const char *source = fstype ? strchr(fstype, ' ') : NULL;
+		const char *opts = source ? strchr(source + 1, ' ') : NULL;
+		if (!opts) {
+			ok = false;
+			break;
+		}
+		opts++;
+		m.sb_ro = strncmp(opts, "ro", 2) == 0 &&
+			  (opts[2] == ',' || opts[2] == '\n' || opts[2] == '\0');
+		if (t->n == cap) {
+			cap = cap ? cap * 2 : 32;
+			t->m = hk_xrealloc(t->m, cap * sizeof(*t->m));
+		}
+		t->m[t->n++] = m;
+	}
+	free(line);
+	fclose(f);
+	if (!ok) {
+		free(t->m);
+		t->m = NULL;
+		t->n = 0;
+		return;
+	}
+	/* A mount on top of any mount of a superblock marks every mount of that superblock. */
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mount_fact *under = NULL;
+		for (size_t k = 0; k < t->n && !under; k++)
+			if (k != i && t->m[k].id == t->m[i].parent)
+				under = &t->m[k];
+		for (size_t q = 0; under && q < t->n; q++)
+			if (t->m[q].dev_major == under->dev_major &&
+			    t->m[q].dev_minor == under->dev_minor)
+				t->m[q].sb_mounted_on = true;
+	}
+}
+
+static const struct mount_fact *mount_find(const struct mount_table *t, uint64_t id)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->m[i].id == id)
+			return &t->m[i];
+	return NULL;
+}
+
 /* One rule: open the object (O_PATH: never restricted, and follows symlinks so the rule lands
  * on the target, which is what the kernel checks), mask the rights by its type, add.  No
- * allocation: this runs once per file of the closure (KERNEL-FACTS §10, 5–7 µs each). */
+ * allocation: this runs once per file of the closure (KERNEL-FACTS §10, 5–7 µs each).
+ * *truncate_added says whether the rule also got TRUNCATE (read-only superblocks, above). */
 static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind kind,
-			 bool tree_rule, uint64_t handled, bool *is_dir, struct hk_error *err);
+			 bool tree_rule, uint64_t handled, const struct mount_table *mounts,
+			 bool *is_dir, bool *truncate_added, struct hk_error *err);
 
 /* Rights of a rule beneath a collapsed directory (below): exactly what per-file `ro` rules on
  * every file beneath it give, plus READ_DIR, which `list` on every ancestor already gives. */
 #define TREE_ACCESS (HK_LL_FS_EXECUTE | HK_LL_FS_READ_FILE | HK_LL_FS_READ_DIR)
 
 static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind kind,
-			 bool tree_rule, uint64_t handled, bool *is_dir, struct hk_error *err)
+			 bool tree_rule, uint64_t handled, const struct mount_table *mounts,
+			 bool *is_dir, bool *truncate_added, struct hk_error *err)
 {
+	*truncate_added = false;
 	hk_autoclose int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return RULE_MISSING;
 		return hk_fail_errno(err, errno, "cannot open %s to add its rule", path);
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0)
+	/* statx, not fstat: the same cost, and it names the mount (for its superblock). */
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MNT_ID, &stx) < 0)
 		return hk_fail_errno(err, errno, "cannot stat %s", path);
-	*is_dir = S_ISDIR(st.st_mode);
+	*is_dir = S_ISDIR(stx.stx_mode);
 	struct ll_path_beneath_attr rule = {
 		.allowed_access = hk_landlock_grant_access(kind, *is_dir, handled),
 		.parent_fd = fd,
@@ -227,6 +328,14 @@ static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind ki
 		rule.allowed_access = TREE_ACCESS & handled;
 	if (rule.allowed_access == 0)
 		return RULE_EMPTY;
+	const struct mount_fact *mf =
+		(stx.stx_mask & STATX_MNT_ID) ? mount_find(mounts, stx.stx_mnt_id) : NULL;
+	bool unwritable = mf && mf->sb_ro && (*is_dir ? tree_rule && !mf->sb_mounted_on
+						      : kind == HK_GRANT_RO);
+	if (unwritable && (handled & HK_LL_FS_TRUNCATE)) {
+		rule.allowed_access |= HK_LL_FS_TRUNCATE;
+		*truncate_added = true;
+	}
 	if (syscall(__NR_landlock_add_rule, ruleset_fd, LL_RULE_PATH_BENEATH, &rule, 0) < 0)
 		return hk_fail_errno(err, errno,
 				     "landlock_add_rule(%s %s, rights 0x%llx) was refused",
@@ -342,7 +451,7 @@ static void plan_collapse(const struct hk_policy_grant *const *order, size_t n,
 
 /* ---- installing the rules ----
  *
- * What one rule costs is a handful of syscalls (open, fstat, landlock_add_rule, close: 5–7 µs
+ * What one rule costs is a handful of syscalls (open, statx, landlock_add_rule, close: 5–7 µs
  * here, KERNEL-FACTS §10), paid in every phase, so a closure's rules are installed by two
  * threads when the machine has two CPUs: each takes a contiguous range of the sorted grants.
  * The ranges give the same rules and counts as one pass over all of them: an ancestor is added
@@ -359,6 +468,7 @@ struct install_ctx {
 	bool root_lists;
 	int ruleset_fd;
 	uint64_t handled;
+	const struct mount_table *mounts;
 };
 
 struct install_range {
@@ -380,13 +490,14 @@ static int install_range(const struct install_ctx *c, size_t lo, size_t hi,
 	const int ruleset_fd = c->ruleset_fd;
 	const struct hk_policy *policy = c->policy;
 	const uint64_t handled = c->handled;
+	const struct mount_table *mounts = c->mounts;
 	char dir[PATH_MAX + 1];
 	char tree[PATH_MAX + 1];
 	for (size_t i = lo; i < hi; i++) {
 		const struct hk_policy_grant *g = order[i];
 		const char *path = g->path;
 		size_t len = strlen(path);
-		bool is_dir = false;
+		bool is_dir = false, truncate_added = false;
 		int rc;
 
 		/* A collapsed directory: its ancestors and one rule, in place of its grants. */
@@ -417,8 +528,8 @@ static int install_range(const struct install_ctx *c, size_t lo, size_t hi,
 				continue;
 			memcpy(dir, path, dlen);
 			dir[dlen] = '\0';
-			rc = add_path_rule(ruleset_fd, dir, HK_GRANT_LIST, false, handled, &is_dir,
-					   err);
+			rc = add_path_rule(ruleset_fd, dir, HK_GRANT_LIST, false, handled, mounts,
+					   &is_dir, &truncate_added, err);
 			if (rc < 0)
 				return hk_wrap(err, "ancestor of %s", path);
 			if (rc == RULE_ADDED)
@@ -430,24 +541,27 @@ static int install_range(const struct install_ctx *c, size_t lo, size_t hi,
 			size_t end = i + 1;
 			while (end < n && covered[end] && tree_len[end] == 0)
 				end++;
-			rc = add_path_rule(ruleset_fd, path, HK_GRANT_RO, true, handled, &is_dir,
-					   err);
+			rc = add_path_rule(ruleset_fd, path, HK_GRANT_RO, true, handled, mounts,
+					   &is_dir, &truncate_added, err);
 			if (rc < 0)
 				return rc;
 			if (rc != RULE_ADDED || !is_dir)
 				return hk_fail(err, EIO, "%s changed while its rules were installed", path);
 			r->beneath++;
+			r->ro_sb_truncate += truncate_added;
 			r->covered += end - i;
 			i = end - 1;
 			continue;
 		}
-		rc = add_path_rule(ruleset_fd, path, g->kind, false, handled, &is_dir, err);
+		rc = add_path_rule(ruleset_fd, path, g->kind, false, handled, mounts, &is_dir,
+				   &truncate_added, err);
 		if (rc < 0)
 			return rc;
 		size_t idx = (size_t)(g - policy->grants);
 		switch (rc) {
 		case RULE_ADDED:
 			r->rules++;
+			r->ro_sb_truncate += truncate_added;
 			if (g->kind == HK_GRANT_RO && is_dir)
 				r->ro_dirs++;
 			break;
@@ -518,6 +632,7 @@ static int install_rules(const struct install_ctx *c, struct hk_landlock_report 
 	r->ro_dirs += second.r.ro_dirs;
 	r->beneath += second.r.beneath;
 	r->covered += second.r.covered;
+	r->ro_sb_truncate += second.r.ro_sb_truncate;
 	append_indices(&r->missing, &r->n_missing, &r->cap_missing, second.r.missing,
 		       second.r.n_missing);
 	append_indices(&r->not_dirs, &r->n_not_dirs, &r->cap_not_dirs, second.r.not_dirs,
@@ -563,6 +678,7 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 	if (cfg->abi >= 8)
 		r->restrict_flags |= HK_LL_RESTRICT_TSYNC;
 	r->rules = r->ancestors = r->ro_dirs = r->beneath = r->covered = r->declined = 0;
+	r->ro_sb_truncate = 0;
 	r->n_missing = r->n_not_dirs = 0;
 
 	/* Network rights are not handled: the sandbox's network namespace is empty (SPEC §13). */
@@ -602,11 +718,15 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 			     (hk_landlock_grant_access(order[i]->kind, true, r->handled_fs) &
 			      HK_LL_FS_READ_DIR);
 
+	struct mount_table mounts;
+	mount_table_load(&mounts);
 	struct install_ctx ctx = {
 		.policy = policy, .order = order, .n = n, .covered = covered, .tree_len = tree_len,
 		.root_lists = root_lists, .ruleset_fd = ruleset_fd, .handled = r->handled_fs,
+		.mounts = &mounts,
 	};
 	int rc = install_rules(&ctx, r, err);
+	free(mounts.m);
 	if (rc < 0)
 		return rc;
 	return hk_steal_fd(&ruleset_fd);

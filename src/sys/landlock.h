@@ -130,6 +130,10 @@ struct hk_landlock_report {
 	 * directories"), the `ro` grants those rules stand for, and the directories declined
 	 * (their grants keep their own rules). */
 	size_t beneath, covered, declined;
+	/* Rules that also carry TRUNCATE because their object's superblock is read-only, where
+	 * the kernel refuses truncation before Landlock is asked (landlock.c, "read-only
+	 * superblocks"): the right changes nothing but the cost of every open beneath them. */
+	size_t ro_sb_truncate;
 	unsigned installers;      /* threads that installed the rules: 2 for a large policy on a
 				   * machine with two CPUs or more, else 1 */
 	/* Grants whose path does not exist (ENOENT/ENOTDIR): indices into policy->grants, in

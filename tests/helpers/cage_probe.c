@@ -14,6 +14,7 @@
  *   unlink PATH          unlink(2)
  *   mkdir PATH           mkdir(2)
  *   rmdir PATH           rmdir(2)
+ *   truncate PATH        truncate(2) to 0 bytes
  *   fd N                 read from the inherited descriptor N
  *   kill PID             kill(PID, SIGCONT)
  *   connect-abstract N   connect to the abstract UNIX socket "\0N"
@@ -169,6 +170,8 @@ int main(int argc, char **argv)
 			result(op, arg, mkdir(arg, 0755) < 0 ? errno : 0, NULL);
 		} else if (!strcmp(op, "rmdir")) {
 			result(op, arg, rmdir(arg) < 0 ? errno : 0, NULL);
+		} else if (!strcmp(op, "truncate")) {
+			result(op, arg, truncate(arg, 0) < 0 ? errno : 0, NULL);
 		} else if (!strcmp(op, "fd")) {
 			char buf[256] = "";
 			result(op, arg, read_fd(atoi(arg), buf, sizeof(buf)), buf);

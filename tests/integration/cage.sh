@@ -12,6 +12,8 @@ LISTENER=; VICTIM=
 cleanup() {
 	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
 	[ -n "$VICTIM" ] && kill "$VICTIM" 2>/dev/null
+	# Mounts a failed case may have left (innermost first), before anything is removed.
+	umount "$S/ovl/pure/mnt" "$S/ovl" "$S/ro" 2>/dev/null
 	rm -rf "$S"
 }
 trap cleanup EXIT
@@ -360,6 +362,56 @@ check_eq "collapse: a wrongly named directory is not checked by the cage: the pl
 cage nobody --policy "$S/p.coll" --collapse "$S/collapse.ro" -- "$P" noop -
 check_eq "collapse: a collapse file with anything but list lines is refused (121)" 121 "$RC"
 check_contains "collapse: and the refusal names the line" "$ERR" "only 'list' lines"
+
+# ---- TRUNCATE on read-only superblocks (docs/cage.md, "Read-only superblocks") ----
+
+# An overlay without an upper layer, as the sandbox's merged views are: a read-only
+# superblock.  Its `ro` file rules and its collapsed directory's rule also carry TRUNCATE,
+# which the kernel refuses there before Landlock is asked; the ro bind of a writable
+# filesystem above ($R) must not get it: the same inode is writable through $S/tree.
+mkdir -m 755 "$S/lo1" "$S/lo2" "$S/lo1/pure" "$S/lo1/pure/sub" "$S/lo1/pure/mnt" "$S/ovl"
+echo f1 >"$S/lo1/f1"; echo p1 >"$S/lo1/pure/p1"; echo p2 >"$S/lo2/p2"
+chmod 644 "$S/lo1/f1" "$S/lo1/pure/p1" "$S/lo2/p2"
+mount -t overlay overlay -o "lowerdir=$S/lo1:$S/lo2" "$S/ovl"
+chmod 666 "$S/tree/mixed/m1"
+O=$S/ovl
+write_policy "$S/p.rosb" "ro $O/f1" "ro $O/p2" "ro $O/pure/p1" "ro $R/mixed/m1"
+echo "harkaq-policy 1" >"$S/collapse.none"
+{ echo "harkaq-policy 1"; echo "list $O/pure"; } >"$S/collapse.rosb"
+probe_rosb=(read "$O/f1" read "$O/pure/p1" read "$R/mixed/m1" truncate "$O/f1"
+	truncate "$O/pure/p1" truncate "$S/tree/mixed/m1")
+cage nobody --policy "$S/p.rosb" --collapse "$S/collapse.rosb" -- "$P" "${probe_rosb[@]}"
+check_eq "ro superblock: reads as granted; truncation refused by the filesystem (EROFS), and on the writable path to the ro bind's inode by Landlock (EACCES)" \
+	"read $O/f1: ok f1
+read $O/pure/p1: ok p1
+read $R/mixed/m1: ok m1
+truncate $O/f1: EROFS
+truncate $O/pure/p1: EROFS
+truncate $S/tree/mixed/m1: EACCES" "$OUT"
+check_eq "ro superblock: TRUNCATE on the two file rules and the collapsed directory's, not on the ro bind's" \
+	"3 1" "$(field .ro_sb_truncate) $(field .beneath)"
+check_eq "ro superblock (control): nobody truncates the writable file without the cage" \
+	"truncate $S/tree/mixed/m1: ok" "$("${NOBODY[@]}" "$P" truncate "$S/tree/mixed/m1")"
+echo m1 >"$S/tree/mixed/m1"
+check_eq "ro superblock (control): even root cannot truncate on it: EROFS is the filesystem's" \
+	"truncate $O/f1: EROFS" "$("$P" truncate "$O/f1")"
+cage nobody --policy "$S/p.rosb" --collapse "$S/collapse.none" -- "$P" noop -
+check_eq "ro superblock: without collapsing, the three file rules on it" 3 "$(field .ro_sb_truncate)"
+
+# A writable filesystem mounted on the read-only one, beneath the collapsed directory: the
+# directory's rule would cover its files, so it gets no TRUNCATE (the file rules still do).
+mount -t tmpfs -o mode=755 tmpfs "$O/pure/mnt"
+echo w >"$O/pure/mnt/w"; chmod 666 "$O/pure/mnt/w"
+cage nobody --policy "$S/p.rosb" --collapse "$S/collapse.rosb" -- "$P" read "$O/pure/mnt/w" \
+	truncate "$O/pure/mnt/w"
+check_eq "mount on the ro superblock: its file reads beneath the collapsed rule, truncation is EACCES" \
+	"read $O/pure/mnt/w: ok w
+truncate $O/pure/mnt/w: EACCES" "$OUT"
+check_eq "mount on the ro superblock: TRUNCATE on the two file rules only" 2 "$(field .ro_sb_truncate)"
+check_eq "mount on the ro superblock (control): nobody truncates its file without the cage" \
+	"truncate $O/pure/mnt/w: ok" "$("${NOBODY[@]}" "$P" truncate "$O/pure/mnt/w")"
+umount "$O/pure/mnt"
+umount "$S/ovl"
 umount "$S/ro"
 
 # ---- cost: 100k per-file rules (KERNEL-FACTS §10) ----

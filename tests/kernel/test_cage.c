@@ -621,6 +621,9 @@ static void big_child(void *arg)
 		CHECK_STR_EQ(at("d00/f050"), p->grants[rep.missing[0]].path);
 		CHECK_STR_EQ(at("d11/f050"), p->grants[rep.missing[1]].path);
 	}
+	/* The scratch directory is on a writable filesystem: no rule gets TRUNCATE (the
+	 * read-only superblock case, and its control, are in tests/integration/cage.sh). */
+	CHECK_EQ_INT(0, rep.ro_sb_truncate);
 	CHECK_EQ_INT(2, rep.n_not_dirs);
 	if (rep.n_not_dirs == 2) {
 		CHECK_STR_EQ(at("d01/notdir"), p->grants[rep.not_dirs[0]].path);
