@@ -311,7 +311,8 @@ def report(outdir, stamp, machine, do_builds, do_micro):
         if any(pk.get("side_by_side") for pk in b["packages"].values()):
             lines.append("")
             lines.append("side by side: each mode's build and an uncaged build started together, each pinned")
-            lines.append("to its half of the CPUs (swapped every round); ratio = mode / its uncaged partner,")
+            lines.append("to its half of the CPUs (swapped every round, and which starts first every other")
+            lines.append("round; a package's pairs back to back); ratio = mode / its uncaged partner,")
             lines.append("median [90% interval]; noise = s.d. of the log ratios (the sequential rounds' in brackets)")
             for p, pk in b["packages"].items():
                 for m, d in (pk.get("side_by_side") or {}).items():
