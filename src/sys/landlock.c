@@ -224,6 +224,14 @@ struct mount_table {
 	size_t n;
 };
 
+static const struct mount_fact *mount_find(const struct mount_table *t, uint64_t id)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->m[i].id == id)
+			return &t->m[i];
+	return NULL;
+}
+
 /* /proc/self/mountinfo, as far as the rules need it.  Unreadable or odd: an empty table, and
  * then no rule gets TRUNCATE (the cage costs what it cost before, nothing is granted). */
 static void mount_table_load(struct mount_table *t)
@@ -241,8 +249,8 @@ static void mount_table_load(struct mount_table *t)
 		struct mount_fact m = { 0 };
 		int n = 0;
 		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPEROPTS" */
-		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %u:%u %n", &m.id, &m.parent, &m.dev_major, &m.dev_minor,
-			   &n) != 4) {
+		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %u:%u %n", &m.id, &m.parent,
+			   &m.dev_major, &m.dev_minor, &n) != 4) {
 			ok = false;
 			break;
 		}
@@ -273,23 +281,12 @@ static void mount_table_load(struct mount_table *t)
 	}
 	/* A mount on top of any mount of a superblock marks every mount of that superblock. */
 	for (size_t i = 0; i < t->n; i++) {
-		const struct mount_fact *under = NULL;
-		for (size_t k = 0; k < t->n && !under; k++)
-			if (k != i && t->m[k].id == t->m[i].parent)
-				under = &t->m[k];
+		const struct mount_fact *under = mount_find(t, t->m[i].parent);
 		for (size_t q = 0; under && q < t->n; q++)
 			if (t->m[q].dev_major == under->dev_major &&
 			    t->m[q].dev_minor == under->dev_minor)
 				t->m[q].sb_mounted_on = true;
 	}
-}
-
-static const struct mount_fact *mount_find(const struct mount_table *t, uint64_t id)
-{
-	for (size_t i = 0; t && i < t->n; i++)
-		if (t->m[i].id == id)
-			return &t->m[i];
-	return NULL;
 }
 
 /* One rule: open the object (O_PATH: never restricted, and follows symlinks so the rule lands
