@@ -93,7 +93,7 @@ def ratio_summary(ratios):
 
 
 def side_by_side(raw, p, pair_rounds, kinds):
-    """Builds started together, each pinned to its half of the CPUs: per round, the mode's
+    """Builds started together (sharing the CPUs, or each pinned to its half): per round, the mode's
     build against the uncaged build that ran at the same moment.  The kind `nocage` (uncaged
     against uncaged) is the method's control: its ratio is the method's own bias and noise."""
     out = {}
@@ -181,6 +181,8 @@ def builds(raw, rounds, pkgs, modes, pair_rounds="0", pair_kinds=""):
         if int(pair_rounds) > 0:
             pk["side_by_side"] = side_by_side(raw, p, pair_rounds, pair_kinds.split())
         out["packages"][p] = pk
+    if os.path.exists(f"{raw}/side-by-side.method"):
+        out["side_by_side_method"] = open(f"{raw}/side-by-side.method").read().strip()
     if os.path.exists(f"{raw}/side-by-side.skipped"):
         out["side_by_side_skipped"] = open(f"{raw}/side-by-side.skipped").read().strip()
     return out
@@ -310,9 +312,14 @@ def report(outdir, stamp, machine, do_builds, do_micro):
                              f"{fmt(d.get('cpu_ratio_paired_median'))} [{fmt(ci[0])}–{fmt(ci[1])}]")
         if any(pk.get("side_by_side") for pk in b["packages"].values()):
             lines.append("")
-            lines.append("side by side: each mode's build and an uncaged build started together, each pinned")
-            lines.append("to its half of the CPUs (swapped every round, and which starts first every other")
-            lines.append("round; a package's pairs back to back); ratio = mode / its uncaged partner,")
+            if b.get("side_by_side_method") == "pinned":
+                lines.append("side by side: each mode's build and an uncaged build started together, each pinned")
+                lines.append("to its half of the CPUs (swapped every round, and which starts first every other")
+                lines.append("round; a package's pairs back to back); ratio = mode / its uncaged partner,")
+            else:
+                lines.append("side by side: each mode's build and an uncaged build started together, sharing all")
+                lines.append("the CPUs (which starts first swapped every round; a package's pairs back to back);")
+                lines.append("ratio = mode / its uncaged partner,")
             lines.append("median [90% interval]; noise = s.d. of the log ratios (the sequential rounds' in brackets)")
             for p, pk in b["packages"].items():
                 for m, d in (pk.get("side_by_side") or {}).items():

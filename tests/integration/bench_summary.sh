@@ -2,7 +2,8 @@
 # bench/run's arithmetic (bench/lib/summarise.py) on builds whose times are made up, so that
 # every ratio it prints is known in advance: the side-by-side pairs, their target check, the
 # method's uncaged | uncaged control (which must fail when it is biased), the sequential
-# paired ratios, failed builds left out, and the report of a machine with one CPU.  The
+# paired ratios, failed builds left out, the method named, and the report of a machine with
+# one CPU.  The
 # benchmark decides whether a target is met: a summary that always says "ok" would be a check
 # that cannot fail.
 set -u
@@ -60,7 +61,10 @@ def target_line(rep, what):
 with tempfile.TemporaryDirectory() as raw:
     # Met: cage 1.02 in every pair but one; the control unbiased.
     fixture(raw, [1.02, 1.01, 1.02, 1.03, 1.02], [1.0, 1.01, 0.99, 1.0, 1.0])
+    open(f"{raw}/side-by-side.method", "w").write("shared\n")
     b, rep = summarise(raw, 5)
+    check(b.get("side_by_side_method") == "shared" and "sharing all" in rep and "pinned" not in rep,
+          "the report names the side-by-side method the run used (shared CPUs)")
     sbs = b["packages"]["pkg"]["side_by_side"]
     w = sbs["cage"]["wall"]
     check(len(w["ratios"]) == 5 and abs(w["median"] - 1.02) < 1e-3,
@@ -80,7 +84,9 @@ with tempfile.TemporaryDirectory() as raw:
     # Missed, with a biased control, and one failed caged build.
     fixture(raw, [1.05, 1.06, 1.04, 1.05, 0.5], [1.04, 1.05, 1.03, 1.04, 1.04],
             fail_cage_round=5)
+    open(f"{raw}/side-by-side.method", "w").write("pinned\n")
     b, rep = summarise(raw, 5)
+    check("each pinned" in rep and "sharing all" not in rep, "a --pinned run's report says pinned")
     sbs = b["packages"]["pkg"]["side_by_side"]
     check(sbs["cage"]["ok_rounds"] == 4 and len(sbs["cage"]["wall"]["ratios"]) == 4,
           "a failed build leaves its pair out (its 0.5 is not a ratio)")
@@ -92,7 +98,7 @@ with tempfile.TemporaryDirectory() as raw:
 with tempfile.TemporaryDirectory() as raw:
     # One CPU: no pairs; the target falls back to the sequential rounds, and says so.
     fixture(raw, [], [])
-    open(f"{raw}/side-by-side.skipped", "w").write("one CPU: two pinned builds cannot run side by side\n")
+    open(f"{raw}/side-by-side.skipped", "w").write("one CPU: two builds at once would take turns on it\n")
     b, rep = summarise(raw, 0)
     check("side_by_side" not in b["packages"]["pkg"], "no side-by-side summary without pairs")
     check("side by side: skipped (one CPU" in rep, "the report says why the pairs were skipped")
