@@ -282,6 +282,8 @@ static void mount_table_load(struct mount_table *t)
 	/* A mount on top of any mount of a superblock marks every mount of that superblock. */
 	for (size_t i = 0; i < t->n; i++) {
 		const struct mount_fact *under = mount_find(t, t->m[i].parent);
+		if (under == &t->m[i])
+			under = NULL; /* a namespace's root may name itself as its parent */
 		for (size_t q = 0; under && q < t->n; q++)
 			if (t->m[q].dev_major == under->dev_major &&
 			    t->m[q].dev_minor == under->dev_minor)
