@@ -147,18 +147,18 @@ static bool path_problem_find(const char *d, size_t m, bool is_expect, struct pa
 				       "contents are expected, ending with '/')", 0 };
 		return true;
 	}
-	for (size_t i = 0; i < m; i++) {
-		if (d[i] != '/')
-			continue;
-		if (i + 1 < m && d[i + 1] == '/') {
+	/* Component by component, each byte visited once: d[i] is the '/' before a component,
+	 * d[j] the '/' after it (or j == m). */
+	for (size_t i = 0, j; i < m; i = j) {
+		j = i + 1;
+		while (j < m && d[j] != '/')
+			j++;
+		size_t clen = j - (i + 1);
+		if (clen == 0 && j < m) {
 			*pp = (struct path_problem){ "non-normalised path",
 						     ": empty component '//'", i + 1 };
 			return true;
 		}
-		size_t j = i + 1;
-		while (j < m && d[j] != '/')
-			j++;
-		size_t clen = j - (i + 1);
 		if (clen == 1 && d[i + 1] == '.') {
 			*pp = (struct path_problem){ "non-normalised path", ": '.' component",
 						     i + 1 };
@@ -561,6 +561,12 @@ struct parser {
 	char *path;
 	size_t *path_src;
 	size_t path_cap;
+	/* The current path was copied as it stands (no escape in it): its byte k came from line
+	 * offset path_base + k, and path_src is not filled. */
+	bool path_verbatim;
+	size_t path_base;
+	/* The whole text has no NUL and no CR: the lines need not be searched for them. */
+	bool text_clean;
 	size_t line_no;
 	bool have_header;
 	size_t header_line;
@@ -607,6 +613,38 @@ static bool all_blank(const char *s, size_t n)
 	return true;
 }
 
+/* A byte that needs the careful checks of a line's argument: a blank, the escape '\\', a
+ * control byte.  Any other byte (0x80 and up included) stands for itself in a path. */
+static bool is_special_byte(unsigned char c)
+{
+	return c <= 0x20 || c == 0x7f || c == '\\';
+}
+
+/* Whether arg[0..n) is all ordinary bytes: the common line (a derived policy is ~9k of them,
+ * which harkaq-exec parses afresh in every phase) then skips the byte-by-byte checks and
+ * decoding, whose messages only a special byte can trigger.  Eight bytes at a time: a word has
+ * a byte below 0x21 when (x - 0x21..) & ~x & 0x80.. is non-zero, and a byte equal to c when
+ * x ^ c.. has a zero byte; either test may only err towards "special", which sends the line
+ * the careful way, never the reverse. */
+static bool all_ordinary(const char *arg, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, arg + i, sizeof(x));
+		uint64_t del = x ^ (0x7f * ones), esc = x ^ ((uint64_t)'\\' * ones);
+		uint64_t hit = ((x - 0x21 * ones) & ~x) | ((del - ones) & ~del) |
+			       ((esc - ones) & ~esc);
+		if (hit & highs)
+			return false;
+	}
+	for (; i < n; i++)
+		if (is_special_byte((unsigned char)arg[i]))
+			return false;
+	return true;
+}
+
 static enum directive directive_of(const char *tok, size_t n)
 {
 	for (size_t d = 0; d < HK_ARRAY_LEN(directive_names); d++) {
@@ -618,12 +656,20 @@ static enum directive directive_of(const char *tok, size_t n)
 
 /* Decodes the path argument arg[0..n) of the current line (which starts at line offset
  * `base`) into ps->path / ps->path_src; returns its length, or -EINVAL. */
-static ssize_t decode_path(struct parser *ps, const char *arg, size_t n, size_t base)
+static ssize_t decode_path(struct parser *ps, const char *arg, size_t n, size_t base,
+			   bool ordinary)
 {
 	if (n + 1 > ps->path_cap) {
 		ps->path_cap = n + 1;
 		ps->path = hk_xrealloc(ps->path, ps->path_cap);
 		ps->path_src = hk_xrealloc(ps->path_src, ps->path_cap * sizeof(*ps->path_src));
+	}
+	ps->path_verbatim = ordinary;
+	ps->path_base = base;
+	if (ordinary) {
+		memcpy(ps->path, arg, n);
+		ps->path[n] = '\0';
+		return (ssize_t)n;
 	}
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -704,14 +750,14 @@ static const char *argument_hint(enum directive d)
 }
 
 static int parse_path_directive(struct parser *ps, enum directive d, const char *arg, size_t n,
-				size_t base)
+				size_t base, bool ordinary)
 {
-	ssize_t m = decode_path(ps, arg, n, base);
+	ssize_t m = decode_path(ps, arg, n, base, ordinary);
 	if (m < 0)
 		return (int)m;
 	struct path_problem pp;
 	if (path_problem_find(ps->path, (size_t)m, d == DIR_EXPECT, &pp)) {
-		size_t col = ps->path_src[pp.at] + 1;
+		size_t col = (ps->path_verbatim ? ps->path_base + pp.at : ps->path_src[pp.at]) + 1;
 		return fail_at(ps, ps->line_no, col, "%s '%s'%s", pp.what,
 			       shown_path(ps, ps->path, (size_t)m), pp.why);
 	}
@@ -730,8 +776,8 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 {
 	/* Encoding errors first, anywhere on the line, comments included: a CRLF file or a
 	 * binary file is rejected as such rather than by whatever grammar rule trips first. */
-	const char *nul = memchr(line, '\0', len);
-	const char *cr = memchr(line, '\r', nul ? (size_t)(nul - line) : len);
+	const char *nul = ps->text_clean ? NULL : memchr(line, '\0', len);
+	const char *cr = ps->text_clean ? NULL : memchr(line, '\r', nul ? (size_t)(nul - line) : len);
 	if (cr)
 		return fail_at(ps, ps->line_no, (size_t)(cr - line) + 1,
 			       "carriage return: write \\x0d to mean it in a path (lines end with "
@@ -791,7 +837,8 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 
 	const char *arg = line + base;
 	size_t arg_len = len - base;
-	for (size_t i = 0; i < arg_len; i++) {
+	bool ordinary = all_ordinary(arg, arg_len);
+	for (size_t i = 0; i < arg_len && !ordinary; i++) {
 		if (!is_blank(arg[i]))
 			continue;
 		size_t col = base + i + 1;
@@ -835,7 +882,7 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 			       "unknown scope '%s' (expected abstract-unix-socket or signal)",
 			       shown_source(ps, arg, arg_len));
 	default:
-		return parse_path_directive(ps, d, arg, arg_len, base);
+		return parse_path_directive(ps, d, arg, arg_len, base, ordinary);
 	}
 }
 
@@ -920,6 +967,7 @@ int hk_policy_parse(const char *text, size_t len, const char *filename, struct h
 	int r = 0;
 
 	*out = (struct hk_policy)HK_POLICY_INIT;
+	ps.text_clean = !memchr(text, '\0', len) && !memchr(text, '\r', len);
 	size_t pos = 0, last_len = 0;
 	bool ends_with_newline = true;
 	while (pos < len) {

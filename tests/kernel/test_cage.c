@@ -579,6 +579,62 @@ TEST(missing_and_non_directory_grants_are_reported_and_the_rest_applies)
 	scratch_end();
 }
 
+/* Each rule's object is opened relative to its directory, kept open from the previous grant
+ * (landlock.c, "parent_dir"): the object must be the one the whole path names, through a
+ * symlinked directory and a symlinked last component, and a parent that is missing or a file
+ * must leave its grants missing, as the whole walk would. */
+static void relative_child(void *arg)
+{
+	struct hk_policy *p = arg;
+	struct hk_landlock_report rep = HK_LANDLOCK_REPORT_INIT;
+	enter(p, kernel_abi(), &rep);
+	CHECK_EQ_INT(4, rep.rules); /* other/d.h, other/link.h (on its target), via/a.h, via/b.h */
+	CHECK_EQ_INT(2, rep.n_missing);
+	if (rep.n_missing == 2) {
+		CHECK_STR_EQ(at("afile/x.h"), p->grants[rep.missing[0]].path);
+		CHECK_STR_EQ(at("gone/y.h"), p->grants[rep.missing[1]].path);
+	}
+	/* Granted through the symlinked directory: the same inodes by their real path. */
+	CHECK_EQ_INT(0, open_errno(at("real/a.h"), O_RDONLY));
+	CHECK_EQ_INT(0, open_errno(at("via/b.h"), O_RDONLY));
+	/* The symlinked last component: the rule is on its target. */
+	CHECK_EQ_INT(0, open_errno(at("real/target.h"), O_RDONLY));
+	/* Negative controls in the same directories: not granted, denied. */
+	CHECK_EQ_INT(EACCES, open_errno(at("real/undeclared.h"), O_RDONLY));
+	CHECK_EQ_INT(EACCES, open_errno(at("other/undeclared.h"), O_RDONLY));
+	CHECK_EQ_INT(0, open_errno(at("other/d.h"), O_RDONLY));
+	hk_landlock_report_free(&rep);
+}
+
+TEST(rules_opened_relative_to_their_directory_land_on_what_the_path_names)
+{
+	scratch_begin();
+	make_dir("real");
+	make_dir("other");
+	make_file("real/a.h", "a");
+	make_file("real/b.h", "b");
+	make_file("real/target.h", "t");
+	make_file("real/undeclared.h", "u");
+	make_file("other/d.h", "d");
+	make_file("other/undeclared.h", "u");
+	make_file("afile", "not a directory");
+	REQUIRE(symlink("real", at("via")) == 0);
+	REQUIRE(symlink("../real/target.h", at("other/link.h")) == 0);
+	/* Positive control before the cage: every file opens. */
+	CHECK_EQ_INT(0, open_errno(at("real/undeclared.h"), O_RDONLY));
+	CHECK_EQ_INT(0, open_errno(at("other/link.h"), O_RDONLY));
+	struct hk_policy p;
+	const char *spec[][2] = {
+		{ "ro", at("afile/x.h") },  { "ro", at("gone/y.h") },
+		{ "ro", at("other/d.h") },  { "ro", at("other/link.h") },
+		{ "ro", at("via/a.h") },    { "ro", at("via/b.h") },
+	};
+	policy_of(&p, spec, HK_ARRAY_LEN(spec));
+	RUN_IN_CHILD(relative_child, &p);
+	hk_policy_free(&p);
+	scratch_end();
+}
+
 /* A policy large enough to be installed by two threads (landlock.c, "installing the rules"):
  * the same rules, counts and reports, in path order, as one pass would give, with missing and
  * non-directory grants in both halves; then the domain holds in both halves. */
