@@ -308,10 +308,11 @@ static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind ki
 /* The directory of the previous rule's object, kept open.  The grants come sorted by path, so
  * consecutive objects mostly share their directory, and opening the last component relative to
  * it walks one component where the whole path walks every one, each through overlayfs's
- * permission checks on the merged inode and on the layer's: the walk was half of what opening
- * an object cost (perf, a phase on cjson's closure).  The result is the same file: the
- * directory is resolved as the whole walk would resolve it (symlinks followed, mounts crossed),
- * and the policy's paths are normalised (no "." or ".." to resolve differently). */
+ * permission checks on the merged inode and on the layer's: a fifth of what opening an object
+ * cost (perf, phases on cjson's closure; the rest is the last lookup and the file itself).
+ * The result is the same file: the directory is resolved as the whole walk would resolve it
+ * (symlinks followed, mounts crossed), and the policy's paths are normalised (no "." or ".."
+ * to resolve differently). */
 struct parent_dir {
 	bool set;   /* path holds a directory (fd may still be -1: it could not be opened) */
 	int fd;
