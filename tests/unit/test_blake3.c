@@ -12,14 +12,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-/* The vectors live outside the repository: $HARKAQ_TESTDATA, else ../shared/testdata from the
- * repository root (where tests/run starts every suite). */
+/* The vectors are tests/data/blake3/test_vectors.json (tests/data/README.md: origin, licence),
+ * found through $HARKAQ_TESTS (tests/run exports it), else relative to the repository root,
+ * where tests/run starts every suite. */
 static char *vectors_path(void)
 {
-	const char *dir = getenv("HARKAQ_TESTDATA");
-	if (!dir || !*dir)
-		dir = "../shared/testdata";
-	return hk_xasprintf("%s/blake3_test_vectors.json", dir);
+	const char *tests = getenv("HARKAQ_TESTS");
+	if (!tests || !*tests)
+		tests = "tests";
+	return hk_xasprintf("%s/data/blake3/test_vectors.json", tests);
 }
 
 static int read_whole_file(const char *path, struct hk_buf *out)
@@ -46,7 +47,8 @@ static struct hk_jval *load_vectors(void)
 	struct hk_buf text = HK_BUF_INIT;
 	int r = read_whole_file(path, &text);
 	if (r < 0) {
-		HK_FAIL_AT("cannot read %s: %s (set HARKAQ_TESTDATA)", path, strerror(-r));
+		HK_FAIL_AT("cannot read %s: %s (run from the repository root, or set HARKAQ_TESTS)",
+			   path, strerror(-r));
 		hk_buf_free(&text);
 		return NULL;
 	}
