@@ -1,5 +1,5 @@
 #!/bin/bash
-# What the evidence channel costs (issue 3), measured with the real binaries:
+# What the evidence channel costs, measured with the real binaries:
 #
 #  1. Fixed cost per run (per phase): `harkaq run -- cat FILE` with evidence against the same
 #     command caged with --no-evidence (the cage alone), N interleaved rounds (the order flips

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The evidence channel end to end (SPEC §4, §6, §7; issue 3): `harkaq run` with the real reader,
+# The evidence channel end to end (SPEC §4, §6, §7): `harkaq run` with the real reader,
 # the real cage and real Landlock denials, asserting on the --verdict-out JSON.  Every negative
 # has its positive control in this same run; every fault injected must end in NoEvidence with
 # its reason code and never in Hermetic.  Audit settings changed here (enabled, backlog_limit)
