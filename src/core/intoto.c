@@ -7,12 +7,14 @@
 #include "core/dsse.h"
 #include "core/util.h"
 
-/* purl: unreserved characters stay, everything else is %XX (uppercase). */
+/* purl's character encoding: letters, digits, '.', '-', '_', '~' and ':' stay as they are,
+ * every other byte is %XX (uppercase) — so a Debian version's '+' is %2B, its epoch's ':'
+ * stays. */
 static void purl_escape(const char *s, struct hk_buf *out)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '.' || *p == '-' || *p == '_' || *p == '~' || *p == '+')
+		    *p == '.' || *p == '-' || *p == '_' || *p == '~' || *p == ':')
 			hk_buf_putc(out, (char)*p);
 		else
 			hk_buf_printf(out, "%%%02X", *p);

@@ -89,9 +89,9 @@ struct hk_attest_input {
 	size_t n_phases;
 };
 
-/* The purl of a Debian package: pkg:deb/debian/NAME@VERSION?arch=ARCH, with the version's
- * characters outside the purl's unreserved set percent-encoded (an epoch's ':' is %3A).
- * Caller frees. */
+/* The purl of a Debian package: pkg:deb/debian/NAME@VERSION?arch=ARCH, each part with the
+ * purl specification's character encoding (a version's '+' is %2B; ':' stays).  NULL version
+ * or arch leaves that part out.  Caller frees. */
 char *hk_purl_deb(const char *name, const char *version, const char *arch);
 
 /* "2026-12-02T18:46:19Z" (UTC) into out (21 bytes). */
