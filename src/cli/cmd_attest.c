@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/sign.h"
 #include "core/dsse.h"
+#include "core/evobj.h"
 #include "core/hex.h"
 #include "core/intoto.h"
 #include "core/store.h"
@@ -132,6 +133,30 @@ static const char *statement_artifact(const struct hk_jval *st)
 			return uri + sizeof(pfx) - 1;
 	}
 	return NULL;
+}
+
+/* A verdict Statement embeds each phase's evidence object: it must be a valid one, and its
+ * canonical bytes must hash to the evidenceId the Statement gives (so a consumer can chain
+ * it to STORE/.evidence). */
+static int check_embedded_evidence(const struct hk_jval *st, struct hk_error *err)
+{
+	const struct hk_jval *phases = hk_jobj_get(hk_jobj_get(st, "predicate"), "phases");
+	for (size_t i = 0; phases && phases->type == HK_JARR && i < phases->len; i++) {
+		const struct hk_jval *p = &phases->items[i];
+		const struct hk_jval *ev = hk_jobj_get(p, "evidence");
+		const char *name = hk_jobj_str(p, "phase");
+		if (!ev || ev->type == HK_JNULL)
+			continue;
+		struct hk_buf bytes = HK_BUF_INIT;
+		struct hk_json j;
+		hk_json_init(&j, &bytes, 0);
+		hk_json_value(&j, ev);
+		int rc = hk_evobj_check(bytes.data, bytes.len, hk_jobj_str(p, "evidenceId"), NULL, err);
+		hk_buf_free(&bytes);
+		if (rc < 0)
+			return hk_wrap(err, "phase %s: the embedded evidence object", name ? name : "?");
+	}
+	return 0;
 }
 
 /* A subject name must stay inside the tree it is checked against. */
@@ -260,6 +285,11 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	}
 	const char *ptype = hk_jobj_str(st, "predicateType");
 	*is_verdict = strcmp(ptype, HK_INTOTO_VERDICT_TYPE) == 0;
+	if (*is_verdict && check_embedded_evidence(st, &err) < 0) {
+		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
+		code = HK_EXIT_DATAERR;
+		goto out;
+	}
 
 	/* Subjects: against a directory, or the store's artifact. */
 	if (o->dir) {

@@ -147,14 +147,13 @@ python3 "$PYDSSE" sign "$W/verd-pinned.json" application/vnd.in-toto+json "$W/ke
 out=$("$HARKAQ" attest verify "$W/py-verd.json" --pub "$W/keys/py.pub" --store "$S" --policy hermetic 2>&1)
 check_eq "control: policy hermetic passes on a pinned base with every phase Hermetic (0)" 0 $?
 check_contains "and says so" "$out" "policy hermetic satisfied"
-# The same pinned statement with its phase NoEvidence fails the policy.
-jq -c '.predicate.phases[0].state = "NoEvidence" | .predicate.phases[0].evidence.state = "NoEvidence"' \
-	"$W/verd-pinned.json" >"$W/verd-noev.json"
-python3 "$PYDSSE" sign "$W/verd-noev.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-noev.json"
-"$HARKAQ" attest verify "$W/py-noev.json" --pub "$W/keys/py.pub" --store "$S" --policy hermetic \
-	>/dev/null 2>"$W/err"
-check_eq "policy hermetic fails on a NoEvidence phase (14)" 14 $?
-check_contains "naming the phase" "$(cat "$W/err")" "phase install is NoEvidence"
+# A verdict whose embedded evidence object was changed (then re-signed) no longer hashes to the
+# evidenceId it claims: malformed (65), while the unchanged one above passed.
+jq -c '.predicate.phases[0].evidence.kernel.denials = 0' "$W/verd-pinned.json" >"$W/verd-ev.json"
+python3 "$PYDSSE" sign "$W/verd-ev.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-ev.json"
+"$HARKAQ" attest verify "$W/py-ev.json" --pub "$W/keys/py.pub" --store "$S" >/dev/null 2>"$W/err"
+check_eq "an embedded evidence object that does not hash to its evidenceId (65)" 65 $?
+check_contains "naming the phase" "$(cat "$W/err")" "phase install: the embedded evidence object"
 
 # ---- bad input: each its own status, a clear error, nothing written ---------------------------
 bad() { # NAME EXPECTED-STATUS NEEDLE ENVELOPE [OPTIONS...]
@@ -197,5 +196,15 @@ check_eq "an unsigned build still succeeds" 0 $?
 U=$(ls -d "$S"/.attestations/*-greet | grep -v "${art#b3:}" | head -1)
 check_eq "its envelopes carry no signature" 0 "$(jq '.signatures | length' "$U/verdict.dsse.json" 2>/dev/null)"
 bad "an unsigned envelope" 11 "unsigned" "$U/verdict.dsse.json" --pub "$W/keys/build.pub" --store "$S"
+
+# ---- a NoEvidence build: its signed verdict fails the policy, naming the phase --------------
+echo noev >"$P/src/greeting"
+"$HARKAQ" build "$P/recipe.toml" --key "$W/keys/build.key" --no-evidence --quiet >/dev/null 2>"$W/err"
+check_eq "a build without the evidence channel is NoEvidence (2)" 2 $?
+N=$(for f in "$S"/.attestations/*-greet/verdict.dsse.json; do
+	jq -r .payload "$f" | base64 -d | grep -q '"state":"NoEvidence"' && echo "$f"; done | head -1)
+"$HARKAQ" attest verify "$N" --pub "$W/keys/build.pub" --store "$S" --policy hermetic >/dev/null 2>"$W/err"
+check_eq "policy hermetic fails on a NoEvidence phase (14)" 14 $?
+check_contains "naming the phase and its reason" "$(cat "$W/err")" "phase install is NoEvidence ("
 
 finish
