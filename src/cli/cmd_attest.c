@@ -60,6 +60,11 @@ static void attest_usage(FILE *f)
 		HK_DSSE_INTOTO_TYPE);
 }
 
+static bool asks_help(int argc, char **argv)
+{
+	return argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+}
+
 static int read_file(const char *path, struct hk_buf *out, struct hk_error *err)
 {
 	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -71,6 +76,10 @@ static int read_file(const char *path, struct hk_buf *out, struct hk_error *err)
 
 static int attest_keygen(int argc, char **argv)
 {
+	if (asks_help(argc, argv)) {
+		attest_usage(stdout);
+		return HK_EXIT_OK;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
 		attest_usage(stderr);
 		return HK_EXIT_USAGE;
@@ -89,6 +98,10 @@ static int attest_keygen(int argc, char **argv)
 
 static int attest_pae(int argc, char **argv)
 {
+	if (asks_help(argc, argv)) {
+		attest_usage(stdout);
+		return HK_EXIT_OK;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
 		attest_usage(stderr);
 		return HK_EXIT_USAGE;

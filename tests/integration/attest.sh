@@ -10,9 +10,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export HARKAQ=$HARKAQ
 unset HARKAQ_STORE
 PYDSSE=$ROOT/tests/interop/dsse_ed25519.py
+# Debian's interpreter, where python3-cryptography is installed (not whatever python3 is first
+# on PATH).
+PY=/usr/bin/python3
 VEC=$ROOT/tests/data/dsse
 
-if ! python3 -c 'import cryptography' 2>/dev/null; then
+if ! "$PY" -c 'import cryptography' 2>/dev/null; then
 	not_ok "python3-cryptography is installed (./setup --deps-only)"; finish; exit
 fi
 FIX=$("$ROOT/tests/fixtures/debstore.sh") || { not_ok "fixture store" "debstore.sh failed"; finish; exit 1; }
@@ -25,10 +28,10 @@ trap cleanup EXIT
 check_eq "PAE of the spec's envelope is the spec's PAE, byte for byte" \
 	"$(sha256sum <"$VEC/hello-world.pae")" "$(sha256sum <"$W/vec.pae")"
 check "the spec's ECDSA signature verifies over harkaq's PAE (python3-cryptography)" \
-	python3 "$PYDSSE" ecdsa-vector "$W/vec.pae"
+	"$PY" "$PYDSSE" ecdsa-vector "$W/vec.pae"
 # Control: the same check refuses bytes the vector did not sign.
 printf 'DSSEv1 29 http://example.com/HelloWorld 11 hello worle' >"$W/vec-bad.pae"
-if python3 "$PYDSSE" ecdsa-vector "$W/vec-bad.pae" >/dev/null 2>&1; then
+if "$PY" "$PYDSSE" ecdsa-vector "$W/vec-bad.pae" >/dev/null 2>&1; then
 	not_ok "control: the vector's signature does not cover a changed PAE"
 else
 	ok "control: the vector's signature does not cover a changed PAE"
@@ -46,7 +49,7 @@ before=$(sha256sum "$W/keys/build.key")
 "$HARKAQ" attest keygen "$W/keys/build" >/dev/null 2>"$W/err"
 check_eq "keygen never replaces a key (65)" 65 $?
 check_eq "the old key is untouched" "$before" "$(sha256sum "$W/keys/build.key")"
-python3 "$PYDSSE" keygen "$W/keys/py" >/dev/null
+"$PY" "$PYDSSE" keygen "$W/keys/py" >/dev/null
 "$HARKAQ" attest keygen "$W/keys/other" >/dev/null
 
 # ---- a caged build, signed --------------------------------------------------------------------
@@ -115,10 +118,10 @@ out=$("$HARKAQ" attest verify "$PROV" "$VERD" --pub "$W/keys/build.pub" --store 
 check_eq "harkaq verifies both envelopes against the store (0)" 0 $?
 check_contains "and says how many subjects matched" "$out" "1 subject(s) match"
 check "the independent verifier accepts harkaq's provenance envelope" \
-	python3 "$PYDSSE" verify "$PROV" "$W/keys/build.pub" application/vnd.in-toto+json
+	"$PY" "$PYDSSE" verify "$PROV" "$W/keys/build.pub" application/vnd.in-toto+json
 check "the independent verifier accepts harkaq's verdict envelope" \
-	python3 "$PYDSSE" verify "$VERD" "$W/keys/build.pub" application/vnd.in-toto+json
-if python3 "$PYDSSE" verify "$VERD" "$W/keys/other.pub" >/dev/null 2>&1; then
+	"$PY" "$PYDSSE" verify "$VERD" "$W/keys/build.pub" application/vnd.in-toto+json
+if "$PY" "$PYDSSE" verify "$VERD" "$W/keys/other.pub" >/dev/null 2>&1; then
 	not_ok "control: the independent verifier refuses another key"
 else
 	ok "control: the independent verifier refuses another key"
@@ -126,11 +129,11 @@ fi
 
 # An envelope the independent implementation signs (its own key, and harkaq's key file read
 # by python3-cryptography) verifies with harkaq.
-python3 "$PYDSSE" payload "$PROV" >"$W/prov.json"
-python3 "$PYDSSE" sign "$W/prov.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-prov.json"
+"$PY" "$PYDSSE" payload "$PROV" >"$W/prov.json"
+"$PY" "$PYDSSE" sign "$W/prov.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-prov.json"
 check "harkaq verifies an envelope signed by the independent implementation" \
 	"$HARKAQ" attest verify "$W/py-prov.json" --pub "$W/keys/py.pub" --store "$S"
-python3 "$PYDSSE" sign "$W/prov.json" application/vnd.in-toto+json "$W/keys/build.key" "$W/py-prov2.json"
+"$PY" "$PYDSSE" sign "$W/prov.json" application/vnd.in-toto+json "$W/keys/build.key" "$W/py-prov2.json"
 check "harkaq verifies the independent implementation's signature with harkaq's own key file" \
 	"$HARKAQ" attest verify "$W/py-prov2.json" --pub "$W/keys/build.pub" --store "$S"
 
@@ -141,16 +144,16 @@ check_eq "policy hermetic fails for a build on the unpinned host base (14)" 14 $
 check_contains "and says why" "$(cat "$W/err")" "the base host is not pinned"
 check_not_contains "and only that: every phase was Hermetic" "$(cat "$W/err")" "phase install"
 # Positive control: the same statement with a pinned base, signed by the independent signer.
-python3 "$PYDSSE" payload "$VERD" |
+"$PY" "$PYDSSE" payload "$VERD" |
 	jq -c '.predicate.base = {"id": "b3:0000000000000000000000000000000000000000000000000000000000000000", "name": "debian-12-test", "pinned": true}' >"$W/verd-pinned.json"
-python3 "$PYDSSE" sign "$W/verd-pinned.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-verd.json"
+"$PY" "$PYDSSE" sign "$W/verd-pinned.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-verd.json"
 out=$("$HARKAQ" attest verify "$W/py-verd.json" --pub "$W/keys/py.pub" --store "$S" --policy hermetic 2>&1)
 check_eq "control: policy hermetic passes on a pinned base with every phase Hermetic (0)" 0 $?
 check_contains "and says so" "$out" "policy hermetic satisfied"
 # A verdict whose embedded evidence object was changed (then re-signed) no longer hashes to the
 # evidenceId it claims: malformed (65), while the unchanged one above passed.
 jq -c '.predicate.phases[0].evidence.kernel.denials = 0' "$W/verd-pinned.json" >"$W/verd-ev.json"
-python3 "$PYDSSE" sign "$W/verd-ev.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-ev.json"
+"$PY" "$PYDSSE" sign "$W/verd-ev.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-ev.json"
 "$HARKAQ" attest verify "$W/py-ev.json" --pub "$W/keys/py.pub" --store "$S" >/dev/null 2>"$W/err"
 check_eq "an embedded evidence object that does not hash to its evidenceId (65)" 65 $?
 check_contains "naming the phase" "$(cat "$W/err")" "phase install: the embedded evidence object"
