@@ -48,6 +48,9 @@ HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SR
 
 SECCOMP_LIBS := -lseccomp
 ELF_LIBS     := -lelf
+# Ed25519 and SHA-256 of the attestations (src/cli/sign.c): the command line only, so the
+# core library and its unit tests never need libsodium.
+SODIUM_LIBS  := -lsodium
 
 # harkaq-exec runs inside arbitrary base roots, so it carries its own libc and libseccomp.
 # Sanitizer runtimes cannot be linked statically; the SAN build links it dynamically.
@@ -81,7 +84,7 @@ $(BUILD)/harkaq-audit: $(call obj,$(AUDIT_SRC)) $(SYS_LIB) $(CORE_LIB)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDFLAGS)
 
 $(BUILD)/harkaq: $(call obj,$(CLI_SRC)) $(SYS_LIB) $(CORE_LIB)
-	$(CC) $(ALLCFLAGS) -o $@ $^ $(SECCOMP_LIBS) $(ELF_LIBS) $(LDFLAGS)
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(SECCOMP_LIBS) $(ELF_LIBS) $(SODIUM_LIBS) $(LDFLAGS)
 
 $(BUILD)/tests/kernel/%: $(BUILD)/obj/tests/kernel/%.o $(HARNESS_OBJ) $(SYS_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/attest.h"
 #include "cli/build.h"
 #include "cli/cage.h"
 #include "cli/commands.h"
@@ -60,6 +61,8 @@ static void build_usage(FILE *f)
 		"  --per-file-rules   install one Landlock rule per granted file even beneath a\n"
 		"                     read-only directory whose whole content is granted (the same\n"
 		"                     grants, installed slower; docs/cage.md, \"Collapsed directories\")\n"
+		"  --key FILE         sign the build's attestations (in-toto, DSSE) with this\n"
+		"                     Ed25519 key (harkaq attest keygen; docs/attestations.md)\n"
 		"  --force-abi N      tests only: the cage behaves as Landlock ABI N (harkaq-exec\n"
 		"                     --force-abi); the verdict is then NoEvidence, never Hermetic\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
@@ -414,7 +417,7 @@ static char **build_env(const struct hk_recipe *r)
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
-       OPT_HELP };
+       OPT_KEY, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -430,6 +433,7 @@ static const struct option build_options[] = {
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
 	{ "per-file-rules", no_argument, NULL, OPT_PER_FILE_RULES },
+	{ "key", required_argument, NULL, OPT_KEY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -449,7 +453,7 @@ int cmd_build(int argc, char **argv)
 	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
 	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
 	bool per_file_rules = false;
-	const char *wrap = NULL;
+	const char *wrap = NULL, *key = NULL;
 	long timeout = 3600, force_abi = 0;
 	int c;
 	optind = 1;
@@ -466,6 +470,7 @@ int cmd_build(int argc, char **argv)
 		case OPT_NO_EVIDENCE: no_evidence = true; break;
 		case OPT_WRAP: wrap = optarg; break;
 		case OPT_PER_FILE_RULES: per_file_rules = true; break;
+		case OPT_KEY: key = optarg; break;
 		case OPT_FORCE_ABI: {
 			char *end;
 			force_abi = strtol(optarg, &end, 10);
@@ -521,6 +526,13 @@ int cmd_build(int argc, char **argv)
 	};
 	struct hk_build_result br;
 	struct hk_error err = { 0 };
+	/* The attestations (cli/attest.h): a key that cannot be used stops the build first. */
+	struct hk_attest_ctx attest;
+	int code = hk_attest_begin(&attest, key, &err);
+	if (code != 0) {
+		fprintf(stderr, "harkaq build: %s\n", err.msg);
+		return code;
+	}
 	/* With --json, stdout carries one JSON object and nothing else: what the phases (and
 	 * apt-get, tar …) write to their stdout goes to stderr, like the progress lines. */
 	FILE *json_out = stdout;
@@ -535,7 +547,10 @@ int cmd_build(int argc, char **argv)
 			json_out = stdout;
 		}
 	}
-	int code = hk_build_run(&bo, &br, &err);
+	code = hk_build_run(&bo, &br, &err);
+	if (code < HK_EXIT_USAGE && hk_attest_build(&attest, &bo, &br, &err) != 0)
+		code = HK_EXIT_SOFTWARE;
+	hk_attest_end(&attest);
 	if (code >= HK_EXIT_USAGE) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		br.error = err.msg;

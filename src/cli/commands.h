@@ -38,5 +38,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_evidence(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
 
 #endif

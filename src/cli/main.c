@@ -12,6 +12,7 @@ static const struct hk_command commands[] = {
 	{ "store", "the content-addressed store: add, import Debian packages, which, verify", cmd_store },
 	{ "explain", "re-render a stored verdict: declarable and irreducible debt, policy bugs", cmd_explain },
 	{ "evidence", "evidence objects next to the store: verify, list, show", cmd_evidence },
+	{ "attest", "sign and verify a build's attestations (in-toto, SLSA provenance, DSSE)", cmd_attest },
 	{ "sweep", "build a whole catalogue and measure its debt; merge the shards of many machines", cmd_sweep },
 };
 
