@@ -4,7 +4,7 @@
 #   make SAN=1      ASan+UBSan build into build-san/ (used by the test suite's unit tests)
 #   make test       build, then run every test (tests/run)
 #
-# Layout mirrors the dependency law (SPEC §2):
+# Layout mirrors the dependency law (design.md §2):
 #   src/core   pure library: no Landlock/seccomp/netlink calls, unit-testable anywhere
 #   src/sys    the only files that talk to the kernel's Landlock, seccomp and audit interfaces
 #   src/exec   harkaq-exec, statically linked, runs inside the sandbox

@@ -98,7 +98,7 @@ static int policy_parse(const char *path, long iters)
 	return 0;
 }
 
-/* As the kernel writes them (KERNEL-FACTS §3): a hex-encoded path, a quoted one, a domain
+/* As the kernel writes them (kernel-facts.md §3): a hex-encoded path, a quoted one, a domain
  * record and the event's SYSCALL record. */
 static const char *const access_recs[] = {
 	"domain=1d5374efb blockers=fs.read_file path=2F7573722F6C69622F782038362F6C6962782E736F "

@@ -1,10 +1,10 @@
-/* harkaq-audit: the privileged audit reader on the host (SPEC §2, §6; docs/audit-reader.md).
+/* harkaq-audit: the privileged audit reader on the host (design.md §2, §6; docs/audit-reader.md).
  *
  * It confirms that audit is on (switching it on when allowed), raises the kernel's backlog
  * limit, subscribes to the audit multicast group, drops every privilege except CAP_AUDIT_READ,
  * announces readiness, and then forwards Landlock records (and the SYSCALL/PROCTITLE records
  * of the same events) to stdout as JSON lines, until stdin reaches EOF or SIGTERM/SIGINT.
- * It does not classify anything: classification is policy, not privilege (SPEC §2).
+ * It does not classify anything: classification is policy, not privilege (design.md §2).
  *
  * Privilege separation: the kernel answers AUDIT_GET only to a task holding
  * CAP_AUDIT_CONTROL at the time of the request, and the closing report needs one (the `lost`
@@ -48,7 +48,7 @@ enum {
 /* The uid/gid a root-started reader switches to: the conventional "nobody". */
 #define UNPRIVILEGED_ID 65534
 
-/* Landlock records of an event precede its SYSCALL and PROCTITLE records (KERNEL-FACTS §3), so
+/* Landlock records of an event precede its SYSCALL and PROCTITLE records (kernel-facts.md §3), so
  * a SYSCALL record is forwarded when its serial is among the last Landlock serials seen.
  * Events interleave only as much as concurrent denials do; 256 is ample. */
 #define SERIAL_RING 256
@@ -165,7 +165,7 @@ static const char *cap_name(int cap)
 	}
 }
 
-/* Reduces the process to the capabilities in `keep` (SPEC §2: after set-up the reader needs
+/* Reduces the process to the capabilities in `keep` (design.md §2: after set-up the reader needs
  * only CAP_AUDIT_READ): the bounding set loses everything else, so nothing can come back
  * through an execve; a root-started process moves to an unprivileged uid and gid (with no
  * capability, uid 0 would still own every root file); no_new_privs.  The result is read

@@ -21,7 +21,7 @@
 #include "core/util.h"
 
 /* Bounds on waiting.  The deallocation record comes from a kworker about 50 ms after the
- * last process of the domain is reaped (KERNEL-FACTS §3); the bound only matters when
+ * last process of the domain is reaped (kernel-facts.md §3); the bound only matters when
  * something is wrong, and then the verdict says so. */
 #define READER_READY_TIMEOUT_MS 5000
 #define DEALLOC_TIMEOUT_MS 3000
@@ -443,7 +443,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		if (rd->in_fd >= 0)
 			close(rd->in_fd);
 		/* A new session: the caged command gets no controlling terminal to inject into
-		 * (TIOCSTI, KERNEL-FACTS §11), and we can signal its whole group. */
+		 * (TIOCSTI, kernel-facts.md §11), and we can signal its whole group. */
 		setsid();
 		if (st[1] == o->status_fd) {
 			fcntl(st[1], F_SETFD, 0);
@@ -677,7 +677,7 @@ int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, st
 			continue;
 		}
 		/* World-readable: what DAC blocks never reaches Landlock, and a canary blocked by
-		 * DAC would be a silent zero (SPEC §13). */
+		 * DAC would be a silent zero (design.md §13). */
 		chmod(d, 0755);
 		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0) {

@@ -1,6 +1,6 @@
 /* harkaq build RECIPE: every phase in bubblewrap, under the policy derived from the recipe's
  * declared closure, each phase in its own Landlock domain with its own canary and verdict;
- * the install output sealed into the store (SPEC §9, §7). */
+ * the install output sealed into the store (design.md §9, §7). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -1047,7 +1047,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 								       br->plan.n_closure));
 			pr->has_verdict = true;
 			pcode = hk_exit_for(&pr->verdict, &pr->res);
-			/* Diagnosis, evidence object (SPEC §8, §10) and the report rendered from it. */
+			/* Diagnosis, evidence object (design.md §8, §10) and the report rendered from it. */
 			hk_report_build_phase(sugg, br, pr, bo->quiet);
 		} else {
 			pcode = pr->res.exit_code != 0 ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;

@@ -1,4 +1,4 @@
-/* harkaq evidence verify|list|show: the evidence objects next to the store (SPEC §10,
+/* harkaq evidence verify|list|show: the evidence objects next to the store (design.md §10,
  * docs/evidence-objects.md). */
 #include <stdio.h>
 #include <stdlib.h>

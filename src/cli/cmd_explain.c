@@ -1,4 +1,4 @@
-/* harkaq explain EVIDENCE…: re-renders stored verdicts (evidence objects, SPEC §10) as the
+/* harkaq explain EVIDENCE…: re-renders stored verdicts (evidence objects, design.md §10) as the
  * build printed them, or as the JSON report (docs/diagnosis.md). */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /* harkaq policy RECIPE: the policy a caged `harkaq build` of RECIPE would enforce, in its
- * canonical encoding, and its PolicyId (SPEC §9).  It runs the build's own derivation
+ * canonical encoding, and its PolicyId (design.md §9).  It runs the build's own derivation
  * (hk_build_derive over hk_build_sandbox_init's contract), so what it prints is not a model of
  * the build's policy but the same bytes: the id matches the "[plan]" line and the verdict's
  * policy_id.  Nothing is created: no work directory, no sandbox, no store. */

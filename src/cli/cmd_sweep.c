@@ -1,7 +1,7 @@
-/* harkaq sweep RECIPE…|DIR: measure a whole catalogue (SPEC §11, docs/sweep.md).
+/* harkaq sweep RECIPE…|DIR: measure a whole catalogue (design.md §11, docs/sweep.md).
  *
  * Every recipe is built by its own `harkaq build` child process (its own reader, its own
- * canaries: concurrent builds are told apart by Landlock domain, SPEC §6), its result JSON
+ * canaries: concurrent builds are told apart by Landlock domain, design.md §6), its result JSON
  * read back, each debt path classified against the store and the base root, and the whole
  * summarised by src/core/sweep.c.  No recipe is dropped: one that cannot be read, resolved,
  * fetched or built is an item with outcome "failed" and its reason.
@@ -190,7 +190,7 @@ struct classify_ctx {
 	const char *base_root;
 };
 
-/* The one place a debt path is classified (SPEC §8): declarable when an artifact of the
+/* The one place a debt path is classified (design.md §8): declarable when an artifact of the
  * store provides it, irreducible otherwise.  It asks the store handle opened before the
  * first build, whose path index is loaded once: builds of this sweep that seal new
  * artifacts do not change the answer, so the order and concurrency of the builds, and how

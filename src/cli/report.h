@@ -1,4 +1,4 @@
-/* Reports for people and for programs (SPEC §8, docs/diagnosis.md), rendered from a parsed
+/* Reports for people and for programs (design.md §8, docs/diagnosis.md), rendered from a parsed
  * evidence object — the same bytes `harkaq build` stores — so `harkaq explain` re-renders a
  * stored verdict exactly as the build printed it.
  *

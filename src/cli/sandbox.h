@@ -1,4 +1,4 @@
-/* The sandbox: bubblewrap composed around the cage (SPEC §9 "Sandbox").
+/* The sandbox: bubblewrap composed around the cage (design.md §9 "Sandbox").
  *
  *   --unshare-all (no network), --die-with-parent, --new-session
  *   the base root read-only, the deps merged over it
@@ -9,7 +9,7 @@
  * in the phase's own (private) mount namespace, as root, it mounts a read-only overlayfs per
  * top-level directory (lowerdir = the deps' trees over the base root's), then drops to the
  * build user, whose bubblewrap binds the merged directories into the sandbox.  Landlock rules
- * are then added on the merged paths, from inside the sandbox (KERNEL-FACTS §6).
+ * are then added on the merged paths, from inside the sandbox (kernel-facts.md §6).
  *
  * The sandbox, not the policy module, reports the contract surfaces it mounted
  * (hk_sandbox_contract), because only it knows what it mounted (design §4.2, /cache). */
@@ -81,7 +81,7 @@ void hk_sandbox_unmount(const struct hk_sandbox_plan *plan);
 int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *plan,
 		    char *const *cage_args, char *const *inner_argv, char ***out, struct hk_error *err);
 
-/* Adds the contract surfaces this sandbox mounts to a policy (SPEC §5, first category). */
+/* Adds the contract surfaces this sandbox mounts to a policy (design.md §5, first category). */
 void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p);
 
 #endif

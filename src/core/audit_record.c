@@ -8,7 +8,7 @@
 #include "core/util.h"
 
 /* Keys the kernel writes with audit_log_untrustedstring() or audit_log_n_untrustedstring()
- * (KERNEL-FACTS §4), so a bare value of theirs is hex.  `key` (the audit rule key) is written
+ * (kernel-facts.md §4), so a bare value of theirs is hex.  `key` (the audit rule key) is written
  * that way too, but harkaq installs no rules and only ever sees "key=(null)". */
 static const char *const untrusted_keys[] = {
 	"path", "exe", "comm", "ocomm", "dev", "proctitle", "name", "cwd",

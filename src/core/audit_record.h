@@ -1,4 +1,4 @@
-/* Audit record text -> structs (SPEC §2: the core knows record text, never netlink).
+/* Audit record text -> structs (design.md §2: the core knows record text, never netlink).
  *
  * The reader hands over the text of one audit message.  Its raw form starts with the event
  * stamp, "audit(SEC.MSEC:SERIAL): ", followed by space-separated key=value fields:
@@ -7,7 +7,7 @@
  *
  * A value is bare (numbers, ids, flags), "double-quoted", or — for the kernel's *untrusted
  * strings* (path, exe, comm, ocomm, dev, proctitle, …) — uppercase hex when any byte is '"',
- * < 0x21 or > 0x7e (KERNEL-FACTS §4).  Only the untrusted-string keys are ever hex-decoded:
+ * < 0x21 or > 0x7e (kernel-facts.md §4).  Only the untrusted-string keys are ever hex-decoded:
  * a bare `ino=1234` or `domain=1d5374efb` is a number, not hex bytes.
  *
  * Every error names the byte offset in the text it was given.
@@ -131,7 +131,7 @@ int hk_landlock_domain_parse(const char *text, size_t len, struct hk_landlock_do
 			     struct hk_error *err);
 void hk_landlock_domain_free(struct hk_landlock_domain *d);
 
-/* ---- SYSCALL (1300): "who tried" (SPEC §6) ---- */
+/* ---- SYSCALL (1300): "who tried" (design.md §6) ---- */
 
 struct hk_audit_syscall {
 	long syscall;          /* architecture's syscall number */

@@ -1,4 +1,4 @@
-/* The derived base runtime (SPEC §5, design §4.2–§4.3, docs/base-runtime.md): the few files
+/* The derived base runtime (design.md §5, design §4.2–§4.3, docs/base-runtime.md): the few files
  * of a base root every build of a given shape needs — a short list of entry programs per base
  * profile, plus everything the kernel and the dynamic loader open to start them.
  *
@@ -68,7 +68,7 @@ struct hk_runtime_closure {
 	 * libraries, data files; canonical paths.  These are what a policy grants `ro`. */
 	struct hk_strset files;
 	/* Every symlink met on the way to one of them (the link inodes themselves), canonical
-	 * location.  Granting a link grants nothing through it (KERNEL-FACTS §6); they are
+	 * location.  Granting a link grants nothing through it (kernel-facts.md §6); they are
 	 * listed so a policy names the short paths builds open (libc.so.6 -> libc-2.x.so). */
 	struct hk_strset file_links;
 	/* Directory symlinks met (/bin, /lib, /lib64, /sbin on merged-/usr).  Informational:
@@ -79,7 +79,7 @@ struct hk_runtime_closure {
 #define HK_RUNTIME_CLOSURE_INIT { HK_STRSET_INIT, HK_STRSET_INIT, HK_STRSET_INIT }
 
 void hk_runtime_closure_free(struct hk_runtime_closure *c);
-/* files ∪ file_links, sorted: the list "emit both symlinks and their targets" (SPEC §5). */
+/* files ∪ file_links, sorted: the list "emit both symlinks and their targets" (design.md §5). */
 void hk_runtime_closure_paths(const struct hk_runtime_closure *c, struct hk_strset *out);
 
 /* The search PATH inside the sandbox for entry programs given by bare name. */

@@ -5,7 +5,7 @@
  * directories hold nothing but granted files: cmake's modules, the kernel headers, perl's
  * library.  For such a directory, one Landlock rule beneath it (read and execute) grants
  * exactly the same set of files as its per-file rules, at a fraction of the cost (the rules
- * are installed again in every phase: KERNEL-FACTS §10).  The policy is not changed — its
+ * are installed again in every phase: kernel-facts.md §10).  The policy is not changed — its
  * text and id stay per file — this is only how the cage installs it.
  *
  * A directory D qualifies when, in the merged view the sandbox will show:

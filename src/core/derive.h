@@ -1,4 +1,4 @@
-/* Closure → policy (SPEC §9 "Closure → policy"; D1: the policy is derived, never written).
+/* Closure → policy (design.md §9 "Closure → policy"; D1: the policy is derived, never written).
  *
  *   every file of every artifact of the closure, store prefix stripped   → ro (one rule each)
  *   every symlink of the closure whose final target is in the closure    → ro link and target

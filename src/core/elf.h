@@ -1,7 +1,7 @@
 /* What an executable file asks of the system before it can run: for an ELF object, its
  * program interpreter (PT_INTERP), the libraries it needs (DT_NEEDED) and where it says to
  * look for them (DT_RPATH, DT_RUNPATH); for a "#!" script, its interpreter.  This is the
- * input of the derived base runtime (SPEC §5, docs/base-runtime.md): harkaq reads these
+ * input of the derived base runtime (design.md §5, docs/base-runtime.md): harkaq reads these
  * facts from the file itself instead of asking ldd, which would answer for the host.
  *
  * Pure: reads the descriptor it is given, nothing else (libelf from elfutils). */

@@ -1,8 +1,8 @@
 /* The evidence of ONE run (one phase, one Landlock domain), accumulated from audit records
- * (SPEC §4, §6).
+ * (design.md §4, §6).
  *
  * The audit stream is global: every concurrent build's records, and the host's, reach every
- * reader.  Attribution rests on the canary alone (SPEC §4, measured in the design §3.5): the
+ * reader.  Attribution rests on the canary alone (design.md §4, measured in the design §3.5): the
  * ACCESS record whose path is this run's canary reveals the run's `domain=`, and every other
  * record of that domain is the run's.  Neither pid (it travels only in the lazy `allocated`
  * record) nor dev+ino (they name the object, and two builds reading one file report the same
@@ -48,7 +48,7 @@ struct hk_evidence_record {
 	uint64_t serial;
 	struct hk_landlock_access access;
 	bool is_canary;
-	/* "Who tried" (SPEC §6): exe and comm of the SYSCALL record of the same event; NULL when
+	/* "Who tried" (design.md §6): exe and comm of the SYSCALL record of the same event; NULL when
 	 * no such record arrived (a denial outside a syscall, or a reader that filtered it). */
 	char *exe;
 	size_t exe_len;

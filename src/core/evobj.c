@@ -11,7 +11,7 @@
 
 #include "core/util.h"
 
-/* SPEC §13, KERNEL-FACTS §6 and §11: each is a measured hole of Landlock on ABI 7, or an
+/* design.md §13, kernel-facts.md §6 and §11: each is a measured hole of Landlock on ABI 7, or an
  * assumption the verdict rests on.  Codes are stable (consumers match on them). */
 const struct hk_blind_spot hk_blind_spots[] = {
 	{ "existence_checks",

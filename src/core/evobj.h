@@ -1,4 +1,4 @@
-/* Evidence objects (SPEC §10): one phase verdict, with its diagnosis and the blind spots a
+/* Evidence objects (design.md §10): one phase verdict, with its diagnosis and the blind spots a
  * verdict cannot see, serialised canonically, addressed by the BLAKE3 of its bytes, stored
  * next to the store's artifacts so other tools can chain it.  The form is specified in
  * docs/evidence-objects.md; in short:
@@ -33,7 +33,7 @@
  * dot-directories other than its own. */
 #define HK_EVOBJ_DIR ".evidence"
 
-/* What the kernel-backed verdict cannot see (SPEC §13), carried in every object as data so
+/* What the kernel-backed verdict cannot see (design.md §13), carried in every object as data so
  * a consumer never has to know them from prose. */
 struct hk_blind_spot {
 	const char *code;

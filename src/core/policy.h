@@ -1,5 +1,5 @@
-/* The policy file: what harkaq-exec grants inside the cage (SPEC §3) and what the verdict
- * expects to see denied (SPEC §5).  The format is documented in docs/policy-format.md.
+/* The policy file: what harkaq-exec grants inside the cage (design.md §3) and what the verdict
+ * expects to see denied (design.md §5).  The format is documented in docs/policy-format.md.
  *
  * Text form (one directive per line; '#' at the start of a line begins a comment):
  *

@@ -111,7 +111,7 @@ static bool env_char(int c)
 
 bool hk_recipe_env_is_reserved(const char *key)
 {
-	/* The sandbox sets these to fixed values (SPEC §9: a fixed minimal environment) so that
+	/* The sandbox sets these to fixed values (design.md §9: a fixed minimal environment) so that
 	 * two builds of one recipe see the same environment; a recipe overriding them would
 	 * make the artifact depend on the recipe's choice of clock, locale or search path
 	 * behind the sandbox's back.  A phase may still `export` inside its own command. */

@@ -1,4 +1,4 @@
-/* The recipe (SPEC §9): what to build, from what, with which declared inputs.  The file format
+/* The recipe (design.md §9): what to build, from what, with which declared inputs.  The file format
  * (a strict TOML subset, src/core/toml.h) and every rule below are documented with examples in
  * docs/recipe-format.md.
  *
@@ -63,7 +63,7 @@ enum hk_hash_algo {
 };
 
 /* Fixed execution order.  Each present phase runs in its own Landlock domain with its own
- * canary and gets its own verdict (SPEC §7). */
+ * canary and gets its own verdict (design.md §7). */
 enum hk_phase {
 	HK_PHASE_CONFIGURE,
 	HK_PHASE_COMPILE,
@@ -144,7 +144,7 @@ void hk_recipe_free(struct hk_recipe *r);
 
 /* The canonical serialisation of the recipe's identity inputs (exact bytes in
  * docs/recipe-format.md, "Recipe hash"): name, version, base, source spec and hash, deps as
- * written, phases, env, expect paths.  Never verdicts or evidence (SPEC §10), and nothing
+ * written, phases, env, expect paths.  Never verdicts or evidence (design.md §10), and nothing
  * that depends on where the recipe lies (recipe_dir, path, resolved paths, positions), so the
  * same recipe has the same hash on any machine. */
 void hk_recipe_canonical(const struct hk_recipe *r, struct hk_buf *out);

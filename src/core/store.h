@@ -1,4 +1,4 @@
-/* The content-addressed store (SPEC §9, path index §8).  Layout and formats: docs/store.md.
+/* The content-addressed store (design.md §9, path index §8).  Layout and formats: docs/store.md.
  *
  *     STORE/.harkaq-store                   marker: "harkaq-store 1"
  *     STORE/<hex>-<name>/usr/include/zlib.h  an artifact's tree, exactly as in the sandbox
@@ -142,7 +142,7 @@ int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
 int hk_store_verify_artifact(struct hk_store *s, const struct hk_artifact *a,
 			     struct hk_error *err);
 
-/* ---- sealing (SPEC §12, docs/sealing.md) ----
+/* ---- sealing (design.md §12, docs/sealing.md) ----
  *
  * A sealed artifact has fs-verity enabled on every regular file and a seal record,
  * STORE/.meta/<dirname>.verity, listing each file's fs-verity digest next to its BLAKE3

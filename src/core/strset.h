@@ -10,7 +10,7 @@
  * Insertion order matters for callers that use the set as an ordered list without duplicates
  * (a library search path); sorting matters for canonical output (policies, PolicyId).  Insert,
  * contains and remove-duplicates are O(1) on average, so the set scales to the ~100k paths of a
- * large closure (KERNEL-FACTS §10). */
+ * large closure (kernel-facts.md §10). */
 #ifndef HK_STRSET_H
 #define HK_STRSET_H
 

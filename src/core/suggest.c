@@ -44,7 +44,7 @@ const char *hk_provider_how_name(enum hk_provider_how h)
 /* ---- contract surfaces and granted rights ---- */
 
 /* What harkaq's sandbox creates (sandbox.c: hk_sandbox_contract and the bubblewrap argv):
- * the sandbox decides these, never the recipe's deps (SPEC §5). */
+ * the sandbox decides these, never the recipe's deps (design.md §5). */
 static const char *const contract_surfaces[] = {
 	"/src", "/out", "/tmp", "/var/tmp", "/cache", "/dev", "/proc", "/.harkaq",
 };
@@ -116,7 +116,7 @@ static unsigned granted_rights(const struct hk_policy *p, const char *path, cons
 		*how = "list";
 	}
 	/* Ancestors: rw beneath grants everything; any grant on an ancestor lets it be listed
-	 * beneath (READ_DIR covers the subtree, KERNEL-FACTS §6). */
+	 * beneath (READ_DIR covers the subtree, kernel-facts.md §6). */
 	char *buf = hk_xstrdup(path);
 	for (char *slash = strrchr(buf, '/'); slash; slash = strrchr(buf, '/')) {
 		if (slash == buf)

@@ -1,4 +1,4 @@
-/* Diagnosis (SPEC §8, design §4.5): every denial of a verdict gets one of four classes.
+/* Diagnosis (design.md §8, design §4.5): every denial of a verdict gets one of four classes.
  *
  *   expected     the recipe's [expect] lines classify it (verdict.c decided it)
  *   declarable   the store provides the path: one line in [deps] fixes it
@@ -10,7 +10,7 @@
  *                take).  Never suggests "declare dep".
  *
  * The store's path index answers "who provides PATH" because the path of a file inside an
- * artifact IS its path in the sandbox.  The kernel reports symlink TARGETS (KERNEL-FACTS §6),
+ * artifact IS its path in the sandbox.  The kernel reports symlink TARGETS (kernel-facts.md §6),
  * so aliases count too: an artifact shipping a symlink whose target (followed through the
  * store's other symlinks) is the denied path provides it.  Providers are ranked "best first":
  *

@@ -1,4 +1,4 @@
-/* The sweep's pure part (SPEC §11, docs/sweep.md): what one recipe's measurement is, how a
+/* The sweep's pure part (design.md §11, docs/sweep.md): what one recipe's measurement is, how a
  * catalogue is cut into shards, how results are combined, summarised and rendered.
  *
  * The orchestrator (src/cli/cmd_sweep.c) runs the builds; everything that decides a number
@@ -48,7 +48,7 @@ const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
 #define HK_SWEEP_FAIL_PHASE  "phase"    /* a phase exited non-zero, with no debt */
 #define HK_SWEEP_FAIL_SETUP  "setup"    /* harkaq build stopped with a set-up error */
 
-/* How the orchestrator classifies one debt path (SPEC §8): which artifacts of the store
+/* How the orchestrator classifies one debt path (design.md §8): which artifacts of the store
  * provide it (none: irreducible), and whether the base root holds it (then a policy of
  * closure + whole base root would have granted it: the base-debt measure). */
 struct hk_sweep_class {
@@ -199,7 +199,7 @@ struct hk_sweep_summary {
 	size_t n_paths;
 };
 
-/* The target of the success metric (SPEC §8): irreducible recipes < 5 % of those measured. */
+/* The target of the success metric (design.md §8): irreducible recipes < 5 % of those measured. */
 #define HK_SWEEP_TARGET_PERCENT 5
 
 void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_sweep_summary *s);

@@ -2,7 +2,7 @@
  *
  * Debian 12 is merged-/usr: /bin, /sbin, /lib, /lib64 … are symlinks into /usr, yet many of
  * its packages still ship files under /lib or /bin (zlib1g's /lib/x86_64-linux-gnu/libz.so.1).
- * A store artifact is its tree *as it appears in the sandbox* (SPEC §9), and the kernel
+ * A store artifact is its tree *as it appears in the sandbox* (design.md §9), and the kernel
  * reports the resolved path (/usr/lib/…), so such files are moved under usr/ at import. */
 #ifndef HK_USRMERGE_H
 #define HK_USRMERGE_H

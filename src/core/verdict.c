@@ -6,7 +6,7 @@
 
 #include "core/util.h"
 
-/* Landlock ABI 7 introduced the audit records (KERNEL-FACTS §1): below it the kernel cannot
+/* Landlock ABI 7 introduced the audit records (kernel-facts.md §1): below it the kernel cannot
  * report a denial, so no verdict below it can be evidence. */
 #define HK_ABI_EVIDENCE 7
 
@@ -310,7 +310,7 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 			"no Landlock: the kernel has no Landlock (or it is disabled at boot), so the "
 			"build ran under the sandbox alone, uncaged and unwitnessed"));
 	else if (in->abi < 3)
-		/* harkaq-exec's tier none (SPEC §3.2): below ABI 3 it applies no Landlock at all,
+		/* harkaq-exec's tier none (design.md §3.2): below ABI 3 it applies no Landlock at all,
 		 * so "enforced" would be a false statement (found by tests/integration/hostile.sh). */
 		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
 			"Landlock ABI %d is below 3: the cage applied no Landlock (tier none), so the "

@@ -1,4 +1,4 @@
-/* The verdict of one run (SPEC §7): Hermetic, Impure, or NoEvidence with its reasons.
+/* The verdict of one run (design.md §7): Hermetic, Impure, or NoEvidence with its reasons.
  *
  *   canary seen, loss check passes, no debt denial (expected ones allowed)  ->  Hermetic
  *   canary seen, loss check passes, >= 1 debt denial                        ->  Impure
@@ -13,7 +13,7 @@
  *
  *     struct hk_verdict v;
  *     hk_verdict_compute(&in, &v);
- *     hk_verdict_json(&v, &json);        // the evidence object (SPEC §10)
+ *     hk_verdict_json(&v, &json);        // the evidence object (design.md §10)
  *     hk_verdict_summary(&v, &text);     // one short human text
  *     hk_verdict_free(&v);
  */
@@ -91,7 +91,7 @@ struct hk_verdict_input {
 	/* The run's records; NULL if no reader ran (then another reason must explain why, or
 	 * the verdict says reader_failed).  Not owned; only read during compute. */
 	const struct hk_evidence *evidence;
-	/* Classifies denials: expect lines make a denial "expected" (SPEC §5).  NULL = no
+	/* Classifies denials: expect lines make a denial "expected" (design.md §5).  NULL = no
 	 * expectations.  Not owned; only read during compute. */
 	const struct hk_policy *policy;
 
@@ -100,7 +100,7 @@ struct hk_verdict_input {
 	const char *recipe_hash;
 	const char *artifact_hash;
 	const char *phase;                  /* "configure", "compile", … */
-	/* Whether the deps the run used were sealed with fs-verity (SPEC §12) and their seals
+	/* Whether the deps the run used were sealed with fs-verity (design.md §12) and their seals
 	 * verified before it started: "all", "some", "none" (hk_deps_sealed_word); NULL when the
 	 * run had no deps (harkaq run, a build without deps). */
 	const char *deps_sealed;
@@ -171,7 +171,7 @@ struct hk_verdict {
 	size_t collapsed_dirs;
 };
 
-/* Applies the rules of SPEC §7.  The verdict is self-contained (it copies what it needs). */
+/* Applies the rules of design.md §7.  The verdict is self-contained (it copies what it needs). */
 void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *out);
 void hk_verdict_free(struct hk_verdict *v);
 

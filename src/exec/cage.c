@@ -202,7 +202,7 @@ static void announce_downgrades(const struct cage_state *st, const struct hk_pol
 		return;
 	}
 	/* Rights newer than the running kernel cannot be restricted by anyone and are masked off
-	 * by design (SPEC §3.3); they stay in the status line.  Said aloud only when the cage
+	 * by design (design.md §3.3); they stay in the status line.  Said aloud only when the cage
 	 * itself narrowed what the kernel could do (--force-abi): that is a downgrade. */
 	if (st->ll.dropped_fs && st->abi < st->probe->abi) {
 		names_of(st->ll.dropped_fs, false, names, sizeof(names));
@@ -265,7 +265,7 @@ static long count_inherited_fds(int keep)
 	return n;
 }
 
-/* Landlock does not restrict descriptors opened before restrict_self (KERNEL-FACTS §6, §11):
+/* Landlock does not restrict descriptors opened before restrict_self (kernel-facts.md §6, §11):
  * an inherited descriptor to an undeclared file would be a way around the policy. */
 static int close_inherited_fds(int keep, long *closed, struct hk_error *err)
 {
@@ -348,7 +348,7 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 	if (policy.scopes & HK_SCOPE_SIGNAL)
 		st.requested_scopes |= HK_LL_SCOPE_SIGNAL;
 
-	/* 2. The ABI, from the syscall (never uname), and the tier it allows (SPEC §3.2). */
+	/* 2. The ABI, from the syscall (never uname), and the tier it allows (design.md §3.2). */
 	st.probe = hk_landlock_probe();
 	st.abi = st.probe->abi;
 	if (o->force_abi >= 0) {
@@ -438,7 +438,7 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 		return hk_exec_fail(-1, "fds", err.msg, HK_EXEC_EXIT_SETUP);
 
 	/* 8. execve.  With a canary, harkaq-exec re-executes itself first: the probe must run
-	 *    after an execve inside the domain, where the build's own programs run (SPEC §4). */
+	 *    after an execve inside the domain, where the build's own programs run (design.md §4). */
 	if (strcmp(st.probe_stage, "after_exec") != 0)
 		return hk_exec_command(o->cmd, sfd);
 

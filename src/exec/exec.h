@@ -1,4 +1,4 @@
-/* harkaq-exec: the cage, run inside the sandbox as the build's first process (SPEC §3, §4).
+/* harkaq-exec: the cage, run inside the sandbox as the build's first process (design.md §3, §4).
  *
  *   main.c    the command line
  *   cage.c    hk_exec_cage(): the layers, in order, in one function

@@ -151,7 +151,7 @@ int hk_exec_probe(const char *canary_path, int status_fd, char **cmd)
 
 	/* This runs after an execve inside the domain: exactly the situation of every program of
 	 * the build, so a denial here is logged only if the domain logs post-exec denials
-	 * (LOG_NEW_EXEC_ON).  The reader must see it (SPEC §4). */
+	 * (LOG_NEW_EXEC_ON).  The reader must see it (design.md §4). */
 	int fd = open(canary_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	int e = errno;
 	char msg[1024];

@@ -277,7 +277,7 @@ static int ctl_wait(struct hk_audit_ctl *ctl, uint32_t seq, uint16_t want_type, 
 					*nlerr = e->error;
 					return 0;
 				}
-				/* KERNEL-FACTS §5: the ACK arrives before the AUDIT_GET reply. */
+				/* kernel-facts.md §5: the ACK arrives before the AUDIT_GET reply. */
 				ack_seen = true;
 				continue;
 			}
@@ -363,7 +363,7 @@ int hk_audit_set(struct hk_audit_ctl *ctl, enum hk_audit_setting setting, uint32
 	r = ctl_wait(ctl, ctl->seq, 0, NULL, 0, NULL, &nlerr, what, err);
 	if (r < 0)
 		return r;
-	/* Setting LOST answers with the old counter as a positive "error" (KERNEL-FACTS §5); a
+	/* Setting LOST answers with the old counter as a positive "error" (kernel-facts.md §5); a
 	 * counter above INT_MAX wraps negative beyond the errno range, hence the cast back. */
 	uint32_t answer = (uint32_t)nlerr;
 	if (kernel_value)
@@ -449,7 +449,7 @@ void hk_audit_sub_close(struct hk_audit_sub *sub)
 	sub->buf_cap = sub->len = sub->off = 0;
 }
 
-/* The stamp is parsed by the core (one parser for record text, SPEC §2); a message without
+/* The stamp is parsed by the core (one parser for record text, design.md §2); a message without
  * one is still delivered, whole, so nothing the kernel said is hidden. */
 static void set_stamp(struct hk_audit_msg *msg)
 {
@@ -520,7 +520,7 @@ int hk_audit_sub_recv(struct hk_audit_sub *sub, struct hk_audit_msg *msg, int ti
 		sub->len = sub->off = 0;
 		ssize_t n = recv_datagram(sub->fd, sub->buf, sub->buf_cap, &from_kernel, &truncated);
 		if (n == -ENOBUFS) {
-			/* KERNEL-FACTS §9: the socket's buffer overflowed; the kernel's `lost`
+			/* kernel-facts.md §9: the socket's buffer overflowed; the kernel's `lost`
 			 * does not count these.  The records still queued remain readable. */
 			sub->enobufs++;
 			return hk_fail(err, ENOBUFS, "the audit multicast socket's receive buffer "

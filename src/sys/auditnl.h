@@ -1,4 +1,4 @@
-/* Audit netlink client: the kernel-facing half of harkaq-audit (SPEC §6; KERNEL-FACTS §5, §9).
+/* Audit netlink client: the kernel-facing half of harkaq-audit (design.md §6; kernel-facts.md §5, §9).
  *
  * Two kinds of socket, both AF_NETLINK/NETLINK_AUDIT:
  *
@@ -55,7 +55,7 @@
 /* How long a control request waits for the kernel's answer. */
 #define HK_AUDIT_REPLY_TIMEOUT_MS 2000
 
-/* Receive buffer asked for by default (bytes).  KERNEL-FACTS §10: about 650 bytes of record
+/* Receive buffer asked for by default (bytes).  kernel-facts.md §10: about 650 bytes of record
  * text per denial, 145-170k records/s; a slow moment of the reader must not overrun. */
 #define HK_AUDIT_DEFAULT_RCVBUF (32 * 1024 * 1024)
 
@@ -114,7 +114,7 @@ int hk_audit_get(struct hk_audit_ctl *ctl, struct hk_audit_status *st, struct hk
 
 /* AUDIT_SET of one setting, waiting for the kernel's nlmsgerr.  Returns the kernel's
  * non-negative answer: 0, except for HK_AUDIT_SET_LOST, where the kernel answers with the
- * counter's old value as a *positive* error code (KERNEL-FACTS §5) — a success, not a failure;
+ * counter's old value as a *positive* error code (kernel-facts.md §5) — a success, not a failure;
  * the exact value is stored in *kernel_value when kernel_value is not NULL (the return value
  * saturates at INT_MAX).  Check the effect with a fresh hk_audit_get(). */
 int hk_audit_set(struct hk_audit_ctl *ctl, enum hk_audit_setting setting, uint32_t value,
@@ -162,7 +162,7 @@ struct hk_audit_msg {
 
 /* Returns 1 with *msg filled; 0 when nothing arrived within timeout_ms (0 = do not wait,
  * -1 = wait forever); -ENOBUFS when the socket's receive buffer overflowed since the last
- * call (records were lost that the kernel's `lost` counter does not count, KERNEL-FACTS §9):
+ * call (records were lost that the kernel's `lost` counter does not count, kernel-facts.md §9):
  * sub->enobufs is incremented and the caller should simply call again — the records still
  * queued are readable.  Any other -errno is a real failure. */
 int hk_audit_sub_recv(struct hk_audit_sub *sub, struct hk_audit_msg *msg, int timeout_ms,

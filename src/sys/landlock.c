@@ -97,7 +97,7 @@ uint64_t hk_landlock_grant_access(enum hk_grant_kind kind, bool is_dir, uint64_t
 	uint64_t want = 0;
 	switch (kind) {
 	case HK_GRANT_RO:
-		/* Per-file semantics (SPEC §3.3): ro never means "everything beneath". */
+		/* Per-file semantics (design.md §3.3): ro never means "everything beneath". */
 		want = is_dir ? HK_LL_FS_READ_DIR : (HK_LL_FS_EXECUTE | HK_LL_FS_READ_FILE);
 		break;
 	case HK_GRANT_LIST:
@@ -107,7 +107,7 @@ uint64_t hk_landlock_grant_access(enum hk_grant_kind kind, bool is_dir, uint64_t
 		want = is_dir ? HK_LL_FS_ALL : (HK_LL_FS_FILE_RIGHTS & ~HK_LL_FS_EXECUTE);
 		break;
 	}
-	/* Directory-only rights on a non-directory: the kernel answers EINVAL (KERNEL-FACTS §6). */
+	/* Directory-only rights on a non-directory: the kernel answers EINVAL (kernel-facts.md §6). */
 	if (!is_dir)
 		want &= HK_LL_FS_FILE_RIGHTS;
 	return want & handled;
@@ -293,7 +293,7 @@ static void mount_table_load(struct mount_table *t)
 
 /* One rule: open the object (O_PATH: never restricted, and follows symlinks so the rule lands
  * on the target, which is what the kernel checks), mask the rights by its type, add.  No
- * allocation: this runs once per file of the closure (KERNEL-FACTS §10, 5–7 µs each).
+ * allocation: this runs once per file of the closure (kernel-facts.md §10, 5–7 µs each).
  * *truncate_added says whether the rule also got TRUNCATE (read-only superblocks, above). */
 struct parent_dir;
 static int add_path_rule(int ruleset_fd, const char *path, enum hk_grant_kind kind,
@@ -423,7 +423,7 @@ static bool is_granted(const struct hk_policy_grant *const *order, size_t n, con
 
 /* ---- collapsed directories ----
  *
- * One rule per file costs 5–16 µs to install (KERNEL-FACTS §10; the upper figure on an
+ * One rule per file costs 5–16 µs to install (kernel-facts.md §10; the upper figure on an
  * overlay of many layers), paid in every phase: 8.9k files are ~110 ms.  `harkaq build`
  * finds the directories whose whole merged content, recursively, is granted `ro` file by
  * file (src/core/collapse.c: from the closure's manifests and the base root) and hands them
@@ -500,7 +500,7 @@ static void plan_collapse(const struct hk_policy_grant *const *order, size_t n,
 /* ---- installing the rules ----
  *
  * What one rule costs is a handful of syscalls (open, statx, landlock_add_rule, close: 5–7 µs
- * here, KERNEL-FACTS §10), paid in every phase, so a closure's rules are installed by two
+ * here, kernel-facts.md §10), paid in every phase, so a closure's rules are installed by two
  * threads when the machine has two CPUs: each takes a contiguous range of the sorted grants.
  * The ranges give the same rules and counts as one pass over all of them: an ancestor is added
  * for the first path that needs it, and "needs" is decided from the path before it in the
@@ -727,7 +727,7 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 	r->log_flag_withheld = false;
 	if (cfg->abi >= 7) {
 		/* Without it, denials after execve are never logged and every build would be
-		 * certified hermetic (SPEC §3.5, KERNEL-FACTS §2). */
+		 * certified hermetic (design.md §3.5, kernel-facts.md §2). */
 		if (cfg->withhold_log_flag)
 			r->log_flag_withheld = true;
 		else
@@ -739,7 +739,7 @@ int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_c
 	r->ro_sb_truncate = 0;
 	r->n_missing = r->n_not_dirs = 0;
 
-	/* Network rights are not handled: the sandbox's network namespace is empty (SPEC §13). */
+	/* Network rights are not handled: the sandbox's network namespace is empty (design.md §13). */
 	struct ll_ruleset_attr attr = { .handled_access_fs = r->handled_fs, .scoped = r->scopes };
 	hk_autoclose int ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr,
 						   ruleset_attr_size(cfg->abi), 0);

@@ -1,4 +1,4 @@
-/* Landlock: the filesystem half of the cage (SPEC §3.1–3.7, KERNEL-FACTS §1, §2, §6, §7).
+/* Landlock: the filesystem half of the cage (design.md §3.1–3.7, kernel-facts.md §1, §2, §6, §7).
  *
  * Three layers, from pure to irreversible:
  *
@@ -48,7 +48,7 @@
 /* Every filesystem right harkaq knows: what the cage asks to handle before the ABI narrows it. */
 #define HK_LL_FS_ALL          ((1ULL << HK_LL_FS_NBITS) - 1)
 
-/* Rights the kernel accepts in a rule on a non-directory (KERNEL-FACTS §6); any other right on
+/* Rights the kernel accepts in a rule on a non-directory (kernel-facts.md §6); any other right on
  * a non-directory makes landlock_add_rule fail with EINVAL. */
 #define HK_LL_FS_FILE_RIGHTS                                                                  \
 	(HK_LL_FS_EXECUTE | HK_LL_FS_WRITE_FILE | HK_LL_FS_READ_FILE | HK_LL_FS_TRUNCATE |      \
@@ -73,7 +73,7 @@ uint64_t hk_landlock_scopes_for_abi(int abi);
 /* Rights a grant gives an object (a rule's allowed_access), already intersected with
  * `handled`.  The decisions (docs/cage.md):
  *   ro   on a non-directory  EXECUTE | READ_FILE
- *   ro   on a directory      READ_DIR  — the same as list: rules are per file (SPEC §3.3), so
+ *   ro   on a directory      READ_DIR  — the same as list: rules are per file (design.md §3.3), so
  *                            "read everything beneath" is never what ro means
  *   list on a directory      READ_DIR
  *   list on a non-directory  nothing (READ_DIR is directory-only; 0 = no rule to add)

@@ -1,4 +1,4 @@
-/* seccomp: the syscall half of the cage (SPEC §3.8, design D4).
+/* seccomp: the syscall half of the cage (design.md §3.8, design D4).
  *
  * A denylist, not an allowlist: what an honest build never needs (module loading, kexec,
  * ptrace, io_uring, mounts, …) is enumerable and stable; what a build needs is not.  Denied
@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 
-/* The denied syscalls, exactly SPEC §3.8's list, in that order. */
+/* The denied syscalls, exactly design.md §3.8's list, in that order. */
 extern const char *const hk_seccomp_denylist[];
 extern const size_t hk_seccomp_denylist_len;
 

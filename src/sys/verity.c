@@ -1,4 +1,4 @@
-/* fs-verity ioctls (SPEC §12): see verity.h. */
+/* fs-verity ioctls (design.md §12): see verity.h. */
 #include "sys/verity.h"
 
 #include <errno.h>

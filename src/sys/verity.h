@@ -1,4 +1,4 @@
-/* fs-verity: sealed artifacts (SPEC §12, docs/sealing.md).  The only file that calls the
+/* fs-verity: sealed artifacts (design.md §12, docs/sealing.md).  The only file that calls the
  * fs-verity ioctls; the core (src/core/store.c) stores and compares the digests this file
  * measures, through the callbacks below, and never talks to the kernel itself.
  *

@@ -1,4 +1,4 @@
-/* cage_syscalls: calls every syscall of the cage's seccomp denylist (SPEC §3.8) through each
+/* cage_syscalls: calls every syscall of the cage's seccomp denylist (design.md §3.8) through each
  * x86-64 entry point and prints the errno per call, one line per syscall:
  *
  *   ptrace native=ESRCH i386=ESRCH x32=ENOSYS

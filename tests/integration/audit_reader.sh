@@ -1,5 +1,5 @@
 #!/bin/bash
-# harkaq-audit end to end (SPEC §6, docs/audit-reader.md): the real binary, a real Landlock
+# harkaq-audit end to end (design.md §6, docs/audit-reader.md): the real binary, a real Landlock
 # denial, the JSON-lines protocol, the privilege drop seen from outside, and the audit settings
 # put back exactly as they were found.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# harkaq-exec, the real static binary, end to end (SPEC §3, §4; docs/cage.md).
+# harkaq-exec, the real static binary, end to end (design.md §3, §4; docs/cage.md).
 #
 # Filesystem cases run as nobody (uid 65534) in a 0755 scratch directory under /var/tmp with
 # 0644 files, so DAC allows everything Landlock is asked to deny; every negative has its
@@ -414,7 +414,7 @@ umount "$O/pure/mnt"
 umount "$S/ovl"
 umount "$S/ro"
 
-# ---- cost: 100k per-file rules (KERNEL-FACTS §10) ----
+# ---- cost: 100k per-file rules (kernel-facts.md §10) ----
 
 { echo "harkaq-policy 1"; echo "ro $P"
   LC_ALL=C find /usr /etc /var/lib -xdev -type f 2>/dev/null | LC_ALL=C grep -E '^[!-~]+$' |

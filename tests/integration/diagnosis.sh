@@ -1,5 +1,5 @@
 #!/bin/bash
-# Diagnosis on real Debian packages (SPEC §8, §10; docs/diagnosis.md): the closed loop of the
+# Diagnosis on real Debian packages (design.md §8, §10; docs/diagnosis.md): the closed loop of the
 # demo step by step with assertions, declarable vs irreducible debt, a symlink alias resolved
 # to its provider, several providers, a policy bug kept apart from debt, and evidence objects
 # that verify (and stop verifying when a byte changes).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The evidence channel end to end (SPEC §4, §6, §7): `harkaq run` with the real reader,
+# The evidence channel end to end (design.md §4, §6, §7): `harkaq run` with the real reader,
 # the real cage and real Landlock denials, asserting on the --verdict-out JSON.  Every negative
 # has its positive control in this same run; every fault injected must end in NoEvidence with
 # its reason code and never in Hermetic.  Audit settings changed here (enabled, backlog_limit)
@@ -47,7 +47,7 @@ echo "granted content 1f3a" >"$S/granted"
 echo "not declared" >"$S/ungranted"
 mkdir "$S/odd" "$S/out" "$S/conc"
 # A space, a double quote, UTF-8 and a byte that is not UTF-8 at all: the kernel hex-encodes
-# every one of them (KERNEL-FACTS §4); the verdict must give the bytes back exactly.
+# every one of them (kernel-facts.md §4); the verdict must give the bytes back exactly.
 for n in 'with space' 'q"uote' 'été' $'bad\xffbyte'; do echo odd >"$S/odd/$n"; done
 for i in 1 2 3 4 5 6 7 8; do echo "run $i" >"$S/conc/f$i"; done
 chmod -R a+rX "$S"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Sealed artifacts (SPEC §12, docs/sealing.md), on filesystems this test makes itself:
+# Sealed artifacts (design.md §12, docs/sealing.md), on filesystems this test makes itself:
 #   - an ext4 image with -O verity: `store seal` enables fs-verity and records the digests;
 #     a sealed file cannot be written even by root (EPERM, even after chmod u+w); bytes changed
 #     under the filesystem (dd onto the loop device) make reading fail with EIO, and `store

@@ -1,4 +1,4 @@
-/* The audit netlink client against the running kernel (SPEC §6; KERNEL-FACTS §5, §8, §9).
+/* The audit netlink client against the running kernel (design.md §6; kernel-facts.md §5, §8, §9).
  *
  * Runs as root on a kernel with audit and Landlock ABI >= 7.  Every audit setting a test
  * changes is restored exactly before the test ends, whatever its checks found.  The audit
@@ -91,7 +91,7 @@ static void child_denied_opens(const char *path, int attempts)
 		_exit(11);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		_exit(12);
-	/* flags 0: same-exec logging is on by default (KERNEL-FACTS §2). */
+	/* flags 0: same-exec logging is on by default (kernel-facts.md §2). */
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) != 0)
 		_exit(13);
 	close(ruleset);
@@ -105,7 +105,7 @@ static void child_denied_opens(const char *path, int attempts)
 	_exit(0);
 }
 
-/* Forks the child above and reaps it (a zombie keeps the domain alive, KERNEL-FACTS §3).
+/* Forks the child above and reaps it (a zombie keeps the domain alive, kernel-facts.md §3).
  * Returns the child's pid, or -1; *status gets its wait status. */
 static pid_t run_denied_opens(const char *path, int attempts, int *status)
 {
@@ -166,7 +166,7 @@ TEST(audit_get_returns_the_status_reply_not_the_ack)
 	struct hk_error err;
 	REQUIRE(hk_audit_ctl_open(&ctl, &err) == 0);
 
-	/* The ACK (sent first, KERNEL-FACTS §5) is an nlmsgerr of 0 followed by our request's
+	/* The ACK (sent first, kernel-facts.md §5) is an nlmsgerr of 0 followed by our request's
 	 * header: read as a status it would say mask=0, enabled=36 (the header length),
 	 * backlog_limit=0.  A real status has a positive backlog_limit and enabled <= 2. */
 	struct hk_audit_status first;
@@ -357,7 +357,7 @@ TEST(subscriber_receives_a_landlock_denial_and_its_deallocation)
 			CHECK_EQ_INT(0, record_domain(body, &domain));
 			access_serial = m.serial;
 		} else if (seen_access && m.type == AUDIT_SYSCALL && m.serial == access_serial) {
-			/* "Who tried" travels in the same event (SPEC §6). */
+			/* "Who tried" travels in the same event (design.md §6). */
 			seen_syscall = true;
 			CHECK_CONTAINS(body, "success=no");
 			CHECK_CONTAINS(body, "exit=-13");
@@ -379,7 +379,7 @@ TEST(subscriber_receives_a_landlock_denial_and_its_deallocation)
 		}
 	}
 	CHECK(seen_access);
-	CHECK(domain > 0xffffffffull); /* ids start at 2^32 + random (KERNEL-FACTS §3) */
+	CHECK(domain > 0xffffffffull); /* ids start at 2^32 + random (kernel-facts.md §3) */
 	CHECK(seen_syscall);
 	CHECK(seen_allocated);
 	CHECK(seen_dealloc);

@@ -1,5 +1,5 @@
 /* Audit record text -> structs, on record text in the exact form the kernel writes it
- * (KERNEL-FACTS §3, §4: measured on kernel 6.18 with ABI 7). */
+ * (kernel-facts.md §3, §4: measured on kernel 6.18 with ABI 7). */
 #include "harness.h"
 
 #include "core/audit_record.h"

@@ -1,5 +1,5 @@
 /* One run's evidence from the global audit stream: canary attribution, who tried, and the
- * kernel count.  Fixtures are audit logs in the kernel's own text (KERNEL-FACTS §3), as the
+ * kernel count.  Fixtures are audit logs in the kernel's own text (kernel-facts.md §3), as the
  * reader forwards them: "type=N audit(SEC.MSEC:SERIAL): fields". */
 #include "harness.h"
 

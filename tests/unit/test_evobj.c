@@ -1,4 +1,4 @@
-/* Evidence objects (SPEC §10, docs/evidence-objects.md): canonical bytes, addressed by their
+/* Evidence objects (design.md §10, docs/evidence-objects.md): canonical bytes, addressed by their
  * BLAKE3, stored atomically, and verification that refuses any change. */
 #include "harness.h"
 

@@ -1,4 +1,4 @@
-/* Diagnosis (SPEC §8): declarable vs irreducible debt, symlink aliases, provider ranking,
+/* Diagnosis (design.md §8): declarable vs irreducible debt, symlink aliases, provider ranking,
  * policy bugs kept apart from debt — on a real store built in a temporary directory and
  * verdicts computed from audit records in the kernel's own text. */
 #include "harness.h"

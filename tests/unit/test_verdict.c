@@ -1,4 +1,4 @@
-/* The three-state verdict (SPEC §7) on audit logs in the kernel's own text. */
+/* The three-state verdict (design.md §7) on audit logs in the kernel's own text. */
 #include "harness.h"
 
 #include <stdlib.h>
