@@ -366,6 +366,8 @@ struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br)
 		.closure = br->plan_ok ? (const char *const *)br->plan.closure_names : NULL,
 		.n_closure = br->plan_ok ? br->plan.n_closure : 0,
 		.sandbox_contract = true,
+		/* Any base with a dpkg database names the package of a denied base file. */
+		.base_root = br->plan_ok ? br->plan.base_root : NULL,
 	};
 	return hk_suggester_new(&in);
 }

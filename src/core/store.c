@@ -332,6 +332,17 @@ static int copy_dir(int sfd, int dfd, const char *shown, struct hk_error *err)
 /* ---------------------------------------------------------------------------------------- */
 /* names, dependency groups, identity                                                       */
 
+const char *hk_artifact_origin_name(enum hk_artifact_origin o)
+{
+	switch (o) {
+	case HK_ORIGIN_DEB: return "deb";
+	case HK_ORIGIN_OTHER: return "added";
+	case HK_ORIGIN_BUILD: return "build";
+	case HK_ORIGIN_BASE: return "base";
+	}
+	return "added";
+}
+
 bool hk_artifact_name_valid(const char *name)
 {
 	size_t n = strlen(name);
@@ -652,6 +663,34 @@ static const char *jstr(const struct hk_jval *obj, const char *key)
 	return v && v->type == HK_JSTR && strlen(v->str) == v->len ? v->str : NULL;
 }
 
+/* Where an artifact came from, read from its provenance ("source"): a Debian package's
+ * import writes "type": "deb", a pinned base "type": "base", a sealed build output
+ * "built_by". */
+static enum hk_artifact_origin origin_of(const struct hk_jval *source)
+{
+	if (!source || source->type != HK_JOBJ)
+		return HK_ORIGIN_OTHER;
+	const char *type = jstr(source, "type");
+	if (type && strcmp(type, "deb") == 0)
+		return HK_ORIGIN_DEB;
+	if (type && strcmp(type, "base") == 0)
+		return HK_ORIGIN_BASE;
+	if (jstr(source, "built_by"))
+		return HK_ORIGIN_BUILD;
+	return HK_ORIGIN_OTHER;
+}
+
+static enum hk_artifact_origin origin_of_text(const char *source_json)
+{
+	struct hk_jval *v = NULL;
+	struct hk_error ignored;
+	if (!source_json || hk_json_parse(source_json, strlen(source_json), &v, &ignored) < 0)
+		return HK_ORIGIN_OTHER;
+	enum hk_artifact_origin o = origin_of(v);
+	hk_jval_free(v);
+	return o;
+}
+
 /* Parses and checks one metadata file.  `dirname` is its expected directory name (from the
  * file name).  The recorded identity must hash to the directory name, so metadata cannot be
  * edited without the store noticing. */
@@ -733,6 +772,8 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 			a->provides[a->n_provides++] = hk_xstrdup(p->str);
 		}
 	}
+	if (!why)
+		a->origin = origin_of(hk_jobj_get(v, "source"));
 	hk_jval_free(v);
 	char expect_dir[HEX_LEN + 2 + NAME_MAX_LEN + 1];
 	if (!why) {
@@ -1097,6 +1138,10 @@ static int index_load(struct hk_store *s, struct hk_error *err)
 static void index_lines_of(const struct hk_artifact *a, const struct hk_tree *t, char ***lines,
 			   size_t *n, size_t *cap)
 {
+	/* A pinned base is the ground every build stands on, never a dep to declare: who ships
+	 * one of its paths is answered by its own dpkg database (core/debroot.h). */
+	if (a->origin == HK_ORIGIN_BASE)
+		return;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hk_tree_entry *e = &t->entries[i];
 		if (e->type == HK_TREE_DIR)
@@ -1470,6 +1515,7 @@ int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifa
 		a->path = hk_xasprintf("%s/%s", s->root, a->dirname);
 		a->meta_path = hk_xasprintf("%s/" META_DIR "/%s.json", s->root, a->dirname);
 		a->meta_json = meta_encode(a, spec->source_json);
+		a->origin = origin_of_text(spec->source_json);
 	}
 	int lock_fd = -1;
 	if (r == 0) {
