@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/derive.h"
 #include "core/dir.h"
+#include "core/statcache.h"
 #include "core/tree.h"
 #include "core/util.h"
 
@@ -385,9 +386,18 @@ int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(con
 	hk_autofree char *marker = hk_xasprintf("%s/%s/artifacts", views, hex);
 	struct stat st;
 	if (lstat(marker, &st) < 0) {
+		/* Linking and unlinking the store's files sets their ctime: the artifacts whose
+		 * stat cache matched before are recorded again after (core/statcache.h). */
+		bool *warm = hk_xcalloc(n + 1, sizeof(bool));
+		for (size_t i = 0; i < n; i++)
+			warm[i] = hk_statcache_matches(s, arts[i]);
 		r = make_view(s, views, hex, arts, n, base_root, merged, out, err);
 		if (r == 0)
 			prune_views(views, hex);
+		for (size_t i = 0; r == 0 && i < n; i++)
+			if (warm[i])
+				hk_statcache_refresh(s, arts[i]);
+		free(warm);
 	} else {
 		out->n_artifacts = n;
 	}
