@@ -43,6 +43,9 @@ static const char base_usage[] =
 	"                      (default http://deb.debian.org/debian).  SOURCE_DATE_EPOCH is\n"
 	"                      fixed (default 1686355200, Debian 12's release) so the same archive\n"
 	"                      state gives the same tree, hence the same id\n"
+	"  import NAME|ID --from DIR\n"
+	"                      copy a base from the store DIR into this one (same tree, same id)\n"
+	"                      and tag it by its name: one download serves several stores\n"
 	"  list [--json]       every base: tag, id, version, variant, package count\n"
 	"  show NAME|ID [--json]\n"
 	"                      one base: id, provenance and its package list\n"
@@ -443,6 +446,72 @@ static int sub_create(struct hk_store *s, int argc, char **argv)
 	return r < 0 ? fail_exit(&err) : 0;
 }
 
+/* ---- import ------------------------------------------------------------------------------ */
+
+static int sub_import(struct hk_store *s, int argc, char **argv)
+{
+	const char *ref = NULL, *from = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *v = "";
+		if (is_help(argv[i])) {
+			fputs(base_usage, stdout);
+			return 0;
+		} else if (take_value(argc, argv, &i, "--from", &v)) {
+			if (!v)
+				return usage_error("import: --from needs a store directory");
+			from = v;
+		} else if (argv[i][0] == '-') {
+			return usage_error("import: unknown option '%s'", argv[i]);
+		} else if (ref) {
+			return usage_error("import: one base at a time ('%s' is extra)", argv[i]);
+		} else {
+			ref = argv[i];
+		}
+	}
+	if (!ref || !from)
+		return usage_error("import: NAME (or ID) and --from DIR are required");
+	struct hk_error err = { 0 };
+	struct hk_store *other = NULL;
+	if (hk_store_open(from, false, &other, &err) < 0)
+		return fail_exit(&err);
+	const struct hk_artifact *src = NULL;
+	int rc = 0;
+	struct hk_jval *meta = NULL;
+	if (hk_base_find(other, ref, &src, &err) < 0 ||
+	    hk_json_parse(src->meta_json, strlen(src->meta_json), &meta, &err) < 0) {
+		rc = fail_exit(&err);
+		goto err_close_other;
+	}
+	/* The provenance travels as it was recorded: the copy is the same base. */
+	struct hk_buf source = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &source, 0);
+	hk_json_value(&j, hk_jobj_get(meta, "source"));
+	struct hk_artifact_spec spec = {
+		.name = src->name, .version = src->version, .source_json = hk_buf_str(&source),
+	};
+	const struct hk_artifact *a = NULL;
+	bool added = false;
+	if (hk_store_add(s, src->path, &spec, 0, &a, &added, &err) < 0 ||
+	    hk_base_tag_set(s, a->name, a, &err) < 0) {
+		rc = fail_exit(&err);
+	} else if (strcmp(a->id, src->id) != 0) {
+		/* Same tree, same name, version and provenance: a different id means the copy is
+		 * not the base it was taken from. */
+		fprintf(stderr, "harkaq store base: the copy of %s has the id %s, not %s\n",
+			src->name, a->id, src->id);
+		rc = HK_EXIT_DATAERR;
+	} else {
+		printf("%s %s %s %s (%zu files, from %s)\n", added ? "added" : "present", a->id,
+		       a->name, a->version, a->file_count, from);
+	}
+	hk_buf_free(&source);
+err_close_other:
+	hk_jval_free(meta);
+	hk_store_close(other);
+	return rc;
+}
+
 /* ---- list, show, packages, owner --------------------------------------------------------- */
 
 static void base_json(struct hk_json *j, const struct hk_artifact *a, const char *tag,
@@ -651,6 +720,7 @@ int cmd_store_base(const char *store_dir, int argc, char **argv)
 		int (*run)(struct hk_store *, int, char **);
 	} subs[] = {
 		{ "create", true, sub_create },
+		{ "import", true, sub_import },
 		{ "list", false, sub_list },
 		{ "show", false, sub_show },
 		{ "packages", false, sub_packages },
