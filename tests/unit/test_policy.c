@@ -925,6 +925,7 @@ TEST(documented_example)
 {
 	static const char doc[] = "# Derived for zlib-dev; comments start with '#' in column 1.\n"
 				  "harkaq-policy 1\n"
+				  "base " B3_ID "\n"
 				  "scope abstract-unix-socket\n"
 				  "scope signal\n"
 				  "list /usr/include\n"
@@ -938,6 +939,7 @@ TEST(documented_example)
 	CHECK_PARSES_INTO(doc, &p);
 	hk_autofree char *text = encode(&p);
 	CHECK_STR_EQ("harkaq-policy 1\n"
+		     "base " B3_ID "\n"
 		     "scope abstract-unix-socket\n"
 		     "scope signal\n"
 		     "rw /tmp\n"
