@@ -6,10 +6,10 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,6 +19,7 @@
 #include "cli/proc.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "sys/proc.h"
 
 /* Bounds on waiting.  The deallocation record comes from a kworker about 50 ms after the
  * last process of the domain is reaped (kernel-facts.md §3); the bound only matters when
@@ -101,52 +102,54 @@ static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
 /* Handles one line of the reader.  Returns 1 for "ready", 2 for "end", 0 otherwise. */
 static int reader_line(struct hk_cage_result *res, const char *line)
 {
-	struct hk_jval *v = NULL;
+	struct hk_reader_line l;
 	struct hk_error e;
-	if (hk_json_parse(line, strlen(line), &v, &e) < 0) {
+	if (hk_reader_line_decode(line, strlen(line), &l, &e) < 0) {
 		res->reader_failed = true;
 		if (!res->reader_error)
 			res->reader_error = hk_xasprintf("unreadable line from the reader: %s", e.msg);
 		return 0;
 	}
 	int ret = 0;
-	const char *event = hk_jobj_str(v, "event");
-	if (!event) {
-		/* ignore */
-	} else if (strcmp(event, "record") == 0) {
-		const struct hk_jval *t = hk_jobj_get(v, "text");
-		size_t len = 0;
-		hk_autofree char *text = t ? hk_jval_bytes(t, &len) : NULL;
-		if (text) {
-			struct hk_error fe;
-			/* A record that does not parse is counted by the evidence (n_malformed); if
-			 * it was one of this run's, the count check against denials=N fails and
-			 * says so.  Another process's odd record must not condemn this run. */
-			(void)hk_evidence_feed(&res->evidence, (unsigned)hk_jobj_int(v, "type", 0),
-					       (uint64_t)hk_jobj_int(v, "serial", 0), text, len,
+	switch (l.event) {
+	case HK_READER_RECORD: {
+		struct hk_error fe;
+		/* A record that does not parse is counted by the evidence (n_malformed); if it was
+		 * one of this run's, the count check against denials=N fails and says so.  Another
+		 * process's odd record must not condemn this run. */
+		if (l.text)
+			(void)hk_evidence_feed(&res->evidence, l.type, l.serial, l.text, l.text_len,
 					       &fe);
-		}
-	} else if (strcmp(event, "ready") == 0) {
+		break;
+	}
+	case HK_READER_READY:
 		res->reader_ready = true;
-		res->audit_confirmed = hk_jobj_bool(v, "confirmed");
-		hk_jval_free(res->audit_before);
-		hk_jval_free(res->audit_changed);
-		res->audit_before = hk_jval_copy(hk_jobj_get(v, "audit"));
-		res->audit_changed = hk_jval_copy(hk_jobj_get(v, "changed"));
-		res->lost_before = hk_jobj_int(res->audit_before, "lost", -1);
+		res->audit_confirmed = l.confirmed;
+		res->have_audit_before = l.has_audit;
+		res->audit_before = l.audit;
+		memcpy(res->audit_changed, l.changed, sizeof(l.changed));
+		res->n_audit_changed = l.n_changed;
+		res->lost_before = l.has_audit ? (long long)l.audit.lost : -1;
 		ret = 1;
-	} else if (strcmp(event, "end") == 0) {
-		hk_jval_free(res->audit_after);
-		res->audit_after = hk_jval_copy(hk_jobj_get(v, "audit"));
-		res->lost_after = hk_jobj_int(res->audit_after, "lost", -1);
-		res->enobufs = hk_jobj_int(v, "enobufs", 0);
+		break;
+	case HK_READER_END:
+		res->have_audit_after = l.has_audit;
+		res->audit_after = l.audit;
+		res->lost_after = l.has_audit ? (long long)l.audit.lost : -1;
+		res->enobufs = (long long)l.enobufs;
 		ret = 2;
-	} else if (strcmp(event, "error") == 0) {
+		break;
+	case HK_READER_ERROR:
 		res->reader_failed = true;
 		if (!res->reader_error)
-			res->reader_error = hk_xstrdup(hk_jobj_str(v, "message") ?: "reader error");
+			res->reader_error = hk_xstrdup(l.text_reason ?: "reader error");
+		break;
+	case HK_READER_OVERRUN:
+	case HK_READER_WARNING:
+	case HK_READER_STATUS:
+		break;
 	}
-	hk_jval_free(v);
+	hk_reader_line_free(&l);
 	return ret;
 }
 
@@ -167,30 +170,32 @@ static int reader_drain(struct hk_cage_reader *rd, struct hk_cage_result *res)
 
 static void status_line(struct hk_cage_result *res, const char *line)
 {
-	struct hk_jval *v = NULL;
+	struct hk_exec_event ev;
 	struct hk_error e;
-	if (hk_json_parse(line, strlen(line), &v, &e) < 0)
-		return; /* harkaq-exec writes only JSON here; anything else is not its report */
-	const char *event = hk_jobj_str(v, "event");
-	if (event && strcmp(event, "cage") == 0) {
-		res->abi = (int)hk_jobj_int(v, "abi", -1);
-		res->real_abi = (int)hk_jobj_int(v, "real_abi", res->abi);
-		res->forced_abi = hk_jobj_bool(v, "forced");
-		res->log_flag_withheld = hk_jobj_bool(v, "log_flag_withheld");
-		hk_jval_free(res->cage_status);
-		res->cage_status = v;
-		return;
-	}
-	if (event && strcmp(event, "canary") == 0) {
-		free(res->canary_result);
-		res->canary_result = hk_xstrdup(hk_jobj_str(v, "result") ?: "error");
-	} else if (event && strcmp(event, "error") == 0) {
+	if (hk_exec_event_decode(line, strlen(line), &ev, &e) < 0)
+		return; /* harkaq-exec writes only its events here; anything else is not its report */
+	switch (ev.kind) {
+	case HK_EXEC_EVENT_CAGE:
+		res->abi = ev.cage.abi;
+		res->real_abi = ev.cage.real_abi;
+		if (res->cage_reported)
+			hk_cage_report_free(&res->cage);
+		res->cage = ev.cage;
+		res->cage_reported = true;
+		memset(&ev.cage, 0, sizeof(ev.cage)); /* moved into the result */
+		break;
+	case HK_EXEC_EVENT_CANARY:
+		res->canary_reported = true;
+		res->canary = ev.canary;
+		break;
+	case HK_EXEC_EVENT_ERROR:
 		if (!res->cage_error) {
-			res->cage_error = hk_xstrdup(hk_jobj_str(v, "message") ?: "cage error");
-			res->cage_error_layer = hk_xstrdup(hk_jobj_str(v, "layer") ?: "unknown");
+			res->cage_error = hk_xstrdup(ev.message ? ev.message : "cage error");
+			res->cage_error_layer = hk_xstrdup(ev.layer ? ev.layer : "unknown");
 		}
+		break;
 	}
-	hk_jval_free(v);
+	hk_exec_event_free(&ev);
 }
 
 /* In the forked child, before exec: a failure goes to the status pipe as the cage's own
@@ -198,16 +203,13 @@ static void status_line(struct hk_cage_result *res, const char *line)
 static void child_fail(int status_fd, const char *layer, const char *msg)
 {
 	struct hk_buf b = HK_BUF_INIT;
-	struct hk_json j;
-	hk_json_init(&j, &b, 0);
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "event");
-	hk_json_str(&j, "error");
-	hk_json_key(&j, "layer");
-	hk_json_str(&j, layer);
-	hk_json_key(&j, "message");
-	hk_json_str(&j, msg);
-	hk_json_obj_end(&j);
+	const struct hk_exec_event ev = {
+		.kind = HK_EXEC_EVENT_ERROR,
+		.layer = (char *)(uintptr_t)layer,
+		.message = (char *)(uintptr_t)msg,
+		.exit_code = -1,
+	};
+	hk_exec_event_encode(&ev, &b);
 	hk_buf_putc(&b, '\n');
 	ssize_t w = write(status_fd, b.data, b.len);
 	(void)w;
@@ -379,7 +381,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 
 	/* Orphans of the caged command must become our children, so that nothing it started
 	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	hk_sys_become_subreaper();
 
 	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
 	rd->pid = -1;
@@ -589,6 +591,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		hk_cage_finish(&r, 1); /* adds its own time to ms_total */
 	else
 		r->deferred = rd->pid > 0;
+	r->interrupted_by = (int)forwarded_signal;
 	if (forwarded_signal)
 		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
 			       (int)forwarded_signal);
@@ -614,9 +617,8 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 	hk_json_int(j, r->ms_command_cpu);
 	/* Part of "command": the cage's own set-up before the command's execve. */
 	hk_json_key(j, "cage_setup");
-	const struct hk_jval *setup = hk_jobj_get(r->cage_status, "setup_ms");
-	if (setup)
-		hk_json_value(j, setup);
+	if (r->cage_reported)
+		hk_cage_report_setup_json(&r->cage, j);
 	else
 		hk_json_null(j);
 	hk_json_obj_end(j);
@@ -625,13 +627,10 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 void hk_cage_result_free(struct hk_cage_result *r)
 {
 	reader_kill(r);
-	hk_jval_free(r->cage_status);
-	hk_jval_free(r->audit_before);
-	hk_jval_free(r->audit_after);
-	hk_jval_free(r->audit_changed);
+	if (r->cage_reported)
+		hk_cage_report_free(&r->cage);
 	free(r->cage_error);
 	free(r->cage_error_layer);
-	free(r->canary_result);
 	free(r->reader_error);
 	hk_evidence_free(&r->evidence);
 	memset(r, 0, sizeof(*r));

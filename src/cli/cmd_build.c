@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include "core/store.h"
 #include "core/util.h"
 #include "core/verdict.h"
+#include "sys/mountns.h"
 #include "sys/verity.h"
 
 /* SOURCE_DATE_EPOCH for every build: fixed, so that a build's bytes do not depend on when it
@@ -765,9 +765,8 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	 * it.  Mounted per phase, each phase paid for a cold overlay: every name looked up in
 	 * every layer again, which made the cage's rules cost twice as much and the uncaged
 	 * phases ~50 ms more each. */
-	if (unshare(CLONE_NEWNS) < 0) {
+	if (hk_sys_unshare_mounts(err) < 0) {
 		code = HK_EXIT_SOFTWARE;
-		hk_fail_errno(err, errno, "unshare(CLONE_NEWNS) for the merged view");
 		goto done;
 	}
 	if (hk_sandbox_mount(&plan, err) < 0) {
@@ -921,12 +920,8 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		unlink(canary_host);
 		free(canary_host);
 		free(canary_sb);
-		if (rc < 0 && err->code == EINTR && !interrupted_by) {
-			int sig = 0;
-			if (sscanf(err->msg, "interrupted by signal %d", &sig) != 1 || sig <= 0)
-				sig = SIGTERM;
-			interrupted_by = sig;
-		}
+		if (rc < 0 && err->code == EINTR && !interrupted_by)
+			interrupted_by = pr->res.interrupted_by > 0 ? pr->res.interrupted_by : SIGTERM;
 		if (interrupted_by) {
 			if (!bo->quiet)
 				fprintf(stderr, "[%s] stopped by signal %d after %.1f s\n", pname,
@@ -946,16 +941,16 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			code = HK_EXIT_SOFTWARE;
 			goto done;
 		}
-		if (bo->cage && !pr->res.cage_status) {
+		if (bo->cage && !pr->res.cage_reported) {
 			hk_fail(err, EPERM, "%s: the cage never reported (harkaq-exec did not start; "
 					    "exit status %d)", pname, pr->res.exit_code);
 			code = HK_EXIT_SOFTWARE;
 			goto done;
 		}
-		if (pr->res.canary_result && strcmp(pr->res.canary_result, "denied") != 0) {
+		if (pr->res.canary_reported && pr->res.canary != HK_CANARY_DENIED) {
 			hk_fail(err, EPERM, "%s: the canary probe said '%s': the derived policy grants "
 					    "what it must not; the phase was not run",
-				pname, pr->res.canary_result);
+				pname, hk_canary_result_name(pr->res.canary));
 			code = HK_EXIT_SOFTWARE;
 			goto done;
 		}
@@ -1153,14 +1148,21 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_cage_timing_json(&pr->res, j);
 		/* How the cage installed the policy: rules per grant, collapsed directories. */
 		hk_json_key(j, "rules");
-		if (pr->res.cage_status) {
-			static const char *const keys[] = { "rules", "ancestors", "beneath", "covered",
-							    "declined", "ro_sb_truncate",
-							    "installers" };
+		if (pr->res.cage_reported) {
+			const struct hk_cage_report *c = &pr->res.cage;
+			const struct {
+				const char *key;
+				uint64_t value;
+			} counts[] = {
+				{ "rules", c->rules },       { "ancestors", c->ancestors },
+				{ "beneath", c->beneath },   { "covered", c->covered },
+				{ "declined", c->declined }, { "ro_sb_truncate", c->ro_sb_truncate },
+				{ "installers", c->installers },
+			};
 			hk_json_obj_begin(j);
-			for (size_t k = 0; k < HK_ARRAY_LEN(keys); k++) {
-				hk_json_key(j, keys[k]);
-				hk_json_int(j, hk_jobj_int(pr->res.cage_status, keys[k], 0));
+			for (size_t k = 0; k < HK_ARRAY_LEN(counts); k++) {
+				hk_json_key(j, counts[k].key);
+				hk_json_uint(j, counts[k].value);
 			}
 			hk_json_obj_end(j);
 		} else {

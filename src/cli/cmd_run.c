@@ -16,6 +16,7 @@
 #include "cli/proc.h"
 #include "cli/runtime.h"
 #include "cli/verdict_out.h"
+#include "core/abi_tier.h"
 #include "core/policy.h"
 #include "core/util.h"
 #include "sys/landlock.h"
@@ -264,11 +265,12 @@ int cmd_run(int argc, char **argv)
 	struct hk_cage_result res;
 	int rc;
 	int effective_abi = force_abi ? (int)force_abi : hk_landlock_probe()->abi;
-	if (require_evidence && evidence && effective_abi < 7) {
+	if (require_evidence && evidence && hk_tier_of_abi(effective_abi) != HK_TIER_EVIDENCE) {
 		memset(&res, 0, sizeof(res));
 		hk_evidence_init(&res.evidence, canary);
 		rc = hk_fail(&err, EPERM, "evidence was required, but Landlock ABI %d cannot report "
-					  "denials (7 is needed); the command was not run", effective_abi);
+					  "denials (%d is needed); the command was not run", effective_abi,
+			     HK_ABI_EVIDENCE);
 	} else {
 		rc = hk_cage_run(&o, &res, &err);
 	}
