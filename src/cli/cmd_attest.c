@@ -88,7 +88,7 @@ static int attest_keygen(int argc, char **argv)
 	char keyid[HK_SHA256_HEX_LEN];
 	if (hk_crypto_init(&err) < 0 || hk_key_generate(argv[1], keyid, &err) < 0) {
 		fprintf(stderr, "harkaq attest keygen: %s\n", err.msg);
-		return err.code == EEXIST ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+		return hk_exit_for_errno(err.code);
 	}
 	printf("private key %s.key (mode 0600: keep it to yourself)\n", argv[1]);
 	printf("public key  %s.pub\n", argv[1]);
@@ -251,7 +251,7 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	int code = HK_EXIT_OK;
 	if (read_file(path, &text, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
-		code = err.code == ENOENT ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+		code = hk_exit_for_errno(err.code);
 		goto out;
 	}
 	if (hk_dsse_parse(hk_buf_str(&text), text.len, &env, &err) < 0) {

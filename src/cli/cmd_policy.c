@@ -45,14 +45,6 @@ static const struct option policy_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int derive_code(int code)
-{
-	/* As `harkaq build` classifies the same failures. */
-	return code == ENOENT || code == EINVAL || code == ELOOP || code == EEXIST
-		       ? HK_EXIT_DATAERR
-		       : HK_EXIT_SOFTWARE;
-}
-
 int cmd_policy(int argc, char **argv)
 {
 	const char *store_opt = NULL, *profile = "autotools";
@@ -115,7 +107,7 @@ int cmd_policy(int argc, char **argv)
 	struct hk_sandbox sb;
 	hk_build_sandbox_init(&sb, &r, true);
 	if (hk_build_derive(&r, store, profile, &sb, &plan, &err) < 0) {
-		code = derive_code(err.code);
+		code = hk_exit_for_errno(err.code);
 		goto out;
 	}
 	planned = true;
