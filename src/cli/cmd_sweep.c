@@ -392,7 +392,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it, str
 			char *r = why ? clean_reason(why, jb->abs_recipe, it->key)
 				      : hk_xasprintf("harkaq build exited with status %d",
 						     it->exit_status);
-			hk_sweep_item_fail(it, NULL, hk_sweep_fail_code_for(r), r);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
 			free(r);
 			free(why);
 		}
@@ -406,7 +406,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it, str
 		else
 			r = hk_xasprintf("harkaq build exited with status %d and left no result",
 					 it->exit_status);
-		hk_sweep_item_fail(it, NULL, why ? hk_sweep_fail_code_for(why) : HK_SWEEP_FAIL_SETUP, r);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
 		free(r);
 		free(why);
 	}

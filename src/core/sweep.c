@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/build_failure.h"
 #include "core/strset.h"
 #include "core/util.h"
 
@@ -124,20 +125,6 @@ enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
 	return HK_SWEEP_HERMETIC;
 }
 
-const char *hk_sweep_fail_code_for(const char *m)
-{
-	if (!m)
-		return HK_SWEEP_FAIL_SETUP;
-	/* The wordings are harkaq build's own (src/cli/cmd_build.c). */
-	if (strstr(m, "fetching the source") || strstr(m, "apt-get source") ||
-	    strstr(m, "source directory") || strstr(m, "tarball"))
-		return HK_SWEEP_FAIL_FETCH;
-	if (strstr(m, "build dep '") || strstr(m, "closure of the declared deps") ||
-	    strstr(m, "has build deps but no store"))
-		return HK_SWEEP_FAIL_DEPS;
-	return HK_SWEEP_FAIL_SETUP;
-}
-
 /* ---- reading a build result ---- */
 
 static const char *jstr(const struct hk_jval *obj, const char *key)
@@ -166,26 +153,21 @@ static int cmp_debt(const void *a, const void *b)
 		      ((const struct hk_sweep_debt *)b)->path);
 }
 
-/* The evidence id a phase carries, in whichever form the build writes it: a string
- * "evidence"/"evidence_id" ("b3:…"), or an object with "id". */
-static const char *phase_evidence(const struct hk_jval *ph)
+/* The failure code of a build that stopped at `stage` (the codes are the stages' names). */
+static const char *fail_code_of(enum hk_build_stage stage)
 {
-	static const char *const keys[] = { "evidence", "evidence_id", "evidence_hash" };
-	for (size_t k = 0; k < HK_ARRAY_LEN(keys); k++) {
-		const struct hk_jval *v = hk_jobj_get(ph, keys[k]);
-		if (!v)
-			continue;
-		if (v->type == HK_JSTR && strncmp(v->str, "b3:", 3) == 0)
-			return v->str;
-		if (v->type == HK_JOBJ) {
-			const char *id = jstr(v, "id");
-			if (!id)
-				id = jstr(v, "hash");
-			if (id)
-				return id;
-		}
+	switch (stage) {
+	case HK_BUILD_STAGE_RECIPE:
+		return HK_SWEEP_FAIL_RECIPE;
+	case HK_BUILD_STAGE_DEPS:
+		return HK_SWEEP_FAIL_DEPS;
+	case HK_BUILD_STAGE_FETCH:
+		return HK_SWEEP_FAIL_FETCH;
+	case HK_BUILD_STAGE_NONE:
+	case HK_BUILD_STAGE_SETUP:
+		break;
 	}
-	return NULL;
+	return HK_SWEEP_FAIL_SETUP;
 }
 
 static struct hk_sweep_debt *find_debt(struct hk_sweep_item *it, const char *path)
@@ -217,8 +199,11 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 	it->artifact = dup_or_null(jstr(b, "artifact"));
 	it->failed_phase = dup_or_null(jstr(b, "failed_phase"));
 	const char *error = jstr(b, "error");
+	struct hk_build_failure failure;
+	if (hk_build_failure_decode(b, &failure, err) < 0)
+		return hk_wrap(err, "not a harkaq build result");
 	if (error && !it->fail_code) {
-		it->fail_code = hk_xstrdup(hk_sweep_fail_code_for(error));
+		it->fail_code = hk_xstrdup(fail_code_of(failure.stage));
 		it->reason = hk_xstrdup(error);
 	}
 
@@ -231,13 +216,10 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 		int64_t v;
 		sp->exit_code = jint(ph, "exit_code", &v) ? (int)v : -1;
 		sp->ms = jint(ph, "ms", &v) ? v : 0;
-		sp->evidence = dup_or_null(phase_evidence(ph));
 		const struct hk_jval *verdict = hk_jobj_get(ph, "verdict");
 		if (!verdict || verdict->type != HK_JOBJ)
 			continue;
 		sp->state = dup_or_null(jstr(verdict, "state"));
-		if (!sp->evidence)
-			sp->evidence = dup_or_null(phase_evidence(verdict));
 		/* The diagnosis (docs/diagnosis.md) names denials on the sandbox's contract
 		 * surfaces: harkaq's bug, kept apart from the recipe's debt. */
 		const struct hk_jval *report = hk_jobj_get(ph, "report");
@@ -249,8 +231,8 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 			if (bp)
 				hk_strset_add_owned(&bugs, bp);
 		}
-		if (!sp->evidence && report)
-			sp->evidence = dup_or_null(phase_evidence(report));
+		/* The id of the phase's stored evidence object (cli/report.h), or null. */
+		sp->evidence = dup_or_null(jstr(report, "evidence"));
 		const struct hk_jval *reasons = hk_jobj_get(verdict, "reasons");
 		if (reasons && reasons->type == HK_JARR && reasons->len > 0)
 			sp->reason = dup_or_null(jstr(&reasons->items[0], "code"));

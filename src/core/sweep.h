@@ -124,9 +124,6 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *bui
 /* The outcome from the item's phases, debts and failure (the rule in docs/sweep.md). */
 enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it);
 
-/* A harkaq build "harkaq build: …" message → HK_SWEEP_FAIL_* code. */
-const char *hk_sweep_fail_code_for(const char *message);
-
 /* ---- catalogue and shards ---- */
 
 /* Sorts keys bytewise (strcmp) and removes duplicates; returns the new count. */
