@@ -256,9 +256,10 @@ int hk_exec_event_decode(const char *line, size_t len, struct hk_exec_event *ev,
 		ev->message = hk_jread_bytes(&r, v, "message", NULL);
 		ev->exit_code = (int)hk_jread_int(&r, v, "exit", -1);
 	} else {
+		rc = hk_fail(err, EINVAL, "a status line of harkaq-exec names no known event ('%s')",
+			     name);
 		hk_jval_free(v);
-		return hk_fail(err, EINVAL, "a status line of harkaq-exec names no known event "
-					    "('%s')", name);
+		return rc;
 	}
 	hk_jval_free(v);
 	if (r.bad) {
