@@ -26,6 +26,7 @@
 #include "cli/proc.h"
 #include "core/recipe.h"
 #include "core/store.h"
+#include "core/suggest.h"
 #include "core/sweep.h"
 #include "core/util.h"
 
@@ -172,51 +173,42 @@ static int find_recipes(char **args, size_t n_args, struct recipes *out, struct 
 
 /* ---- classification ---- */
 
-/* Paths the sandbox itself provides: whatever the host has there is not the base root's. */
-static bool is_contract_path(const char *p)
-{
-	static const char *const prefixes[] = { "/proc", "/dev", "/sys", "/tmp", "/var/tmp", "/src",
-						"/out", "/cache", "/.harkaq", "/run" };
-	for (size_t i = 0; i < HK_ARRAY_LEN(prefixes); i++) {
-		size_t l = strlen(prefixes[i]);
-		if (strncmp(p, prefixes[i], l) == 0 && (p[l] == '\0' || p[l] == '/'))
-			return true;
-	}
-	return false;
-}
-
 struct classify_ctx {
-	struct hk_store *store;   /* snapshot: its path index was loaded before any build */
+	/* Over the store snapshot: its path index and symlink map were loaded before any build
+	 * (prime_classifier). */
+	struct hk_suggester *sugg;
 	const char *base_root;
 };
 
-/* The one place a debt path is classified (design.md §8): declarable when an artifact of the
- * store provides it, irreducible otherwise.  It asks the store handle opened before the
- * first build, whose path index is loaded once: builds of this sweep that seal new
- * artifacts do not change the answer, so the order and concurrency of the builds, and how
- * the catalogue is sharded, cannot change a classification. */
+/* A debt path is classified by the build's own diagnosis (core/suggest.h, design.md §8):
+ * declarable when an artifact of the store provides it, irreducible otherwise.  It asks the
+ * store handle opened before the first build, whose path index and symlink map are loaded
+ * once: builds of this sweep that seal new artifacts do not change the answer, so the order
+ * and concurrency of the builds, and how the catalogue is sharded, cannot change a
+ * classification.  No closure is given: "declarable" is "the store provides it". */
 static void classify(void *vctx, const char *path, struct hk_sweep_class *out)
 {
 	const struct classify_ctx *c = vctx;
 	memset(out, 0, sizeof(*out));
-	if (c->store) {
-		const struct hk_artifact **prov = NULL;
-		size_t n = 0;
-		struct hk_error e;
-		if (hk_store_providers(c->store, path, &prov, &n, &e) == 0 && n > 0) {
-			out->providers = hk_xcalloc(n, sizeof(char *));
-			for (size_t i = 0; i < n; i++) {
+	struct hk_diag_item it;
+	struct hk_error e;
+	if (c->sugg && hk_diagnose_path(c->sugg, path, NULL, &it, &e) == 0) {
+		if (it.cls == HK_DIAG_DECLARABLE) {
+			out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
+			for (size_t i = 0; i < it.n_providers; i++) {
 				bool dup = false;
 				for (size_t k = 0; k < out->n_providers; k++)
-					dup |= strcmp(out->providers[k], prov[i]->name) == 0;
+					dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
 				if (!dup)
-					out->providers[out->n_providers++] = hk_xstrdup(prov[i]->name);
+					out->providers[out->n_providers++] =
+						hk_xstrdup(it.providers[i].name);
 			}
 		}
-		free(prov);
+		hk_diag_item_free(&it);
 	}
-	/* The base-debt measure: would `policy = closure + whole base root` have granted it? */
-	if (!is_contract_path(path)) {
+	/* The base-debt measure: would `policy = closure + whole base root` have granted it?
+	 * Not what the sandbox itself mounts there (its contract surfaces). */
+	if (!hk_contract_surface(path)) {
 		const char *root = c->base_root ? c->base_root : "/";
 		size_t rl = strlen(root);
 		hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
@@ -369,7 +361,8 @@ static char *reason_from_log(const char *log)
 	return found;
 }
 
-static void finish_job(struct job *jb, int status, struct hk_sweep_item *it, struct hk_store *store)
+static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
+		       struct hk_suggester *sugg)
 {
 	it->ms = hk_now_ms() - jb->t0;
 	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -379,7 +372,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it, str
 	bool have = access(jb->result_path, F_OK) == 0 &&
 		    read_file(jb->result_path, &text, &e) == 0 &&
 		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	struct classify_ctx cc = { store, jb->base_root };
+	struct classify_ctx cc = { sugg, jb->base_root };
 	if (have && hk_sweep_item_from_build(it, v, classify, &cc, &e) == 0) {
 		if (it->reason) {
 			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
@@ -620,115 +613,236 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 	return pid;
 }
 
-static int run_sweep(char **args, size_t n_args, const struct sweep_opts *o)
+/* ---- one sweep, step by step ---- */
+
+/* Everything one sweep holds while it runs; released by release_sweep(). */
+struct sweep_run {
+	const struct sweep_opts *o;
+	struct hk_error err;
+	struct hk_sweep_doc d;
+	size_t *positions;          /* each item's position in the whole catalogue */
+	char *store_dir;
+	struct hk_store *store;     /* the snapshot every classification uses */
+	struct hk_suggester *sugg;
+	char *work;                 /* logs and build results: --out, or a scratch directory */
+	bool scratch;
+	char *logs, *builds, *self;
+	struct job *jobs;
+	size_t n_jobs, next, done;
+	long long t0;
+};
+
+static void release_sweep(struct sweep_run *sr)
 {
-	struct hk_error err = { 0 };
+	if (sr->scratch && sr->work) {
+		struct hk_error ignored;
+		hk_store_remove_tree(sr->work, &ignored);
+	}
+	hk_suggester_free(sr->sugg);
+	if (sr->store)
+		hk_store_close(sr->store);
+	free(sr->jobs);
+	free(sr->positions);
+	free(sr->self);
+	free(sr->logs);
+	free(sr->builds);
+	free(sr->work);
+	free(sr->store_dir);
+	hk_sweep_doc_free(&sr->d);
+}
+
+/* The catalogue: the recipes found, sorted, named by their keys, and this shard's items. */
+static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
+{
 	struct recipes found = { 0 };
-	if (find_recipes(args, n_args, &found, &err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", err.msg);
+	if (find_recipes(args, n_args, &found, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		for (size_t i = 0; i < found.n; i++)
 			free(found.keys[i]);
 		free(found.keys);
 		return HK_EXIT_DATAERR;
 	}
 	found.n = hk_sweep_sort_keys(found.keys, found.n);
-
-	struct hk_sweep_doc d = { 0 };
-	hk_sweep_catalogue_id((const char *const *)found.keys, found.n, d.catalogue_id);
-	d.catalogue_size = found.n;
-	d.jobs = o->jobs;
-	if (o->shard && hk_sweep_parse_shard(o->shard, &d.shard_index, &d.shard_count, &err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-		return HK_EXIT_USAGE;
+	struct hk_sweep_doc *d = &sr->d;
+	hk_sweep_catalogue_id((const char *const *)found.keys, found.n, d->catalogue_id);
+	d->catalogue_size = found.n;
+	d->jobs = sr->o->jobs;
+	d->items = hk_xcalloc(found.n + 1, sizeof(*d->items));
+	sr->positions = hk_xcalloc(found.n + 1, sizeof(size_t));
+	int code = 0;
+	if (sr->o->shard &&
+	    hk_sweep_parse_shard(sr->o->shard, &d->shard_index, &d->shard_count, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		code = HK_EXIT_USAGE;
 	}
-	d.items = hk_xcalloc(found.n + 1, sizeof(*d.items));
-	size_t *positions = hk_xcalloc(found.n + 1, sizeof(size_t));
 	for (size_t i = 0; i < found.n; i++) {
-		if (hk_sweep_in_shard(i, d.shard_index, d.shard_count)) {
-			positions[d.n_items] = i;
-			d.items[d.n_items].exit_status = -1;
-			d.items[d.n_items++].key = found.keys[i];
+		if (code == 0 && hk_sweep_in_shard(i, d->shard_index, d->shard_count)) {
+			sr->positions[d->n_items] = i;
+			d->items[d->n_items].exit_status = -1;
+			d->items[d->n_items++].key = found.keys[i];
 		} else {
 			free(found.keys[i]);
 		}
 	}
 	free(found.keys);
+	return code;
+}
 
-	/* One store for every build, resolved once. */
-	char *store_dir = NULL;
+/* One store for every build, resolved once, and its snapshot: the path index and the
+ * symlink map the diagnosis reads, loaded now, before any build can seal into the store. */
+static int open_snapshot(struct sweep_run *sr)
+{
+	const struct sweep_opts *o = sr->o;
 	if (o->store_opt || (getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE"))) {
-		store_dir = hk_xstrdup(hk_store_choose_dir(o->store_opt));
+		sr->store_dir = hk_xstrdup(hk_store_choose_dir(o->store_opt));
 	} else {
-		for (size_t i = 0; i < d.n_items && !store_dir; i++) {
+		for (size_t i = 0; i < sr->d.n_items && !sr->store_dir; i++) {
 			struct hk_recipe r;
 			struct hk_error e;
-			if (hk_recipe_load(d.items[i].key, &r, &e) == 0) {
-				store_dir = hk_build_store_dir(&r, NULL);
+			if (hk_recipe_load(sr->d.items[i].key, &r, &e) == 0) {
+				sr->store_dir = hk_build_store_dir(&r, NULL);
 				hk_recipe_free(&r);
 			}
 		}
 	}
-	struct hk_store *store = NULL;
-	if (store_dir) {
-		if (hk_store_open(store_dir, false, &store, &err) < 0) {
-			fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-			free(store_dir);
-			free(positions);
-			hk_sweep_doc_free(&d);
-			return HK_EXIT_DATAERR;
-		}
-		/* Load the path index now: the snapshot every classification uses. */
-		const struct hk_artifact **p = NULL;
-		size_t np = 0;
-		if (hk_store_providers(store, "/", &p, &np, &err) < 0) {
-			fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-			free(store_dir);
-			free(positions);
-			hk_store_close(store);
-			hk_sweep_doc_free(&d);
-			return HK_EXIT_DATAERR;
-		}
-		free(p);
-		char *abs = realpath(store_dir, NULL);
-		if (abs) {
-			free(store_dir);
-			store_dir = abs;
-		}
+	if (!sr->store_dir)
+		return 0;
+	const struct hk_artifact **p = NULL;
+	size_t np = 0;
+	struct hk_diag_item primed;
+	if (hk_store_open(sr->store_dir, false, &sr->store, &sr->err) < 0 ||
+	    hk_store_providers(sr->store, "/", &p, &np, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return HK_EXIT_DATAERR;
 	}
-	d.store = store_dir ? hk_xstrdup(store_dir) : NULL;
+	free(p);
+	const struct hk_suggest_input in = { .store = sr->store, .sandbox_contract = true };
+	sr->sugg = hk_suggester_new(&in);
+	if (hk_diagnose_path(sr->sugg, "/", NULL, &primed, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return HK_EXIT_DATAERR;
+	}
+	hk_diag_item_free(&primed);
+	char *abs = realpath(sr->store_dir, NULL);
+	if (abs) {
+		free(sr->store_dir);
+		sr->store_dir = abs;
+	}
+	sr->d.store = hk_xstrdup(sr->store_dir);
+	return 0;
+}
 
-	/* Where logs and build results go: --out, else a scratch directory removed at the end. */
-	char *work = NULL;
-	bool scratch = !o->out_dir;
-	if (o->out_dir) {
-		work = hk_xstrdup(o->out_dir);
+/* Where logs and build results go: --out, else a scratch directory removed at the end. */
+static int make_workspace(struct sweep_run *sr)
+{
+	sr->scratch = !sr->o->out_dir;
+	if (sr->o->out_dir) {
+		sr->work = hk_xstrdup(sr->o->out_dir);
 	} else {
-		work = hk_xstrdup("/var/tmp/harkaq-sweep-XXXXXX");
-		if (!mkdtemp(work)) {
+		sr->work = hk_xstrdup("/var/tmp/harkaq-sweep-XXXXXX");
+		if (!mkdtemp(sr->work)) {
 			fprintf(stderr, "harkaq sweep: creating a scratch directory: %s\n",
 				strerror(errno));
-			free(work);
-			work = NULL;
+			free(sr->work);
+			sr->work = NULL;
+			return HK_EXIT_SOFTWARE;
 		}
 	}
-	hk_autofree char *logs = work ? hk_xasprintf("%s/logs", work) : NULL;
-	hk_autofree char *builds = work ? hk_xasprintf("%s/builds", work) : NULL;
-	char *self = self_exe();
-	if (!work || !self || mkdir_p(logs, &err) < 0 || mkdir_p(builds, &err) < 0) {
-		if (work && self)
-			fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-		else if (!self)
-			fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
-		free(work);
-		free(self);
-		free(store_dir);
-		free(positions);
-		if (store)
-			hk_store_close(store);
-		hk_sweep_doc_free(&d);
+	sr->logs = hk_xasprintf("%s/logs", sr->work);
+	sr->builds = hk_xasprintf("%s/builds", sr->work);
+	sr->self = self_exe();
+	if (!sr->self) {
+		fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
 		return HK_EXIT_SOFTWARE;
 	}
+	if (mkdir_p(sr->logs, &sr->err) < 0 || mkdir_p(sr->builds, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return HK_EXIT_SOFTWARE;
+	}
+	return 0;
+}
 
+static void job_free(struct job *jb)
+{
+	free(jb->result_path);
+	free(jb->log_path);
+	free(jb->abs_recipe);
+	free(jb->base_root);
+}
+
+/* Starts builds while there are slots and recipes: each checked first (preflight), then
+ * built by its own `harkaq build` child. */
+static void start_jobs(struct sweep_run *sr)
+{
+	struct hk_sweep_doc *d = &sr->d;
+	while (!stop_signal && sr->n_jobs < sr->o->jobs && sr->next < d->n_items) {
+		struct hk_sweep_item *it = &d->items[sr->next];
+		size_t pos = sr->positions[sr->next];
+		sr->next++;
+		struct hk_recipe r;
+		if (!preflight(it, sr->store, sr->store_dir, &r)) {
+			sr->done++;
+			char *line = hk_xasprintf("%s: failed (%s)", it->name ? it->name : it->key,
+						  it->fail_code);
+			progress(sr->o, sr->done, d->n_items, sr->jobs, sr->n_jobs, d, sr->t0, line);
+			free(line);
+			continue;
+		}
+		struct job *jb = &sr->jobs[sr->n_jobs];
+		memset(jb, 0, sizeof(*jb));
+		jb->item = (size_t)(it - d->items);
+		hk_autofree char *slug = file_slug(pos, it->key);
+		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
+		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
+		jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
+		jb->base_root = hk_xstrdup(r.base_kind == HK_BASE_ROOT ? r.base_root : "/");
+		hk_recipe_free(&r);
+		unlink(jb->result_path);
+		jb->t0 = hk_now_ms();
+		jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
+		if (jb->pid < 0) {
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
+			job_free(jb);
+			sr->done++;
+			continue;
+		}
+		if (!sr->scratch) {
+			free(it->log);
+			it->log = hk_xstrdup(jb->log_path);
+		}
+		sr->n_jobs++;
+	}
+}
+
+/* Reaps one finished build, if any, and reads its result.  Returns whether one was reaped. */
+static bool reap_job(struct sweep_run *sr)
+{
+	int status;
+	pid_t pid = waitpid(-1, &status, WNOHANG);
+	if (pid <= 0)
+		return false;
+	for (size_t i = 0; i < sr->n_jobs; i++) {
+		if (sr->jobs[i].pid != pid)
+			continue;
+		struct hk_sweep_item *it = &sr->d.items[sr->jobs[i].item];
+		finish_job(&sr->jobs[i], status, it, sr->sugg);
+		job_free(&sr->jobs[i]);
+		sr->jobs[i] = sr->jobs[--sr->n_jobs];
+		sr->done++;
+		char *line = hk_xasprintf("%s: %s (%.1f s)", it->name ? it->name : it->key,
+					  hk_sweep_outcome_label(it->outcome), (double)it->ms / 1000.0);
+		progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0, line);
+		free(line);
+		break;
+	}
+	return true;
+}
+
+/* Builds every item, --jobs at a time.  A stop signal is passed on to the running builds
+ * (each stops cleanly on SIGTERM: its work directory removed, nothing half-sealed), and the
+ * recipes it kept from running are reported, not dropped. */
+static void run_builds(struct sweep_run *sr)
+{
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -738,125 +852,70 @@ static int run_sweep(char **args, size_t n_args, const struct sweep_opts *o)
 	stop_signal = 0;
 	tty_progress = isatty(2);
 
-	long long t0 = hk_now_ms();
-	if (!o->quiet)
-		fprintf(stderr, "[sweep] %zu recipe(s)%s, %u at a time, store %s\n", d.n_items,
-			d.shard_count ? " in this shard" : "", o->jobs, store_dir ? store_dir : "(none)");
-	struct job *jobs = hk_xcalloc(o->jobs + 1, sizeof(*jobs));
-	size_t n_jobs = 0, next = 0, done = 0;
+	sr->t0 = hk_now_ms();
+	if (!sr->o->quiet)
+		fprintf(stderr, "[sweep] %zu recipe(s)%s, %u at a time, store %s\n", sr->d.n_items,
+			sr->d.shard_count ? " in this shard" : "", sr->o->jobs,
+			sr->store_dir ? sr->store_dir : "(none)");
+	sr->jobs = hk_xcalloc(sr->o->jobs + 1, sizeof(*sr->jobs));
 	bool forwarded = false;
-	while (next < d.n_items || n_jobs > 0) {
+	while (sr->next < sr->d.n_items || sr->n_jobs > 0) {
 		if (stop_signal && !forwarded) {
-			/* Each harkaq build stops cleanly on SIGTERM (its work directory removed,
-			 * nothing half-sealed); recipes not started are reported, not dropped. */
-			for (size_t i = 0; i < n_jobs; i++)
-				kill(jobs[i].pid, SIGTERM);
+			for (size_t i = 0; i < sr->n_jobs; i++)
+				kill(sr->jobs[i].pid, SIGTERM);
 			forwarded = true;
 		}
-		while (!stop_signal && n_jobs < o->jobs && next < d.n_items) {
-			struct hk_sweep_item *it = &d.items[next];
-			size_t pos = positions[next];
-			next++;
-			struct hk_recipe r;
-			if (!preflight(it, store, store_dir, &r)) {
-				done++;
-				char *line = hk_xasprintf("%s: failed (%s)", it->name ? it->name : it->key,
-							  it->fail_code);
-				progress(o, done, d.n_items, jobs, n_jobs, &d, t0, line);
-				free(line);
-				continue;
-			}
-			struct job *jb = &jobs[n_jobs];
-			memset(jb, 0, sizeof(*jb));
-			jb->item = (size_t)(it - d.items);
-			hk_autofree char *slug = file_slug(pos, it->key);
-			jb->result_path = hk_xasprintf("%s/%s.json", builds, slug);
-			jb->log_path = hk_xasprintf("%s/%s.log", logs, slug);
-			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
-			jb->base_root = hk_xstrdup(r.base_kind == HK_BASE_ROOT ? r.base_root : "/");
-			hk_recipe_free(&r);
-			unlink(jb->result_path);
-			jb->t0 = hk_now_ms();
-			jb->pid = spawn_build(self, o, store_dir, jb, it->key, &err);
-			if (jb->pid < 0) {
-				hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, err.msg);
-				free(jb->result_path);
-				free(jb->log_path);
-				free(jb->abs_recipe);
-				free(jb->base_root);
-				done++;
-				continue;
-			}
-			if (!scratch) {
-				free(it->log);
-				it->log = hk_xstrdup(jb->log_path);
-			}
-			n_jobs++;
-		}
-		if (n_jobs == 0) {
+		start_jobs(sr);
+		if (sr->n_jobs == 0) {
 			if (stop_signal)
 				break;
 			continue;
 		}
-		int status;
-		pid_t pid = waitpid(-1, &status, WNOHANG);
-		if (pid <= 0) {
-			progress(o, done, d.n_items, jobs, n_jobs, &d, t0, NULL);
+		if (!reap_job(sr)) {
+			progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0,
+				 NULL);
 			struct timespec ts = { 0, 200 * 1000 * 1000 };
 			nanosleep(&ts, NULL);
-			continue;
-		}
-		for (size_t i = 0; i < n_jobs; i++) {
-			if (jobs[i].pid != pid)
-				continue;
-			struct hk_sweep_item *it = &d.items[jobs[i].item];
-			finish_job(&jobs[i], status, it, store);
-			free(jobs[i].result_path);
-			free(jobs[i].log_path);
-			free(jobs[i].abs_recipe);
-			free(jobs[i].base_root);
-			jobs[i] = jobs[--n_jobs];
-			done++;
-			char *line = hk_xasprintf("%s: %s (%.1f s)", it->name ? it->name : it->key,
-						  hk_sweep_outcome_label(it->outcome),
-						  (double)it->ms / 1000.0);
-			progress(o, done, d.n_items, jobs, n_jobs, &d, t0, line);
-			free(line);
-			break;
 		}
 	}
-	if (tty_progress && !o->quiet)
+	if (tty_progress && !sr->o->quiet)
 		fputs("\r\033[K", stderr);
-	/* Recipes an interruption kept from running are still counted. */
-	for (size_t i = 0; i < d.n_items; i++)
-		if (d.items[i].n_phases == 0 && !d.items[i].fail_code) {
+	for (size_t i = 0; i < sr->d.n_items; i++)
+		if (sr->d.items[i].n_phases == 0 && !sr->d.items[i].fail_code) {
 			char *msg = hk_xasprintf("the sweep was interrupted (signal %d) before this "
 						 "recipe was built", (int)stop_signal);
-			hk_sweep_item_fail(&d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
+			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
 			free(msg);
 		}
-	d.elapsed_ms = hk_now_ms() - t0;
-	free(jobs);
-	free(positions);
-	free(self);
-	if (store)
-		hk_store_close(store);
+	sr->d.elapsed_ms = hk_now_ms() - sr->t0;
+}
 
-	int code = emit(&d, o, &err) < 0 ? HK_EXIT_SOFTWARE : HK_EXIT_OK;
-	if (code != HK_EXIT_OK)
-		fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-	if (scratch) {
-		struct hk_error ignored;
-		hk_store_remove_tree(work, &ignored);
-	} else if (!o->quiet) {
-		fprintf(stderr, "[sweep] results, logs and build results in %s\n", work);
+static int run_sweep(char **args, size_t n_args, const struct sweep_opts *o)
+{
+	struct sweep_run sr = { .o = o };
+	int code = collect_items(&sr, args, n_args);
+	if (code == 0)
+		code = open_snapshot(&sr);
+	if (code == 0)
+		code = make_workspace(&sr);
+	if (code) {
+		release_sweep(&sr);
+		return code;
 	}
-	free(work);
-	free(store_dir);
-	hk_sweep_doc_free(&d);
-	if (stop_signal)
-		return 128 + (int)stop_signal;
-	return code;
+	run_builds(&sr);
+	/* The classifications are made: the snapshot is no longer needed. */
+	hk_suggester_free(sr.sugg);
+	sr.sugg = NULL;
+	hk_store_close(sr.store);
+	sr.store = NULL;
+	if (emit(&sr.d, o, &sr.err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr.err.msg);
+		code = HK_EXIT_SOFTWARE;
+	}
+	if (!sr.scratch && !o->quiet)
+		fprintf(stderr, "[sweep] results, logs and build results in %s\n", sr.work);
+	release_sweep(&sr);
+	return stop_signal ? 128 + (int)stop_signal : code;
 }
 
 static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
