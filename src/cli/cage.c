@@ -201,6 +201,8 @@ static void status_line(struct hk_cage_result *res, const char *line)
 /* In the forked child, before exec: a failure goes to the status pipe as the cage's own
  * error event would, so the orchestrator reports a set-up failure, never a verdict. */
 static void child_fail(int status_fd, const char *layer, const char *msg)
+	__attribute__((noreturn));
+static void child_fail(int status_fd, const char *layer, const char *msg)
 {
 	struct hk_buf b = HK_BUF_INIT;
 	const struct hk_exec_event ev = {
@@ -368,137 +370,105 @@ static long long cpu_ms(const struct rusage *ru)
 	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 }
 
-int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
+/* Starts this run's reader (when evidence is asked) and waits, bounded, for its "ready". */
+static void start_reader(const struct hk_cage_opts *o, struct hk_cage_result *r,
+			 struct hk_cage_reader *rd)
 {
-	memset(r, 0, sizeof(*r));
-	/* A signal forwarded to an earlier run of this process (a previous phase) is not this
-	 * run's. */
-	forwarded_signal = 0;
-	r->abi = r->real_abi = -1;
-	r->lost_before = r->lost_after = -1;
-	hk_evidence_init(&r->evidence, o->canary_path);
-	long long t0 = hk_now_ms();
+	if (!o->evidence)
+		return;
+	struct hk_error re;
+	if (reader_start(o, rd, &re) < 0) {
+		r->reader_failed = true;
+		r->reader_error = hk_xstrdup(re.msg);
+		return;
+	}
+	r->reader_started = true;
+	long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
+	while (!r->reader_ready && rd->out.fd >= 0) {
+		long long left = deadline - hk_now_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = { rd->out.fd, POLLIN, 0 };
+		poll(&p, 1, (int)left);
+		reader_drain(rd, r);
+	}
+	if (!r->reader_ready) {
+		r->reader_failed = true;
+		if (!r->reader_error)
+			r->reader_error = hk_xstrdup(rd->out.fd < 0
+							     ? "the audit reader exited before it was ready"
+							     : "the audit reader did not become ready in time");
+	}
+}
 
-	/* Orphans of the caged command must become our children, so that nothing it started
-	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
-	hk_sys_become_subreaper();
-
-	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
-	rd->pid = -1;
-	rd->in_fd = -1;
-	rd->out.fd = -1;
-	/* From here on, the reader belongs to the result: every return below either finishes
-	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
-	r->pending = rd;
-	if (o->evidence) {
-		struct hk_error re;
-		if (reader_start(o, rd, &re) < 0) {
-			r->reader_failed = true;
-			r->reader_error = hk_xstrdup(re.msg);
-		} else {
-			r->reader_started = true;
-			long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
-			while (!r->reader_ready && rd->out.fd >= 0) {
-				long long left = deadline - hk_now_ms();
-				if (left <= 0)
-					break;
-				struct pollfd p = { rd->out.fd, POLLIN, 0 };
-				poll(&p, 1, (int)left);
-				reader_drain(rd, r);
-			}
-			if (!r->reader_ready) {
-				r->reader_failed = true;
-				if (!r->reader_error)
-					r->reader_error = hk_xstrdup(
-						rd->out.fd < 0 ? "the audit reader exited before it was ready"
-							      : "the audit reader did not become ready in time");
-			}
+/* In the forked child: the command's session, its status descriptor, its user and directory,
+ * then the exec.  Never returns. */
+static void exec_command(const struct hk_cage_opts *o, int status_w,
+			 const struct hk_cage_reader *rd) __attribute__((noreturn));
+static void exec_command(const struct hk_cage_opts *o, int status_w,
+			 const struct hk_cage_reader *rd)
+{
+	if (rd->in_fd >= 0)
+		close(rd->in_fd);
+	/* A new session: the caged command gets no controlling terminal to inject into
+	 * (TIOCSTI, kernel-facts.md §11), and we can signal its whole group. */
+	setsid();
+	if (status_w == o->status_fd) {
+		fcntl(status_w, F_SETFD, 0);
+	} else {
+		dup2(status_w, o->status_fd);
+		close(status_w);
+	}
+	if (o->as_user) {
+		if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0) {
+			char m[256];
+			snprintf(m, sizeof(m), "cannot switch to uid %u: %s", (unsigned)o->uid,
+				 strerror(errno));
+			child_fail(o->status_fd, "user", m);
 		}
 	}
-	r->ms_reader_start = hk_now_ms() - t0;
-	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
-		reader_kill(r);
-		return hk_fail(err, EPERM, "evidence was required but cannot be established (%s); "
-					   "the command was not run",
-			       r->reader_error ? r->reader_error : "audit is not confirmed enabled");
-	}
-
-	int st[2];
-	if (pipe2(st, O_CLOEXEC) < 0) {
-		int e = errno;
-		reader_kill(r);
-		return hk_fail_errno(err, e, "status pipe");
-	}
-	long long t_cmd = hk_now_ms();
-	struct rusage ru_before;
-	getrusage(RUSAGE_CHILDREN, &ru_before);
-	pid_t child = fork();
-	if (child < 0) {
-		int e = errno;
-		close(st[0]);
-		close(st[1]);
-		reader_kill(r);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (child == 0) {
-		close(st[0]);
-		if (rd->in_fd >= 0)
-			close(rd->in_fd);
-		/* A new session: the caged command gets no controlling terminal to inject into
-		 * (TIOCSTI, kernel-facts.md §11), and we can signal its whole group. */
-		setsid();
-		if (st[1] == o->status_fd) {
-			fcntl(st[1], F_SETFD, 0);
-		} else {
-			dup2(st[1], o->status_fd);
-			close(st[1]);
-		}
-		if (o->as_user) {
-			if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0) {
-				char m[256];
-				snprintf(m, sizeof(m), "cannot switch to uid %u: %s", (unsigned)o->uid,
-					 strerror(errno));
-				child_fail(o->status_fd, "user", m);
-			}
-		}
-		if (o->chdir_to && chdir(o->chdir_to) < 0) {
-			char m[512];
-			snprintf(m, sizeof(m), "cannot enter %s: %s", o->chdir_to, strerror(errno));
-			child_fail(o->status_fd, "exec", m);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (o->envp)
-			execve(o->argv[0], o->argv, o->envp);
-		else
-			execv(o->argv[0], o->argv);
+	if (o->chdir_to && chdir(o->chdir_to) < 0) {
 		char m[512];
-		snprintf(m, sizeof(m), "cannot execute %s: %s", o->argv[0], strerror(errno));
+		snprintf(m, sizeof(m), "cannot enter %s: %s", o->chdir_to, strerror(errno));
 		child_fail(o->status_fd, "exec", m);
 	}
-	close(st[1]);
-	r->started = true;
-	signal_target = child;
-	struct sigaction sa = { 0 };
-	sa.sa_handler = forward_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (o->envp)
+		execve(o->argv[0], o->argv, o->envp);
+	else
+		execv(o->argv[0], o->argv);
+	char m[512];
+	snprintf(m, sizeof(m), "cannot execute %s: %s", o->argv[0], strerror(errno));
+	child_fail(o->status_fd, "exec", m);
+}
 
-	struct hk_linereader status;
-	hk_linereader_init(&status, st[0]);
+static void status_drain(struct hk_cage_result *r, struct hk_linereader *status)
+{
+	hk_linereader_fill(status);
+	char *line;
+	while (hk_linereader_next(status, &line)) {
+		status_line(r, line);
+		free(line);
+	}
+}
+
+/* Until the command exits: its status lines, this run's reader and the deferred runs'
+ * readers drained as they come, the time limit enforced. */
+static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
+		      struct hk_cage_reader *rd, pid_t child, struct hk_linereader *status,
+		      long long t_cmd)
+{
 	int pfd = hk_pidfd_open(child);
-	bool exited = false;
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
-
 	hk_autofree struct pollfd *p = hk_xcalloc(3 + o->n_drain, sizeof(*p));
-	while (!exited) {
+	for (;;) {
 		int n = 0;
 		p[n++] = (struct pollfd){ pfd, POLLIN, 0 };
 		int i_status = -1, i_reader = -1;
-		if (status.fd >= 0) {
+		if (status->fd >= 0) {
 			i_status = n;
-			p[n++] = (struct pollfd){ status.fd, POLLIN, 0 };
+			p[n++] = (struct pollfd){ status->fd, POLLIN, 0 };
 		}
 		if (rd->out.fd >= 0) {
 			i_reader = n;
@@ -527,63 +497,132 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		int pr = poll(p, (nfds_t)n, timeout);
 		if (pr < 0 && errno != EINTR)
 			break;
-		if (i_status >= 0 && p[i_status].revents) {
-			hk_linereader_fill(&status);
-			char *line;
-			while (hk_linereader_next(&status, &line)) {
-				status_line(r, line);
-				free(line);
-			}
-		}
+		if (i_status >= 0 && p[i_status].revents)
+			status_drain(r, status);
 		if (i_reader >= 0 && p[i_reader].revents)
 			reader_drain(rd, r);
 		for (size_t k = 0; k < o->n_drain; k++)
 			if (p[i_drain + (int)k].revents && o->drain[k]->pending)
 				reader_drain(o->drain[k]->pending, o->drain[k]);
 		int ws;
-		pid_t w = waitpid(child, &ws, WNOHANG);
-		if (w == child) {
-			exited = true;
+		if (waitpid(child, &ws, WNOHANG) == child) {
 			r->wait_status = ws;
+			break;
 		}
 	}
-	signal_target = 0;
 	if (pfd >= 0)
 		close(pfd);
-	r->ms_command = hk_now_ms() - t_cmd;
-	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
-						  : 128 + WTERMSIG(r->wait_status);
+}
 
-	/* Whatever the command left running holds the domain (and would hold the
-	 * deallocation record back forever): kill it, and say so in the result.
-	 * The readers (this run's, and the deferred runs' still running) are not the command's. */
+/* Whatever the command left running holds the domain (and would hold the deallocation record
+ * back forever): kill it, and say so in the result.  The readers (this run's, and the
+ * deferred runs' still running) are not the command's. */
+static void kill_leftovers(const struct hk_cage_opts *o, struct hk_cage_result *r,
+			   const struct hk_cage_reader *rd)
+{
 	hk_autofree pid_t *keep = hk_xcalloc((1 + o->n_drain) * READER_GROUP_MAX, sizeof(*keep));
 	size_t n_keep = reader_group(rd->pid, keep);
 	for (size_t k = 0; k < o->n_drain; k++)
 		if (o->drain[k]->pending)
 			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
 	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
+}
+
+/* The status pipe after the command: the rest of it (the cage may have written its last line
+ * late), bounded. */
+static void read_status_rest(struct hk_cage_result *r, struct hk_linereader *status)
+{
+	long long t_drain = hk_now_ms();
+	for (int i = 0; i < 50 && status->fd >= 0; i++) {
+		struct pollfd sp = { status->fd, POLLIN, 0 };
+		if (poll(&sp, 1, 10) <= 0)
+			break;
+		hk_linereader_fill(status);
+	}
+	char *line;
+	while (hk_linereader_next(status, &line)) {
+		status_line(r, line);
+		free(line);
+	}
+	hk_linereader_close(status);
+	r->ms_status_drain = hk_now_ms() - t_drain;
+}
+
+int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	/* A signal forwarded to an earlier run of this process (a previous phase) is not this
+	 * run's. */
+	forwarded_signal = 0;
+	r->abi = r->real_abi = -1;
+	r->lost_before = r->lost_after = -1;
+	hk_evidence_init(&r->evidence, o->canary_path);
+	long long t0 = hk_now_ms();
+
+	/* Orphans of the caged command must become our children, so that nothing it started
+	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
+	hk_sys_become_subreaper();
+
+	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
+	rd->pid = -1;
+	rd->in_fd = -1;
+	rd->out.fd = -1;
+	/* From here on, the reader belongs to the result: every return below either finishes
+	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
+	r->pending = rd;
+	start_reader(o, r, rd);
+	r->ms_reader_start = hk_now_ms() - t0;
+	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
+		reader_kill(r);
+		return hk_fail(err, EPERM, "evidence was required but cannot be established (%s); "
+					   "the command was not run",
+			       r->reader_error ? r->reader_error : "audit is not confirmed enabled");
+	}
+
+	int st[2];
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = errno;
+		reader_kill(r);
+		return hk_fail_errno(err, e, "status pipe");
+	}
+	long long t_cmd = hk_now_ms();
+	struct rusage ru_before;
+	getrusage(RUSAGE_CHILDREN, &ru_before);
+	pid_t child = fork();
+	if (child < 0) {
+		int e = errno;
+		close(st[0]);
+		close(st[1]);
+		reader_kill(r);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (child == 0) {
+		close(st[0]);
+		exec_command(o, st[1], rd);
+	}
+	close(st[1]);
+	r->started = true;
+	signal_target = child;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = forward_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	struct hk_linereader status;
+	hk_linereader_init(&status, st[0]);
+	supervise(o, r, rd, child, &status, t_cmd);
+	signal_target = 0;
+	r->ms_command = hk_now_ms() - t_cmd;
+	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
+						  : 128 + WTERMSIG(r->wait_status);
+	kill_leftovers(o, r, rd);
 	/* Every process of the command is reaped by now (bubblewrap's pid 1 reaps the sandbox's,
 	 * and is reaped above); the readers are not (they are kept). */
 	struct rusage ru_after;
 	getrusage(RUSAGE_CHILDREN, &ru_after);
 	r->ms_command_cpu = cpu_ms(&ru_after) - cpu_ms(&ru_before);
-
-	/* The status pipe: read the rest (the cage may have written its last line late). */
-	long long t_drain = hk_now_ms();
-	for (int i = 0; i < 50 && status.fd >= 0; i++) {
-		struct pollfd sp = { status.fd, POLLIN, 0 };
-		if (poll(&sp, 1, 10) <= 0)
-			break;
-		hk_linereader_fill(&status);
-	}
-	char *line;
-	while (hk_linereader_next(&status, &line)) {
-		status_line(r, line);
-		free(line);
-	}
-	hk_linereader_close(&status);
-	r->ms_status_drain = hk_now_ms() - t_drain;
+	read_status_rest(r, &status);
 
 	/* The deallocation record, now or later (defer_evidence: while the next phase runs). */
 	r->ms_total = hk_now_ms() - t0;

@@ -24,6 +24,7 @@
 #include "cli/build.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/sweep_render.h"
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/suggest.h"
