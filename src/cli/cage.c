@@ -459,7 +459,7 @@ static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
 		      struct hk_cage_reader *rd, pid_t child, struct hk_linereader *status,
 		      long long t_cmd)
 {
-	int pfd = hk_pidfd_open(child);
+	int pfd = hk_sys_pidfd_open(child);
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
 	hk_autofree struct pollfd *p = hk_xcalloc(3 + o->n_drain, sizeof(*p));
 	for (;;) {
