@@ -237,6 +237,10 @@ static int close_inherited_fds(int keep, long *closed, struct hk_error *err)
 	return 0;
 }
 
+/* One function on purpose, longer than the rest: the order of the layers (policy, ABI and
+ * tier, no_new_privs, Landlock, seccomp, descriptors, report, execve) is the cage's security
+ * argument, and it reads top to bottom in one place, as minijail's does; each step's work is
+ * in the helpers above. */
 int hk_exec_cage(const struct hk_exec_opts *o)
 {
 	__attribute__((cleanup(free_state))) struct cage_state st = {
