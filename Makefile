@@ -6,7 +6,8 @@
 #
 # Layout mirrors the dependency law (design.md §2):
 #   src/core   pure library: no Landlock/seccomp/netlink calls, unit-testable anywhere
-#   src/sys    the only files that talk to the kernel's Landlock, seccomp and audit interfaces
+#   src/sys    the only files that talk to the kernel: Landlock, seccomp, audit, capabilities,
+#              mounts and namespaces, pidfds, fs-verity
 #   src/exec   harkaq-exec, statically linked, runs inside the sandbox
 #   src/audit  harkaq-audit, the privileged reader on the host
 #   src/cli    harkaq, the orchestrator
