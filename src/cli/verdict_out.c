@@ -86,23 +86,10 @@ void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result 
 		hk_json_null(j);
 	/* What the reader changed at start-up; null when it never became ready. */
 	hk_json_key(j, "changed");
-	if (res->reader_ready) {
-		hk_json_arr_begin(j);
-		for (size_t i = 0; i < res->n_audit_changed; i++) {
-			const struct hk_audit_change *c = &res->audit_changed[i];
-			hk_json_obj_begin(j);
-			hk_json_key(j, "field");
-			hk_json_str(j, c->field);
-			hk_json_key(j, "from");
-			hk_json_uint(j, c->from);
-			hk_json_key(j, "to");
-			hk_json_uint(j, c->to);
-			hk_json_obj_end(j);
-		}
-		hk_json_arr_end(j);
-	} else {
+	if (res->reader_ready)
+		hk_audit_changes_json(j, res->audit_changed, res->n_audit_changed);
+	else
 		hk_json_null(j);
-	}
 	hk_json_obj_end(j);
 	if (rt && rt->program) {
 		hk_json_key(j, "runtime");

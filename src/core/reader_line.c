@@ -87,22 +87,27 @@ static void privileges_json(struct hk_json *j, const struct hk_reader_privileges
 	hk_json_obj_end(j);
 }
 
+void hk_audit_changes_json(struct hk_json *j, const struct hk_audit_change *changes, size_t n)
+{
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		hk_json_obj_begin(j);
+		hk_json_key(j, "field");
+		hk_json_str(j, changes[i].field);
+		uint_member(j, "from", changes[i].from);
+		uint_member(j, "to", changes[i].to);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+}
+
 static void ready_members(struct hk_json *j, const struct hk_reader_line *l)
 {
 	hk_json_key(j, "confirmed");
 	hk_json_bool(j, l->confirmed);
 	optional_status(j, l);
 	hk_json_key(j, "changed");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < l->n_changed; i++) {
-		hk_json_obj_begin(j);
-		hk_json_key(j, "field");
-		hk_json_str(j, l->changed[i].field);
-		uint_member(j, "from", l->changed[i].from);
-		uint_member(j, "to", l->changed[i].to);
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
+	hk_audit_changes_json(j, l->changed, l->n_changed);
 	hk_json_key(j, "rcvbuf");
 	hk_json_int(j, l->rcvbuf);
 	hk_json_key(j, "rcvbuf_forced");

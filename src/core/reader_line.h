@@ -60,6 +60,9 @@ struct hk_audit_change {
 };
 #define HK_READER_MAX_CHANGES 8
 
+/* Writes the changes as the "changed" array of a ready line: [{"field","from","to"}]. */
+void hk_audit_changes_json(struct hk_json *j, const struct hk_audit_change *changes, size_t n);
+
 /* Capabilities the reader may keep, by their kernel numbers (linux/capability.h). */
 #define HK_CAP_AUDIT_CONTROL 30
 #define HK_CAP_AUDIT_READ 37
