@@ -1,10 +1,8 @@
 /* harkaq probe [--json]: what this machine can do, measured, not guessed. */
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,8 +10,11 @@
 #include "cli/commands.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/abi_tier.h"
+#include "core/reader_line.h"
 #include "core/util.h"
 #include "sys/auditnl.h"
+#include "sys/caps.h"
 #include "sys/landlock.h"
 
 struct bwrap_info {
@@ -70,11 +71,6 @@ static void probe_bwrap(struct bwrap_info *b)
 	hk_buf_free(&out);
 }
 
-static bool has_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return (d[cap / 32].effective >> (cap % 32)) & 1;
-}
-
 int cmd_probe(int argc, char **argv)
 {
 	bool json = false;
@@ -96,20 +92,16 @@ int cmd_probe(int argc, char **argv)
 	}
 
 	const struct hk_landlock_probe *ll = hk_landlock_probe();
-	const char *tier, *why;
+	const char *tier = hk_tier_name(hk_tier_of_abi(ll->abi)), *why;
 	if (ll->abi <= 0) {
-		tier = "none";
 		why = hk_landlock_unavailable_reason(ll->unavailable);
-	} else if (ll->abi < 3) {
-		tier = "none";
+	} else if (hk_tier_of_abi(ll->abi) == HK_TIER_NONE) {
 		why = "Landlock ABI below 3 (no REFER/TRUNCATE): the build runs under the sandbox "
 		      "alone and the verdict is NoEvidence";
-	} else if (ll->abi < 7) {
-		tier = "enforce";
+	} else if (hk_tier_of_abi(ll->abi) == HK_TIER_ENFORCE) {
 		why = "Landlock ABI 3-6: the cage is enforced but the kernel cannot report denials, "
 		      "so the verdict is NoEvidence";
 	} else {
-		tier = "evidence";
 		why = "Landlock ABI 7 or later: the cage is enforced and denials are audited";
 	}
 
@@ -117,12 +109,10 @@ int cmd_probe(int argc, char **argv)
 	struct hk_error aerr = { 0 };
 	bool audit_ok = hk_audit_query_status(&st, &aerr) == 0;
 
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct caps[2];
-	memset(caps, 0, sizeof(caps));
-	bool caps_ok = syscall(SYS_capget, &hdr, caps) == 0;
-	bool cap_read = caps_ok && has_cap(caps, CAP_AUDIT_READ);
-	bool cap_control = caps_ok && has_cap(caps, CAP_AUDIT_CONTROL);
+	struct hk_caps caps;
+	bool caps_ok = hk_caps_get(&caps) == 0;
+	bool cap_read = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_READ);
+	bool cap_control = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_CONTROL);
 
 	struct bwrap_info bw;
 	probe_bwrap(&bw);

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
+#include "sys/proc.h"
 
 void hk_linereader_init(struct hk_linereader *lr, int fd)
 {
@@ -110,7 +110,7 @@ static pid_t parent_of(pid_t pid, char *state, unsigned *flags)
 
 int hk_pidfd_open(pid_t pid)
 {
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	return hk_sys_pidfd_open(pid);
 }
 
 static bool in_list(pid_t p, const pid_t *v, size_t n)

@@ -1,6 +1,7 @@
 #include "core/suggest.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,6 +497,22 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 	return 0;
 }
 
+int hk_diagnose_path(struct hk_suggester *s, const char *path, const char *blockers,
+		     struct hk_diag_item *out, struct hk_error *err)
+{
+	const struct hk_denial d = {
+		.cls = HK_DENIAL_DEBT,
+		.blockers = (char *)(uintptr_t)(blockers ? blockers : ""),
+		.has_path = true,
+		.path = (char *)(uintptr_t)path,
+		.path_len = strlen(path),
+	};
+	int r = diagnose_one(s, &d, out, err);
+	if (r < 0)
+		hk_diag_item_free(out);
+	return r;
+}
+
 /* Who tried: if the program is itself a file of a declared artifact, name that artifact. */
 static int exe_declared_by(struct hk_suggester *s, const struct hk_denial *d, char **out,
 			   struct hk_error *err)
@@ -540,23 +557,27 @@ int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_di
 	return 0;
 }
 
+void hk_diag_item_free(struct hk_diag_item *it)
+{
+	for (size_t k = 0; k < it->n_providers; k++) {
+		struct hk_provider *p = &it->providers[k];
+		free(p->name);
+		free(p->version);
+		free(p->id);
+		free(p->via);
+		free(p->spec);
+	}
+	free(it->providers);
+	free(it->reason);
+	free(it->line);
+	free(it->exe_declared_by);
+	memset(it, 0, sizeof(*it));
+}
+
 void hk_diagnosis_free(struct hk_diagnosis *d)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		struct hk_diag_item *it = &d->items[i];
-		for (size_t k = 0; k < it->n_providers; k++) {
-			struct hk_provider *p = &it->providers[k];
-			free(p->name);
-			free(p->version);
-			free(p->id);
-			free(p->via);
-			free(p->spec);
-		}
-		free(it->providers);
-		free(it->reason);
-		free(it->line);
-		free(it->exe_declared_by);
-	}
+	for (size_t i = 0; i < d->n; i++)
+		hk_diag_item_free(&d->items[i]);
 	free(d->items);
 	memset(d, 0, sizeof(*d));
 }

@@ -4,11 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/abi_tier.h"
 #include "core/util.h"
-
-/* Landlock ABI 7 introduced the audit records (kernel-facts.md §1): below it the kernel cannot
- * report a denial, so no verdict below it can be evidence. */
-#define HK_ABI_EVIDENCE 7
 
 /* How many entries per class the human summary lists before pointing at the JSON. */
 #define SUMMARY_MAX_ITEMS 10
@@ -309,14 +306,14 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 		add_reason(v, HK_REASON_NO_LANDLOCK, hk_xstrdup(
 			"no Landlock: the kernel has no Landlock (or it is disabled at boot), so the "
 			"build ran under the sandbox alone, uncaged and unwitnessed"));
-	else if (in->abi < 3)
+	else if (hk_tier_of_abi(in->abi) == HK_TIER_NONE)
 		/* harkaq-exec's tier none (design.md §3.2): below ABI 3 it applies no Landlock at all,
 		 * so "enforced" would be a false statement (found by tests/integration/hostile.sh). */
 		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
 			"Landlock ABI %d is below 3: the cage applied no Landlock (tier none), so the "
 			"build ran under the sandbox and seccomp alone, and nothing reports denials",
 			in->abi));
-	else if (in->abi < HK_ABI_EVIDENCE)
+	else if (hk_tier_of_abi(in->abi) == HK_TIER_ENFORCE)
 		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
 			"Landlock ABI %d is below 7: the cage was enforced, but this kernel cannot "
 			"report denials", in->abi));
