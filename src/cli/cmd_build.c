@@ -23,6 +23,7 @@
 #include "cli/sandbox.h"
 #include "cli/verdict_out.h"
 #include "core/baseroot.h"
+#include "core/deb.h"
 #include "core/derive.h"
 #include "core/recipe.h"
 #include "core/store.h"

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "core/blake3.h"
 #include "core/buf.h"
+#include "core/deb.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/store.h"
