@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/proc.h"
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/util.h"
@@ -22,32 +22,19 @@ struct bwrap_info {
 	bool overlay_src;
 };
 
-/* Runs `bwrap ARG` and captures its output (no shell). */
+/* Runs `bwrap ARG` and captures what it prints (no shell).  0 if it exited with status 0. */
 static int capture(const char *bwrap, const char *arg, struct hk_buf *out)
 {
-	int p[2];
-	if (pipe(p) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execl(bwrap, bwrap, arg, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(p[0], buf, sizeof(buf))) > 0)
-		hk_buf_append(out, buf, (size_t)n);
-	close(p[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -ENOEXEC;
+	const char *argv[] = { bwrap, arg, NULL };
+	struct hk_run_result res;
+	struct hk_error ignored;
+	if (hk_run_capture(argv, NULL, &res, &ignored) < 0)
+		return -ENOEXEC;
+	hk_buf_append(out, res.out.data, res.out.len);
+	hk_buf_append(out, res.errout.data, res.errout.len);
+	int r = res.status == 0 ? 0 : -ENOEXEC;
+	hk_run_result_free(&res);
+	return r;
 }
 
 static void probe_bwrap(struct bwrap_info *b)
