@@ -15,6 +15,7 @@
 #include "cli/version.h"
 #include "core/blake3.h"
 #include "core/dsse.h"
+#include "core/file.h"
 #include "core/hex.h"
 #include "core/tree.h"
 #include "core/util.h"
@@ -64,15 +65,6 @@ void hk_attest_envelope(const struct hk_sign_key *key, const void *payload, size
 	}
 	hk_dsse_encode(&env, out);
 	hk_dsse_free(&env);
-}
-
-static int read_all(const char *path, struct hk_buf *out, struct hk_error *err)
-{
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "%s", path);
-	int r = hk_buf_read_fd(out, fd);
-	return r < 0 ? hk_fail_errno(err, -r, "reading %s", path) : 0;
 }
 
 /* A closure artifact as a resolved dependency: an imported Debian package by its purl and the
@@ -163,21 +155,6 @@ static void free_tree(struct hk_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int write_tmp(const char *path, const struct hk_buf *b, struct hk_error *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "creating %s", path);
-	if (write(fd, b->data, b->len) != (ssize_t)b->len || fsync(fd) < 0) {
-		int e = errno ? errno : EIO;
-		close(fd);
-		return hk_fail_errno(err, e, "writing %s", path);
-	}
-	if (close(fd) < 0)
-		return hk_fail_errno(err, errno, "writing %s", path);
-	return 0;
-}
-
 int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		    const struct hk_build_result *br, struct hk_error *err)
 {
@@ -231,7 +208,7 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 	in.recipe_version = rc->version;
 	in.recipe_hash = br->recipe_hash;
 	if (rc->path) {
-		if (read_all(rc->path, &recipe_bytes, err) < 0) {
+		if (hk_file_read(rc->path, &recipe_bytes, err) < 0) {
 			rc_ = -err->code;
 			goto out;
 		}
@@ -326,11 +303,11 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 	free(adir);
 	path_p = hk_xasprintf("%s/provenance.dsse.json", dir);
 	path_v = hk_xasprintf("%s/verdict.dsse.json", dir);
-	tmp_p = hk_xasprintf("%s/.provenance.dsse.json.tmp", dir);
-	tmp_v = hk_xasprintf("%s/.verdict.dsse.json.tmp", dir);
-	int w = write_tmp(tmp_p, &env_p, err);
+	/* Both written (and synced) before either is renamed: a failed write leaves the previous
+	 * pair as it was. */
+	int w = hk_file_write_temp(dir, env_p.data, env_p.len, 0644, HK_FILE_SYNC, &tmp_p, err);
 	if (w == 0)
-		w = write_tmp(tmp_v, &env_v, err);
+		w = hk_file_write_temp(dir, env_v.data, env_v.len, 0644, HK_FILE_SYNC, &tmp_v, err);
 	if (w == 0 && rename(tmp_p, path_p) < 0)
 		w = hk_fail_errno(err, errno, "renaming %s", tmp_p);
 	if (w == 0 && rename(tmp_v, path_v) < 0) {
@@ -338,8 +315,10 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		unlink(path_p);
 	}
 	if (w < 0) {
-		unlink(tmp_p);
-		unlink(tmp_v);
+		if (tmp_p)
+			unlink(tmp_p);
+		if (tmp_v)
+			unlink(tmp_v);
 		rc_ = hk_wrap(err, "writing the attestations");
 		goto out;
 	}

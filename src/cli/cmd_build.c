@@ -25,6 +25,7 @@
 #include "core/baseroot.h"
 #include "core/deb.h"
 #include "core/derive.h"
+#include "core/file.h"
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/util.h"
@@ -223,30 +224,6 @@ static char *join_commands(const struct hk_recipe_phase *ph)
 		hk_buf_putc(&b, '\n');
 	}
 	return hk_buf_steal(&b);
-}
-
-static int write_file(const char *path, const char *data, size_t len, mode_t mode,
-		      struct hk_error *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "creating %s", path);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			return hk_fail_errno(err, e, "writing %s", path);
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) < 0)
-		return hk_fail_errno(err, errno, "writing %s", path);
-	chmod(path, mode);
-	return 0;
 }
 
 int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
@@ -571,7 +548,7 @@ int cmd_build(int argc, char **argv)
 		}
 		if (result_out) {
 			struct hk_error we;
-			if (write_file(result_out, b.data, b.len, 0644, &we) < 0)
+			if (hk_file_write_atomic(result_out, b.data, b.len, 0644, &we) < 0)
 				fprintf(stderr, "harkaq build: %s\n", we.msg);
 		}
 		hk_buf_free(&b);
@@ -790,7 +767,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	if (bo->cage) {
 		struct hk_buf enc = HK_BUF_INIT;
 		hk_policy_encode(&br->plan.policy, &enc);
-		int wr = write_file(policy_path, enc.data, enc.len, 0644, err);
+		int wr = hk_file_write_atomic(policy_path, enc.data, enc.len, 0644, err);
 		hk_buf_free(&enc);
 		if (wr < 0) {
 			code = HK_EXIT_SOFTWARE;
@@ -805,7 +782,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 			wr = hk_policy_finish(&hints, err);
 			if (wr == 0) {
 				hk_policy_encode(&hints, &enc);
-				wr = write_file(collapse_path, enc.data, enc.len, 0644, err);
+				wr = hk_file_write_atomic(collapse_path, enc.data, enc.len, 0644, err);
 				hk_buf_free(&enc);
 			}
 			hk_policy_free(&hints);
@@ -852,7 +829,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		bool evidence = bo->cage && !bo->no_evidence;
 		if (evidence) {
 			static const char body[] = "harkaq canary\n";
-			if (write_file(canary_host, body, sizeof(body) - 1, 0644, err) < 0) {
+			if (hk_file_write_atomic(canary_host, body, sizeof(body) - 1, 0644, err) < 0) {
 				free(canary_host);
 				free(canary_sb);
 				code = HK_EXIT_SOFTWARE;

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
+#include "core/hex.h"
 #include "core/util.h"
 
 /* design.md §13, kernel-facts.md §6 and §11: each is a measured hole of Landlock on ABI 7, or an
@@ -111,22 +113,6 @@ char *hk_evobj_dir(const char *store_dir)
 	return hk_xasprintf("%s/" HK_EVOBJ_DIR, store_dir);
 }
 
-static int write_all(int fd, const void *bytes, size_t n)
-{
-	const char *p = bytes;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
 		   char **path, struct hk_error *err)
 {
@@ -134,23 +120,11 @@ int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[H
 	hk_autofree char *dir = hk_evobj_dir(store_dir);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return hk_fail_errno(err, errno, "cannot create the evidence directory %s", dir);
-	hk_autofree char *tmp = hk_xasprintf("%s/.tmp-XXXXXX", dir);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot create a temporary file in %s", dir);
-	int r = write_all(fd, bytes, n);
-	if (r == 0 && fchmod(fd, 0644) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
 	char *final = hk_xasprintf("%s/%s.json", dir, id + 3);
-	if (r == 0 && rename(tmp, final) < 0)
-		r = -errno;
+	int r = hk_file_write_atomic(final, bytes, n, 0644, err);
 	if (r < 0) {
-		unlink(tmp);
-		int rc = hk_fail_errno(err, -r, "cannot write the evidence object %s", final);
 		free(final);
-		return rc;
+		return hk_wrap(err, "cannot write the evidence object");
 	}
 	if (path)
 		*path = final;
@@ -238,18 +212,10 @@ int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err)
 	return 0;
 }
 
-static bool is_hex(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
 /* "<64 hex>.json" -> true */
 static bool object_name(const char *name)
 {
-	return strlen(name) == 64 + 5 && strcmp(name + 64, ".json") == 0 && is_hex(name, 64);
+	return strlen(name) == 64 + 5 && strcmp(name + 64, ".json") == 0 && hk_is_lower_hex(name, 64);
 }
 
 int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err)
@@ -303,7 +269,7 @@ int hk_evobj_find(const char *store_dir, const char *query, char **path,
 	}
 	const char *hex = strncmp(query, "b3:", 3) == 0 ? query + 3 : query;
 	size_t hlen = strlen(hex);
-	if (hlen < 8 || hlen > 64 || !is_hex(hex, hlen))
+	if (hlen < 8 || hlen > 64 || !hk_is_lower_hex(hex, hlen))
 		return hk_fail(err, EINVAL, "'%s' is neither a path nor an evidence id (b3:<hex>, "
 			       "or at least 8 lowercase hex digits of one)", query);
 	char **ids;

@@ -37,8 +37,8 @@ int hk_file_read(const char *path, struct hk_buf *out, struct hk_error *err)
 	return 0;
 }
 
-int hk_file_write_temp(const char *dir, const void *data, size_t n, mode_t mode, char **tmp_path,
-		       struct hk_error *err)
+int hk_file_write_temp(const char *dir, const void *data, size_t n, mode_t mode, unsigned flags,
+		       char **tmp_path, struct hk_error *err)
 {
 	hk_autofree char *path = hk_xasprintf("%s/.tmp-XXXXXX", dir);
 	int fd = mkostemp(path, O_CLOEXEC);
@@ -46,6 +46,8 @@ int hk_file_write_temp(const char *dir, const void *data, size_t n, mode_t mode,
 		return hk_fail_errno(err, errno, "cannot create a temporary file in %s", dir);
 	int r = hk_write_all(fd, data, n);
 	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && (flags & HK_FILE_SYNC) && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
@@ -65,7 +67,7 @@ int hk_file_write_atomic(const char *path, const void *data, size_t n, mode_t mo
 			       : slash == path ? hk_xstrdup("/")
 					       : hk_xstrndup(path, (size_t)(slash - path));
 	hk_autofree char *tmp = NULL;
-	int r = hk_file_write_temp(dir, data, n, mode, &tmp, err);
+	int r = hk_file_write_temp(dir, data, n, mode, 0, &tmp, err);
 	if (r < 0)
 		return r;
 	if (rename(tmp, path) < 0) {

@@ -508,11 +508,11 @@ static int write_pending(struct add_txn *t, struct hk_error *err)
 	store_manifest_encode(&t->tree, &manifest);
 	int r = store_ensure_dir(meta_dir, err);
 	if (r == 0)
-		r = hk_file_write_temp(meta_dir, manifest.data, manifest.len, 0644, &t->manifest_tmp,
-				       err);
+		r = hk_file_write_temp(meta_dir, manifest.data, manifest.len, 0644, 0,
+				       &t->manifest_tmp, err);
 	hk_buf_free(&manifest);
 	if (r == 0)
-		r = hk_file_write_temp(meta_dir, t->a->meta_json, strlen(t->a->meta_json), 0644,
+		r = hk_file_write_temp(meta_dir, t->a->meta_json, strlen(t->a->meta_json), 0644, 0,
 				       &t->meta_tmp, err);
 	if (r < 0)
 		return r;

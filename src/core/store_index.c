@@ -145,7 +145,7 @@ int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_
 		hk_autofree char *dir = hk_xasprintf("%s/" INDEX_DIR, s->root);
 		r = store_ensure_dir(dir, err);
 		if (r == 0)
-			r = hk_file_write_temp(dir, out.data, out.len, 0644, tmp_path, err);
+			r = hk_file_write_temp(dir, out.data, out.len, 0644, 0, tmp_path, err);
 		hk_buf_free(&out);
 	}
 	return r;

@@ -148,7 +148,7 @@ int hk_store_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn se
 	hk_autofree char *meta_dir = hk_xasprintf("%s/" META_DIR, s->root);
 	hk_autofree char *record = hk_store_seal_path(s, a);
 	char *tmp = NULL;
-	r = hk_file_write_temp(meta_dir, text.data, text.len, 0644, &tmp, err);
+	r = hk_file_write_temp(meta_dir, text.data, text.len, 0644, 0, &tmp, err);
 	hk_buf_free(&text);
 	if (r < 0)
 		return r;
