@@ -99,10 +99,8 @@ static void dep_resource(const struct hk_artifact *a, struct hk_resource *r, cha
 	struct hk_json j;
 	hk_json_init(&j, &b, 0);
 	hk_json_obj_begin(&j);
-	hk_json_key(&j, "harkaqArtifactId");
-	hk_json_str(&j, a->id);
-	hk_json_key(&j, "sealed");
-	hk_json_bool(&j, a->sealed);
+	hk_json_kv_str(&j, "harkaqArtifactId", a->id);
+	hk_json_kv_bool(&j, "sealed", a->sealed);
 	hk_json_obj_end(&j);
 	*annotations = hk_buf_steal(&b);
 	r->annotations_json = *annotations;

@@ -123,50 +123,40 @@ int cmd_probe(int argc, char **argv)
 		hk_json_obj_begin(&j);
 		hk_json_key(&j, "landlock");
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "abi");
-		hk_json_int(&j, ll->abi);
-		hk_json_key(&j, "errata");
-		hk_json_uint(&j, ll->errata);
+		hk_json_kv_int(&j, "abi", ll->abi);
+		hk_json_kv_uint(&j, "errata", ll->errata);
 		hk_json_key(&j, "unavailable");
 		if (ll->abi > 0)
 			hk_json_null(&j);
 		else
 			hk_json_str(&j, hk_landlock_unavailable_reason(ll->unavailable));
 		hk_json_obj_end(&j);
-		hk_json_key(&j, "tier");
-		hk_json_str(&j, tier);
-		hk_json_key(&j, "tier_reason");
-		hk_json_str(&j, why);
+		hk_json_kv_str(&j, "tier", tier);
+		hk_json_kv_str(&j, "tier_reason", why);
 		hk_json_key(&j, "audit");
 		if (audit_ok) {
 			hk_audit_status_json(&j, &st);
 		} else {
 			hk_json_obj_begin(&j);
-			hk_json_key(&j, "error");
-			hk_json_str(&j, aerr.msg);
+			hk_json_kv_str(&j, "error", aerr.msg);
 			hk_json_obj_end(&j);
 		}
 		hk_json_key(&j, "reader_privileges");
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "cap_audit_read");
-		hk_json_bool(&j, cap_read);
-		hk_json_key(&j, "cap_audit_control");
-		hk_json_bool(&j, cap_control);
+		hk_json_kv_bool(&j, "cap_audit_read", cap_read);
+		hk_json_kv_bool(&j, "cap_audit_control", cap_control);
 		hk_json_obj_end(&j);
 		hk_json_key(&j, "bubblewrap");
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "found");
-		hk_json_bool(&j, bw.found);
+		hk_json_kv_bool(&j, "found", bw.found);
 		hk_json_key(&j, "version");
 		if (bw.found)
 			hk_json_str(&j, bw.version);
 		else
 			hk_json_null(&j);
-		hk_json_key(&j, "overlay_src");
-		hk_json_bool(&j, bw.overlay_src);
+		hk_json_kv_bool(&j, "overlay_src", bw.overlay_src);
 		hk_json_obj_end(&j);
-		hk_json_key(&j, "kernel_release");
-		hk_json_str(&j, u.release);
+		hk_json_kv_str(&j, "kernel_release", u.release);
 		hk_json_obj_end(&j);
 		printf("%s\n", hk_buf_str(&b));
 		hk_buf_free(&b);

@@ -87,20 +87,16 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 	hk_json_arr_begin(&j);
 	for (size_t i = 0; i < hk_n_blind_spots; i++) {
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "code");
-		hk_json_str(&j, hk_blind_spots[i].code);
-		hk_json_key(&j, "text");
-		hk_json_str(&j, hk_blind_spots[i].text);
+		hk_json_kv_str(&j, "code", hk_blind_spots[i].code);
+		hk_json_kv_str(&j, "text", hk_blind_spots[i].text);
 		hk_json_obj_end(&j);
 	}
 	if (v->collapsed_dirs > 0) {
 		struct hk_buf text = HK_BUF_INIT;
 		collapsed_text(v->collapsed_dirs, &text);
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "code");
-		hk_json_str(&j, hk_blind_spot_collapsed_code);
-		hk_json_key(&j, "text");
-		hk_json_str(&j, hk_buf_str(&text));
+		hk_json_kv_str(&j, "code", hk_blind_spot_collapsed_code);
+		hk_json_kv_str(&j, "text", hk_buf_str(&text));
 		hk_json_obj_end(&j);
 		hk_buf_free(&text);
 	}

@@ -576,8 +576,7 @@ void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
 	for (size_t i = 0; i < d->n; i++) {
 		const struct hk_diag_item *it = &d->items[i];
 		hk_json_obj_begin(j);
-		hk_json_key(j, "denial");
-		hk_json_uint(j, i);
+		hk_json_kv_uint(j, "denial", i);
 		opt_str(j, "class", hk_diag_class_name(it->cls));
 		opt_str(j, "reason", it->reason);
 		opt_str(j, "line", it->line);
