@@ -611,8 +611,6 @@ struct closure_walk {
 	const char *const *base;
 	size_t n_base;
 	unsigned char *state;                 /* per artifact: 0 new, 1 on the path, 2 done */
-	const struct hk_artifact **path;      /* current DFS path, for the cycle message */
-	size_t depth;
 	const struct hk_artifact **out;
 	size_t n_out;
 	struct hk_error *err;
@@ -628,7 +626,6 @@ static int closure_visit(struct closure_walk *w, const struct hk_artifact *a)
 	if (w->state[a->index_] == 1)
 		return 0;
 	w->state[a->index_] = 1;
-	w->path[w->depth++] = a;
 	for (size_t i = 0; i < a->n_deps; i++) {
 		const struct hk_dep_group *g = &a->deps[i];
 		const struct hk_artifact *dep = NULL;
@@ -663,7 +660,6 @@ static int closure_visit(struct closure_walk *w, const struct hk_artifact *a)
 		if (r < 0)
 			return r;
 	}
-	w->depth--;
 	w->state[a->index_] = 2;
 	w->out[w->n_out++] = a;
 	return 0;
@@ -682,7 +678,6 @@ int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
 	struct closure_walk w = {
 		.s = s, .base = base, .n_base = n_base, .err = err,
 		.state = hk_xcalloc(n, 1),
-		.path = hk_xcalloc(n, sizeof(*w.path)),
 		.out = hk_xcalloc(n, sizeof(*w.out)),
 	};
 	for (size_t i = 0; r == 0 && i < n_roots; i++) {
@@ -694,7 +689,6 @@ int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
 		r = closure_visit(&w, roots[i]);
 	}
 	free(w.state);
-	free(w.path);
 	if (r < 0) {
 		free(w.out);
 		return r;
