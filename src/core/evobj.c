@@ -199,13 +199,10 @@ out:
 
 int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err)
 {
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot open the evidence object %s", path);
-	int r = hk_buf_read_fd(out, fd);
+	int r = hk_file_read(path, out, err);
 	if (r < 0)
-		return hk_fail_errno(err, -r, "cannot read %s", path);
-	return 0;
+		hk_wrap(err, "evidence object");
+	return r;
 }
 
 /* "<64 hex>.json" -> true */

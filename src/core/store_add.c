@@ -66,6 +66,15 @@ int hk_store_remove_tree(const char *path, struct hk_error *err)
 	return remove_at(AT_FDCWD, path, path, err);
 }
 
+/* A listing of the directory open as `dfd`, which stays open (and the caller's). */
+static int list_dir(int dfd, const char *shown, DIR **d, struct hk_error *err)
+{
+	int fd = dup(dfd);
+	if (fd < 0)
+		return hk_fail_errno(err, errno, "cannot list %s", shown);
+	return hk_dir_fdopen(fd, shown, d, err);
+}
+
 /* Sets permissions to the store's normal form (docs/store.md): the identity keeps only the
  * executable bit, so the stored tree keeps nothing else either — in particular no set-id
  * bits and no write bits, whatever the package said. */
@@ -73,11 +82,8 @@ static int normalise_dir(int dfd, const char *shown, struct hk_error *err)
 {
 	if (fchmod(dfd, 0755) < 0)
 		return hk_fail_errno(err, errno, "cannot set the permissions of %s", shown);
-	int fd = dup(dfd);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot list %s", shown);
 	DIR *d;
-	int r = hk_dir_fdopen(fd, shown, &d, err);
+	int r = list_dir(dfd, shown, &d, err);
 	if (r < 0)
 		return r;
 	struct dirent *de;
@@ -149,11 +155,8 @@ static int copy_file_content(int in, int out)
  * kept because builds (make) compare them. */
 static int copy_dir(int sfd, int dfd, const char *shown, struct hk_error *err)
 {
-	int fd = dup(sfd);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot list %s", shown);
 	DIR *d;
-	int r = hk_dir_fdopen(fd, shown, &d, err);
+	int r = list_dir(sfd, shown, &d, err);
 	if (r < 0)
 		return r;
 	struct dirent *de;
