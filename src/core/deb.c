@@ -119,15 +119,20 @@ void hk_deb_stanzas_free(struct hk_deb_stanza *st, size_t n)
 	free(st);
 }
 
+static void rel_free(struct hk_deb_rel *rel)
+{
+	free(rel->name);
+	free(rel->arch);
+	free(rel->op);
+	free(rel->version);
+	memset(rel, 0, sizeof(*rel));
+}
+
 void hk_deb_relations_free(struct hk_deb_rel_group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < g[i].n; k++) {
-			free(g[i].alts[k].name);
-			free(g[i].alts[k].arch);
-			free(g[i].alts[k].op);
-			free(g[i].alts[k].version);
-		}
+		for (size_t k = 0; k < g[i].n; k++)
+			rel_free(&g[i].alts[k]);
 		free(g[i].alts);
 	}
 	free(g);
@@ -202,11 +207,7 @@ static int parse_rel(const char *p, const char *end, const char *field, const ch
 		goto bad;
 	return 0;
 bad:
-	free(rel->name);
-	free(rel->arch);
-	free(rel->op);
-	free(rel->version);
-	memset(rel, 0, sizeof(*rel));
+	rel_free(rel);
 	if (p < end && (*p == '[' || *p == '<'))
 		return hk_fail(err, EINVAL,
 			       "%s: '%s': architecture and profile restrictions belong to source "
@@ -228,31 +229,25 @@ int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_re
 			q++;
 		if (q < ge) {
 			hk_autofree char *group_text = trim_dup(p, (size_t)(ge - p));
-			struct hk_deb_rel_group grp = { NULL, 0 };
+			/* In the list from the start, so that a failure frees it with the rest. */
+			g = hk_xrealloc(g, (count + 1) * sizeof(*g));
+			struct hk_deb_rel_group *grp = &g[count++];
+			*grp = (struct hk_deb_rel_group){ NULL, 0 };
 			const char *a = p;
 			for (;;) {
 				const char *bar = memchr(a, '|', (size_t)(ge - a));
 				const char *ae = bar ? bar : ge;
-				grp.alts = hk_xrealloc(grp.alts, (grp.n + 1) * sizeof(*grp.alts));
-				int r = parse_rel(a, ae, field, group_text, &grp.alts[grp.n], err);
+				grp->alts = hk_xrealloc(grp->alts, (grp->n + 1) * sizeof(*grp->alts));
+				int r = parse_rel(a, ae, field, group_text, &grp->alts[grp->n], err);
 				if (r < 0) {
-					for (size_t k = 0; k < grp.n; k++) {
-						free(grp.alts[k].name);
-						free(grp.alts[k].arch);
-						free(grp.alts[k].op);
-						free(grp.alts[k].version);
-					}
-					free(grp.alts);
 					hk_deb_relations_free(g, count);
 					return r;
 				}
-				grp.n++;
+				grp->n++;
 				if (!bar)
 					break;
 				a = bar + 1;
 			}
-			g = hk_xrealloc(g, (count + 1) * sizeof(*g));
-			g[count++] = grp;
 		}
 		if (!comma)
 			break;
