@@ -304,9 +304,11 @@ static int write_envelopes(struct hk_store *store, const char *artifact_dir,
 	/* Both written (and synced) before either is renamed: a failed write leaves the previous
 	 * pair as it was. */
 	hk_autofree char *tmp_p = NULL, *tmp_v = NULL;
-	int w = hk_file_write_temp(dir, env_p->data, env_p->len, 0644, HK_FILE_SYNC, &tmp_p, err);
+	int w = hk_file_write_temp(dir, env_p->data, env_p->len, 0644, HK_FILE_SYNC, &tmp_p,
+				   err);
 	if (w == 0)
-		w = hk_file_write_temp(dir, env_v->data, env_v->len, 0644, HK_FILE_SYNC, &tmp_v, err);
+		w = hk_file_write_temp(dir, env_v->data, env_v->len, 0644, HK_FILE_SYNC, &tmp_v,
+				       err);
 	if (w == 0 && rename(tmp_p, *path_p) < 0)
 		w = hk_fail_errno(err, errno, "renaming %s", tmp_p);
 	if (w == 0 && rename(tmp_v, *path_v) < 0) {

@@ -371,8 +371,8 @@ static int queue_deps(struct apt_run *run, const struct hk_artifact *a, struct h
 		for (size_t k = 0; k < g->n_alts && !done; k++) {
 			done = in_base(run, g->alts[k]);
 			if (done && !hk_strv_has(&run->told_base, g->alts[k])) {
-				printf("base %s (needed by %s: the base root provides it)\n", g->alts[k],
-				       a->name);
+				printf("base %s (needed by %s: the base root provides it)\n",
+				       g->alts[k], a->name);
 				hk_strv_push(&run->told_base, g->alts[k]);
 			}
 		}

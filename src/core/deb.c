@@ -237,8 +237,9 @@ int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_re
 			for (;;) {
 				const char *bar = memchr(a, '|', (size_t)(ge - a));
 				const char *ae = bar ? bar : ge;
-				grp->alts = hk_xrealloc(grp->alts, (grp->n + 1) * sizeof(*grp->alts));
-				int r = parse_rel(a, ae, field, group_text, &grp->alts[grp->n], err);
+				size_t k = grp->n;
+				grp->alts = hk_xrealloc(grp->alts, (k + 1) * sizeof(*grp->alts));
+				int r = parse_rel(a, ae, field, group_text, &grp->alts[k], err);
 				if (r < 0) {
 					hk_deb_relations_free(g, count);
 					return r;

@@ -39,7 +39,8 @@ static int glob_in_root(struct reader *c, const char *pattern, struct hk_strset 
 		struct hk_strset next = HK_STRSET_INIT;
 		for (size_t i = 0; i < current.len && r == 0; i++) {
 			if (!has_glob_magic(comp)) {
-				hk_strset_add_owned(&next, hk_root_path_join(current.items[i], comp));
+				hk_strset_add_owned(&next,
+						    hk_root_path_join(current.items[i], comp));
 				continue;
 			}
 			struct hk_resolved dir = HK_RESOLVED_INIT;
@@ -56,8 +57,9 @@ static int glob_in_root(struct reader *c, const char *pattern, struct hk_strset 
 			int fd = hk_root_open_canonical(c->root, dir.path, c->err);
 			DIR *d = fd < 0 ? NULL : fdopendir(fd);
 			if (!d) {
-				r = fd < 0 ? fd : hk_fail_errno(c->err, errno, "%s inside root %s: opendir", dir.path,
-							   c->root->path);
+				r = fd < 0 ? fd
+					   : hk_fail_errno(c->err, errno, "%s inside root %s: opendir",
+							   dir.path, c->root->path);
 				if (fd >= 0)
 					close(fd);
 				hk_resolved_free(&dir);
@@ -74,7 +76,8 @@ static int glob_in_root(struct reader *c, const char *pattern, struct hk_strset 
 			/* glob(3) sorts its matches; the C locale collates by bytes. */
 			hk_strset_sort(&names);
 			for (size_t k = 0; k < names.len; k++)
-				hk_strset_add_owned(&next, hk_root_path_join(current.items[i], names.items[k]));
+				hk_strset_add_owned(&next, hk_root_path_join(current.items[i],
+									     names.items[k]));
 			hk_strset_free(&names);
 			hk_resolved_free(&dir);
 		}

@@ -415,7 +415,8 @@ static int stage_copy(struct add_txn *t, const char *src_dir, struct hk_error *e
 		return hk_fail_errno(err, errno, "cannot add %s", src_dir);
 	size_t n = strlen(real);
 	if (strncmp(root, real, n) == 0 && (root[n] == '/' || root[n] == '\0' || n == 1))
-		return hk_fail(err, EINVAL, "cannot add %s: it contains the store %s", src_dir, root);
+		return hk_fail(err, EINVAL, "cannot add %s: it contains the store %s", src_dir,
+			       root);
 	int r = hk_store_mktemp(t->s, &t->tmp, err);
 	if (r < 0)
 		return r;

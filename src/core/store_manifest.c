@@ -51,7 +51,7 @@ int store_check_header(const char *text, size_t len, const char *header, const c
 	size_t hl = strlen(header);
 	if (len < hl || memcmp(text, header, hl) != 0)
 		return hk_fail_at(err, EBADMSG, filename, 1, 0, "missing header \"%.*s\"",
-			       (int)(hl - 1), header);
+				  (int)(hl - 1), header);
 	return 0;
 }
 
@@ -92,7 +92,8 @@ static int manifest_decode(const char *text, size_t len, const char *filename,
 		bool ok = sp1 && sp1 == p + 1;
 		char kind = *p;
 		if (ok && kind == 'd') {
-			ok = !sp2 && store_unescape_field(sp1 + 1, (size_t)(nl - sp1 - 1), &path) == 0;
+			ok = !sp2 &&
+			     store_unescape_field(sp1 + 1, (size_t)(nl - sp1 - 1), &path) == 0;
 			if (ok)
 				hk_tree_add(&t, hk_buf_str(&path), HK_TREE_DIR, false, NULL, NULL, 0);
 		} else if (ok && (kind == 'f' || kind == 'x')) {
@@ -105,7 +106,8 @@ static int manifest_decode(const char *text, size_t len, const char *filename,
 					    NULL, 0);
 			}
 		} else if (ok && kind == 'l') {
-			ok = sp2 && store_unescape_field(sp1 + 1, (size_t)(sp2 - sp1 - 1), &path) == 0 &&
+			ok = sp2 &&
+			     store_unescape_field(sp1 + 1, (size_t)(sp2 - sp1 - 1), &path) == 0 &&
 			     store_unescape_field(sp2 + 1, (size_t)(nl - sp2 - 1), &target) == 0;
 			if (ok)
 				hk_tree_add(&t, hk_buf_str(&path), HK_TREE_SYMLINK, false, NULL,
