@@ -110,10 +110,6 @@ int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struc
 void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);
 void hk_build_result_free(struct hk_build_result *r);
 
-/* Writes a file whole (mode set after creation, whatever the umask). */
-int hk_build_write_file(const char *path, const char *data, size_t len, mode_t mode,
-			struct hk_error *err);
-
 /* Source preparation (source.c). */
 int hk_source_verify_tarball(const struct hk_recipe *r, struct hk_error *err);
 /* A tarball that unpacked into one top directory: move its content up into `dir`. */

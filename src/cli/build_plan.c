@@ -7,6 +7,7 @@
 
 #include "cli/build.h"
 #include "core/baseroot.h"
+#include "core/deb.h"
 #include "core/util.h"
 
 /* The nearest directory named store/ holding a store marker, from the recipe's directory up. */

@@ -21,6 +21,7 @@
 #include "cli/verdict_out.h"
 #include "core/recipe.h"
 #include "core/store.h"
+#include "core/file.h"
 #include "core/util.h"
 #include "core/verdict.h"
 #include "sys/mountns.h"
@@ -136,30 +137,6 @@ static char *join_commands(const struct hk_recipe_phase *ph)
 		hk_buf_putc(&b, '\n');
 	}
 	return hk_buf_steal(&b);
-}
-
-int hk_build_write_file(const char *path, const char *data, size_t len, mode_t mode,
-			struct hk_error *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "creating %s", path);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			return hk_fail_errno(err, e, "writing %s", path);
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) < 0)
-		return hk_fail_errno(err, errno, "writing %s", path);
-	chmod(path, mode);
-	return 0;
 }
 
 static char **build_env(const struct hk_recipe *r)
@@ -411,7 +388,7 @@ static int write_policy_files(struct build *b)
 	const struct hk_build_plan *plan = &b->br->plan;
 	struct hk_buf enc = HK_BUF_INIT;
 	hk_policy_encode(&plan->policy, &enc);
-	int wr = hk_build_write_file(b->policy_path, enc.data, enc.len, 0644, b->err);
+	int wr = hk_file_write_atomic(b->policy_path, enc.data, enc.len, 0644, b->err);
 	hk_buf_free(&enc);
 	if (wr < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
@@ -423,7 +400,7 @@ static int write_policy_files(struct build *b)
 	wr = hk_policy_finish(&hints, b->err);
 	if (wr == 0) {
 		hk_policy_encode(&hints, &enc);
-		wr = hk_build_write_file(b->collapse_path, enc.data, enc.len, 0644, b->err);
+		wr = hk_file_write_atomic(b->collapse_path, enc.data, enc.len, 0644, b->err);
 		hk_buf_free(&enc);
 	}
 	hk_policy_free(&hints);
@@ -525,7 +502,7 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	bool evidence = bo->cage && !bo->no_evidence;
 	if (evidence) {
 		static const char body[] = "harkaq canary\n";
-		if (hk_build_write_file(canary_host, body, sizeof(body) - 1, 0644, b->err) < 0)
+		if (hk_file_write_atomic(canary_host, body, sizeof(body) - 1, 0644, b->err) < 0)
 			return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
 	b->sb.canary_host_path = evidence ? canary_host : NULL;

@@ -13,6 +13,7 @@
 #include "cli/sign.h"
 #include "core/dsse.h"
 #include "core/evobj.h"
+#include "core/file.h"
 #include "core/hex.h"
 #include "core/intoto.h"
 #include "core/store.h"
@@ -65,15 +66,6 @@ static bool asks_help(int argc, char **argv)
 	return argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
 }
 
-static int read_file(const char *path, struct hk_buf *out, struct hk_error *err)
-{
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "%s", path);
-	int r = hk_buf_read_fd(out, fd);
-	return r < 0 ? hk_fail_errno(err, -r, "reading %s", path) : 0;
-}
-
 static int attest_keygen(int argc, char **argv)
 {
 	if (asks_help(argc, argv)) {
@@ -109,7 +101,7 @@ static int attest_pae(int argc, char **argv)
 	struct hk_error err = { 0 };
 	struct hk_buf text = HK_BUF_INIT, pae = HK_BUF_INIT;
 	struct hk_dsse_envelope env;
-	if (read_file(argv[1], &text, &err) < 0) {
+	if (hk_file_read(argv[1], &text, &err) < 0) {
 		fprintf(stderr, "harkaq attest pae: %s\n", err.msg);
 		hk_buf_free(&text);
 		return HK_EXIT_DATAERR;
@@ -249,7 +241,7 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	struct hk_jval *st = NULL;
 	char *root = NULL;
 	int code = HK_EXIT_OK;
-	if (read_file(path, &text, &err) < 0) {
+	if (hk_file_read(path, &text, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
 		code = hk_exit_for_errno(err.code);
 		goto free_envelope;

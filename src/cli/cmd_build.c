@@ -17,6 +17,7 @@
 #include "cli/build.h"
 #include "cli/commands.h"
 #include "core/baseroot.h"
+#include "core/file.h"
 #include "core/util.h"
 
 static void build_usage(FILE *f)
@@ -207,7 +208,7 @@ int cmd_build(int argc, char **argv)
 		}
 		if (result_out) {
 			struct hk_error we;
-			if (hk_build_write_file(result_out, b.data, b.len, 0644, &we) < 0)
+			if (hk_file_write_atomic(result_out, b.data, b.len, 0644, &we) < 0)
 				fprintf(stderr, "harkaq build: %s\n", we.msg);
 		}
 		hk_buf_free(&b);

@@ -20,6 +20,7 @@
 #include "cli/sweep.h"
 #include "cli/sweep_render.h"
 #include "core/sweep.h"
+#include "core/file.h"
 #include "core/util.h"
 
 static void sweep_usage(FILE *f)
@@ -61,45 +62,6 @@ static void sweep_usage(FILE *f)
 		"recipe found or a bad result file, 70 environment error, 130 interrupted.\n");
 }
 
-int sweep_read_file(const char *path, struct hk_buf *out, struct hk_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "opening %s", path);
-	int r = hk_buf_read_fd(out, fd);
-	close(fd);
-	if (r < 0)
-		return hk_fail_errno(err, -r, "reading %s", path);
-	return 0;
-}
-
-static int write_file(const char *path, const char *data, size_t len, struct hk_error *err)
-{
-	hk_autofree char *tmp = hk_xasprintf("%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "creating %s", tmp);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			return hk_fail_errno(err, e, "writing %s", path);
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return hk_fail_errno(err, e, "writing %s", path);
-	}
-	return 0;
-}
-
 int sweep_mkdir_p(const char *path, struct hk_error *err)
 {
 	hk_autofree char *p = hk_xstrdup(path);
@@ -126,19 +88,19 @@ int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o, struct 
 		hk_sweep_doc_json(d, true, &j);
 		hk_buf_putc(&b, '\n');
 		hk_autofree char *res = hk_xasprintf("%s/result.json", o->out_dir);
-		int rc = write_file(res, b.data, b.len, err);
+		int rc = hk_file_write_atomic(res, b.data, b.len, 0644, err);
 		hk_buf_reset(&b);
 		hk_json_init(&j, &b, 1);
 		hk_sweep_doc_json(d, false, &j);
 		hk_buf_putc(&b, '\n');
 		hk_autofree char *sum = hk_xasprintf("%s/summary.json", o->out_dir);
 		if (rc == 0)
-			rc = write_file(sum, b.data, b.len, err);
+			rc = hk_file_write_atomic(sum, b.data, b.len, 0644, err);
 		hk_buf_reset(&b);
 		hk_sweep_table(d, &b);
 		hk_autofree char *txt = hk_xasprintf("%s/summary.txt", o->out_dir);
 		if (rc == 0)
-			rc = write_file(txt, b.data, b.len, err);
+			rc = hk_file_write_atomic(txt, b.data, b.len, 0644, err);
 		hk_buf_free(&b);
 		if (rc < 0)
 			return rc;
@@ -146,7 +108,7 @@ int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o, struct 
 	if (o->html) {
 		struct hk_buf b = HK_BUF_INIT;
 		hk_sweep_html(d, &b);
-		int rc = write_file(o->html, b.data, b.len, err);
+		int rc = hk_file_write_atomic(o->html, b.data, b.len, 0644, err);
 		hk_buf_free(&b);
 		if (rc < 0)
 			return rc;
@@ -182,7 +144,7 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 						 ? hk_xasprintf("%s/result.json", args[n])
 						 : hk_xstrdup(args[n]);
 		struct hk_buf text = HK_BUF_INIT;
-		int rc = sweep_read_file(path, &text, &err);
+		int rc = hk_file_read(path, &text, &err);
 		if (rc == 0)
 			rc = hk_sweep_doc_parse(hk_buf_str(&text), text.len, path, &parts[n], &err);
 		hk_buf_free(&text);

@@ -30,7 +30,6 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o);
 
 /* Writes the outputs every sweep and merge produce: --out's files, --html, stdout. */
 int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o, struct hk_error *err);
-int sweep_read_file(const char *path, struct hk_buf *out, struct hk_error *err);
 int sweep_mkdir_p(const char *path, struct hk_error *err);
 
 #endif

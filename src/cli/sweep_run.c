@@ -26,6 +26,7 @@
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/suggest.h"
+#include "core/file.h"
 #include "core/util.h"
 
 #define RECIPE_FILE "recipe.toml"
@@ -250,7 +251,7 @@ static char *reason_from_log(const char *log)
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error e;
 	char *found = NULL;
-	if (sweep_read_file(log, &text, &e) == 0) {
+	if (hk_file_read(log, &text, &e) == 0) {
 		const char *p = hk_buf_str(&text);
 		while (*p) {
 			const char *nl = strchr(p, '\n');
@@ -278,7 +279,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
 	struct hk_error e = { 0 };
 	struct hk_jval *v = NULL;
 	bool have = access(jb->result_path, F_OK) == 0 &&
-		    sweep_read_file(jb->result_path, &text, &e) == 0 &&
+		    hk_file_read(jb->result_path, &text, &e) == 0 &&
 		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
 	struct classify_ctx cc = { sugg, jb->base_root };
 	if (have && hk_sweep_item_from_build(it, v, classify, &cc, &e) == 0) {

@@ -582,42 +582,32 @@ void hk_diagnosis_free(struct hk_diagnosis *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void opt_str(struct hk_json *j, const char *key, const char *s)
-{
-	hk_json_key(j, key);
-	if (s)
-		hk_json_str(j, s);
-	else
-		hk_json_null(j);
-}
-
 void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
 {
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct hk_diag_item *it = &d->items[i];
 		hk_json_obj_begin(j);
-		hk_json_key(j, "denial");
-		hk_json_uint(j, i);
-		opt_str(j, "class", hk_diag_class_name(it->cls));
-		opt_str(j, "reason", it->reason);
-		opt_str(j, "line", it->line);
-		opt_str(j, "exe_declared_by", it->exe_declared_by);
+		hk_json_kv_uint(j, "denial", i);
+		hk_json_kv_str(j, "class", hk_diag_class_name(it->cls));
+		hk_json_kv_str(j, "reason", it->reason);
+		hk_json_kv_str(j, "line", it->line);
+		hk_json_kv_str(j, "exe_declared_by", it->exe_declared_by);
 		hk_json_key(j, "providers");
 		hk_json_arr_begin(j);
 		for (size_t k = 0; k < it->n_providers; k++) {
 			const struct hk_provider *p = &it->providers[k];
 			hk_json_obj_begin(j);
-			opt_str(j, "name", p->name);
-			opt_str(j, "version", p->version);
-			opt_str(j, "id", p->id);
-			opt_str(j, "how", hk_provider_how_name(p->how));
+			hk_json_kv_str(j, "name", p->name);
+			hk_json_kv_str(j, "version", p->version);
+			hk_json_kv_str(j, "id", p->id);
+			hk_json_kv_str(j, "how", hk_provider_how_name(p->how));
 			hk_json_key(j, "via");
 			if (p->via)
 				hk_json_bytes(j, p->via, strlen(p->via));
 			else
 				hk_json_null(j);
-			opt_str(j, "spec", p->spec);
+			hk_json_kv_str(j, "spec", p->spec);
 			hk_json_obj_end(j);
 		}
 		hk_json_arr_end(j);

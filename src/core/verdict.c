@@ -491,15 +491,6 @@ bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r)
 
 /* ---- JSON ---- */
 
-static void json_opt_str(struct hk_json *j, const char *key, const char *s)
-{
-	hk_json_key(j, key);
-	if (s)
-		hk_json_str(j, s);
-	else
-		hk_json_null(j);
-}
-
 static void json_opt_bytes(struct hk_json *j, const char *key, const char *p, size_t n)
 {
 	hk_json_key(j, key);
@@ -529,15 +520,15 @@ void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j)
 
 void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 {
-	json_opt_str(j, "kind", "harkaq.verdict.v1");
-	json_opt_str(j, "state", hk_verdict_state_name(v->state));
+	hk_json_kv_str(j, "kind", "harkaq.verdict.v1");
+	hk_json_kv_str(j, "state", hk_verdict_state_name(v->state));
 
 	hk_json_key(j, "reasons");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < v->n_reasons; i++) {
 		hk_json_obj_begin(j);
-		json_opt_str(j, "code", hk_reason_code(v->reasons[i].code));
-		json_opt_str(j, "message", v->reasons[i].message);
+		hk_json_kv_str(j, "code", hk_reason_code(v->reasons[i].code));
+		hk_json_kv_str(j, "message", v->reasons[i].message);
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
@@ -546,11 +537,11 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 	hk_json_int(j, v->abi);
 	hk_json_key(j, "kernel_abi");
 	hk_json_int(j, v->kernel_abi);
-	json_opt_str(j, "policy_id", v->policy_id);
-	json_opt_str(j, "recipe_hash", v->recipe_hash);
-	json_opt_str(j, "artifact_hash", v->artifact_hash);
-	json_opt_str(j, "phase", v->phase);
-	json_opt_str(j, "deps_sealed", v->deps_sealed);
+	hk_json_kv_str(j, "policy_id", v->policy_id);
+	hk_json_kv_str(j, "recipe_hash", v->recipe_hash);
+	hk_json_kv_str(j, "artifact_hash", v->artifact_hash);
+	hk_json_kv_str(j, "phase", v->phase);
+	hk_json_kv_str(j, "deps_sealed", v->deps_sealed);
 
 	hk_json_key(j, "canary");
 	hk_json_obj_begin(j);
@@ -585,8 +576,8 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 	for (size_t i = 0; i < v->n_denials; i++) {
 		const struct hk_denial *d = &v->denials[i];
 		hk_json_obj_begin(j);
-		json_opt_str(j, "class", hk_denial_class_name(d->cls));
-		json_opt_str(j, "blockers", d->blockers);
+		hk_json_kv_str(j, "class", hk_denial_class_name(d->cls));
+		hk_json_kv_str(j, "blockers", d->blockers);
 		json_opt_bytes(j, "path", d->path, d->path_len);
 		json_opt_bytes(j, "dev", d->dev, d->dev_len);
 		hk_json_key(j, "ino");
