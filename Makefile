@@ -6,7 +6,8 @@
 #
 # Layout mirrors the dependency law (design.md §2):
 #   src/core   pure library: no Landlock/seccomp/netlink calls, unit-testable anywhere
-#   src/sys    the only files that talk to the kernel's Landlock, seccomp and audit interfaces
+#   src/sys    the only files that talk to the kernel: Landlock, seccomp, audit, capabilities,
+#              mounts and namespaces, pidfds, fs-verity
 #   src/exec   harkaq-exec, statically linked, runs inside the sandbox
 #   src/audit  harkaq-audit, the privileged reader on the host
 #   src/cli    harkaq, the orchestrator
@@ -95,6 +96,10 @@ $(BUILD)/tests/kernel/%: $(BUILD)/obj/tests/kernel/%.o $(HARNESS_OBJ) $(SYS_LIB)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(HARNESS_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(ELF_LIBS) $(LDFLAGS)
+
+# The sweep's table and HTML are the command line's (src/cli/sweep_render.c), yet pure: the
+# sweep's unit test links that one object beside the core.
+$(BUILD)/tests/test_sweep: $(BUILD)/obj/src/cli/sweep_render.o
 
 # Small programs the integration tests run inside the cage (escape attempts, probes).  Static
 # and without sanitizers: they run inside arbitrary roots, as an unprivileged user.

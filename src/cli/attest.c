@@ -15,7 +15,9 @@
 #include "cli/version.h"
 #include "core/blake3.h"
 #include "core/dsse.h"
+#include "core/file.h"
 #include "core/hex.h"
+#include "core/strv.h"
 #include "core/tree.h"
 #include "core/util.h"
 
@@ -66,15 +68,6 @@ void hk_attest_envelope(const struct hk_sign_key *key, const void *payload, size
 	hk_dsse_free(&env);
 }
 
-static int read_all(const char *path, struct hk_buf *out, struct hk_error *err)
-{
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "%s", path);
-	int r = hk_buf_read_fd(out, fd);
-	return r < 0 ? hk_fail_errno(err, -r, "reading %s", path) : 0;
-}
-
 /* A closure artifact as a resolved dependency: an imported Debian package by its purl and the
  * digests of its .deb (those of the archive's index); any other artifact by its store name. */
 static void dep_resource(const struct hk_artifact *a, struct hk_resource *r, char **uri,
@@ -107,10 +100,8 @@ static void dep_resource(const struct hk_artifact *a, struct hk_resource *r, cha
 	struct hk_json j;
 	hk_json_init(&j, &b, 0);
 	hk_json_obj_begin(&j);
-	hk_json_key(&j, "harkaqArtifactId");
-	hk_json_str(&j, a->id);
-	hk_json_key(&j, "sealed");
-	hk_json_bool(&j, a->sealed);
+	hk_json_kv_str(&j, "harkaqArtifactId", a->id);
+	hk_json_kv_bool(&j, "sealed", a->sealed);
 	hk_json_obj_end(&j);
 	*annotations = hk_buf_steal(&b);
 	r->annotations_json = *annotations;
@@ -130,11 +121,7 @@ static int source_resource(const struct hk_recipe *rc, struct hk_resource *r, ch
 		if (hk_tree_scan(rc->source.path, &t, err) < 0)
 			return hk_wrap(err, "hashing the source directory");
 		hk_hex(t.root, sizeof(t.root), r->tree);
-		for (size_t i = 0; i < t.n; i++) {
-			free(t.entries[i].path);
-			free(t.entries[i].target);
-		}
-		free(t.entries);
+		hk_tree_free(&t);
 		*uri = hk_xasprintf("file:%s", rc->source.spec);
 		break;
 	}
@@ -153,28 +140,188 @@ static int source_resource(const struct hk_recipe *rc, struct hk_resource *r, ch
 	return 0;
 }
 
-static void free_tree(struct hk_tree *t)
+/* What the two Statements of one build are made of, gathered step by step, and everything
+ * they point into (freed by parts_free). */
+struct attest_parts {
+	struct hk_attest_input in;
+	struct hk_tree files;                  /* the artifact's manifest: the subjects' names */
+	struct hk_resource *subjects;
+	struct hk_resource *deps;
+	struct hk_strv owned;                  /* strings the resources point into */
+	struct hk_buf recipe_bytes;
+	struct hk_phase_evidence phases[HK_PHASE_COUNT];
+	struct utsname uts;
+};
+
+static void parts_free(struct attest_parts *p)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->entries[i].path);
-		free(t->entries[i].target);
-	}
-	free(t->entries);
-	memset(t, 0, sizeof(*t));
+	hk_tree_free(&p->files);
+	free(p->subjects);
+	free(p->deps);
+	hk_strv_free(&p->owned);
+	hk_buf_free(&p->recipe_bytes);
 }
 
-static int write_tmp(const char *path, const struct hk_buf *b, struct hk_error *err)
+/* Subjects: every regular file of the sealed artifact, as the manifest records it, with its
+ * SHA-256 read from the store. */
+static int gather_subjects(struct attest_parts *p, struct hk_store *store,
+			   const char *artifact_dir, struct hk_error *err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "creating %s", path);
-	if (write(fd, b->data, b->len) != (ssize_t)b->len || fsync(fd) < 0) {
-		int e = errno ? errno : EIO;
-		close(fd);
-		return hk_fail_errno(err, e, "writing %s", path);
+	const struct hk_artifact *art = NULL;
+	if (hk_store_find(store, artifact_dir, &art, err) < 0 ||
+	    hk_store_files(store, art, &p->files, err) < 0)
+		return hk_wrap(err, "attesting %s", artifact_dir);
+	p->subjects = hk_xcalloc(p->files.n + 1, sizeof(*p->subjects));
+	size_t n = 0;
+	for (size_t i = 0; i < p->files.n; i++) {
+		const struct hk_tree_entry *e = &p->files.entries[i];
+		if (e->type != HK_TREE_FILE)
+			continue;
+		struct hk_resource *s = &p->subjects[n++];
+		s->name = e->path;
+		hk_hex(e->digest, sizeof(e->digest), s->blake3);
+		hk_autofree char *path = hk_xasprintf("%s/%s", art->path, e->path);
+		if (hk_sha256_file(path, s->sha256, err) < 0)
+			return -err->code;
 	}
-	if (close(fd) < 0)
-		return hk_fail_errno(err, errno, "writing %s", path);
+	if (n == 0)
+		return hk_fail(err, EINVAL, "%s holds no regular file: an attestation needs a "
+					    "subject", artifact_dir);
+	p->in.subjects = p->subjects;
+	p->in.n_subjects = n;
+	return 0;
+}
+
+/* The recipe: its name, version and hash, and the file itself, inline with its digests. */
+static int gather_recipe(struct attest_parts *p, const struct hk_build_result *br,
+			 struct hk_error *err)
+{
+	const struct hk_recipe *rc = &br->recipe;
+	p->in.recipe_name = rc->name;
+	p->in.recipe_version = rc->version;
+	p->in.recipe_hash = br->recipe_hash;
+	if (!rc->path)
+		return 0;
+	if (hk_file_read(rc->path, &p->recipe_bytes, err) < 0)
+		return -err->code;
+	const char *bytes = hk_buf_str(&p->recipe_bytes);
+	size_t len = p->recipe_bytes.len;
+	const char *slash = strrchr(rc->path, '/');
+	p->in.recipe.name = slash ? slash + 1 : rc->path;
+	hk_sha256_hex(bytes, len, p->in.recipe.sha256);
+	uint8_t b3[HK_BLAKE3_OUT_LEN];
+	hk_blake3_hash(bytes, len, b3);
+	hk_hex(b3, sizeof(b3), p->in.recipe.blake3);
+	p->in.recipe.content = bytes;
+	p->in.recipe.content_len = len;
+	p->in.recipe.media_type = "application/toml";
+	return 0;
+}
+
+/* The resolved dependencies: the closure (deps first), then the base; and the source. */
+static int gather_deps(struct attest_parts *p, struct hk_store *store,
+		       const struct hk_build_result *br, struct hk_error *err)
+{
+	size_t n_closure = br->plan_ok ? br->plan.n_closure : 0;
+	p->deps = hk_xcalloc(n_closure + 2, sizeof(*p->deps));
+	size_t n = 0;
+	for (size_t i = 0; i < n_closure; i++) {
+		const struct hk_artifact *d = NULL;
+		if (hk_store_find(store, br->plan.closure_names[i], &d, err) < 0)
+			return hk_wrap(err, "attesting the closure");
+		char *uri = NULL, *annotations = NULL;
+		dep_resource(d, &p->deps[n++], &uri, &annotations);
+		hk_strv_push_owned(&p->owned, uri);
+		hk_strv_push_owned(&p->owned, annotations);
+	}
+	char *base_uri = hk_xasprintf("harkaq:base:%s", p->in.base.id);
+	hk_strv_push_owned(&p->owned, base_uri);
+	p->deps[n].name = "base";
+	p->deps[n].uri = base_uri;
+	p->deps[n].annotations_json = p->in.base.pinned ? "{\"pinned\":true}"
+							: "{\"pinned\":false}";
+	n++;
+	p->in.deps = p->deps;
+	p->in.n_deps = n;
+	char *source_uri = NULL;
+	int r = source_resource(&br->recipe, &p->in.source, &source_uri, err);
+	if (source_uri)
+		hk_strv_push_owned(&p->owned, source_uri);
+	return r;
+}
+
+/* How the build ran: policy, base, cage and ABI, versions, times, and each phase's evidence. */
+static void gather_run(struct attest_parts *p, const struct hk_attest_ctx *ctx,
+		       const struct hk_build_opts *bo, const struct hk_build_result *br)
+{
+	struct hk_attest_input *in = &p->in;
+	in->policy_id = br->plan_ok ? br->plan.policy_id : NULL;
+	in->profile = bo->profile;
+	in->caged = br->cage;
+	for (size_t i = 0; i < br->n_phases; i++)
+		if (br->phases[i].has_verdict) {
+			in->abi = br->phases[i].verdict.abi;
+			in->kernel_abi = br->phases[i].verdict.kernel_abi;
+			break;
+		}
+	in->harkaq_version = HK_VERSION;
+	in->kernel_release = uname(&p->uts) == 0 ? p->uts.release : NULL;
+	/* The invocation is the build's work directory nonce (its progress lines name it). */
+	const char *nonce = br->work ? strrchr(br->work, '-') : NULL;
+	in->invocation_id = nonce ? nonce + 1 : NULL;
+	in->started_on = ctx->started_on;
+	in->finished_on = time(NULL);
+	in->artifact_id = br->artifact_id;
+	in->artifact_dirname = br->artifact_dir;
+	for (size_t i = 0; i < br->n_phases; i++) {
+		const struct phase_result *pr = &br->phases[i];
+		struct hk_phase_evidence *ph = &p->phases[i];
+		memset(ph, 0, sizeof(*ph));
+		ph->phase = hk_phase_name(pr->phase);
+		if (pr->evidence.len > 0) {
+			ph->evidence = pr->evidence.data;
+			ph->evidence_len = pr->evidence.len;
+			hk_sha256_hex(pr->evidence.data, pr->evidence.len, ph->evidence_sha256);
+			ph->evidence_id = pr->evidence_id[0] ? pr->evidence_id : NULL;
+		}
+	}
+	in->phases = p->phases;
+	in->n_phases = br->n_phases;
+}
+
+/* Writes both envelopes into STORE/.attestations/<dirname>/, *path_p and *path_v (the
+ * caller's to free): both or neither. */
+static int write_envelopes(struct hk_store *store, const char *artifact_dir,
+			   const struct hk_buf *env_p, const struct hk_buf *env_v, char **path_p,
+			   char **path_v, struct hk_error *err)
+{
+	hk_autofree char *adir = hk_xasprintf("%s/%s", hk_store_dir(store), HK_ATTEST_DIR);
+	hk_autofree char *dir = hk_xasprintf("%s/%s", adir, artifact_dir);
+	if ((mkdir(adir, 0755) < 0 && errno != EEXIST) || (mkdir(dir, 0755) < 0 && errno != EEXIST))
+		return hk_fail_errno(err, errno, "creating %s", dir);
+	*path_p = hk_xasprintf("%s/provenance.dsse.json", dir);
+	*path_v = hk_xasprintf("%s/verdict.dsse.json", dir);
+	/* Both written (and synced) before either is renamed: a failed write leaves the previous
+	 * pair as it was. */
+	hk_autofree char *tmp_p = NULL, *tmp_v = NULL;
+	int w = hk_file_write_temp(dir, env_p->data, env_p->len, 0644, HK_FILE_SYNC, &tmp_p,
+				   err);
+	if (w == 0)
+		w = hk_file_write_temp(dir, env_v->data, env_v->len, 0644, HK_FILE_SYNC, &tmp_v,
+				       err);
+	if (w == 0 && rename(tmp_p, *path_p) < 0)
+		w = hk_fail_errno(err, errno, "renaming %s", tmp_p);
+	if (w == 0 && rename(tmp_v, *path_v) < 0) {
+		w = hk_fail_errno(err, errno, "renaming %s", tmp_v);
+		unlink(*path_p);
+	}
+	if (w < 0) {
+		if (tmp_p)
+			unlink(tmp_p);
+		if (tmp_v)
+			unlink(tmp_v);
+		return hk_wrap(err, "writing the attestations");
+	}
 	return 0;
 }
 
@@ -183,194 +330,35 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 {
 	if (!br->artifact_id[0] || !br->artifact_dir || !br->store)
 		return 0;
-	struct hk_store *store = br->store;
-	const struct hk_recipe *rc = &br->recipe;
-	int rc_ = 0;
-	struct hk_attest_input in = { 0 };
-	struct hk_tree files = HK_TREE_INIT;
-	struct hk_resource *subjects = NULL, *deps = NULL;
-	char **dep_uris = NULL, **dep_ann = NULL;
-	size_t n_subjects = 0, n_deps = 0;
-	struct hk_phase_evidence phases[HK_PHASE_COUNT];
-	struct hk_buf recipe_bytes = HK_BUF_INIT, prov = HK_BUF_INIT, verd = HK_BUF_INIT;
+	struct attest_parts p = { .files = HK_TREE_INIT, .owned = HK_STRV_INIT,
+				  .recipe_bytes = HK_BUF_INIT };
+	p.in.base = hk_attest_base_of(&br->recipe);
+	int r = gather_subjects(&p, br->store, br->artifact_dir, err);
+	if (r == 0)
+		r = gather_recipe(&p, br, err);
+	if (r == 0)
+		r = gather_deps(&p, br->store, br, err);
+	struct hk_buf prov = HK_BUF_INIT, verd = HK_BUF_INIT;
 	struct hk_buf env_p = HK_BUF_INIT, env_v = HK_BUF_INIT;
-	char *source_uri = NULL, *dir = NULL, *tmp_p = NULL, *tmp_v = NULL, *path_p = NULL,
-	     *path_v = NULL, *base_dir = NULL;
-
-	const struct hk_artifact *art = NULL;
-	if (hk_store_find(store, br->artifact_dir, &art, err) < 0 ||
-	    hk_store_files(store, art, &files, err) < 0) {
-		rc_ = hk_wrap(err, "attesting %s", br->artifact_dir);
-		goto out;
-	}
-	/* Subjects: every regular file of the sealed artifact, as the manifest records it, with
-	 * its SHA-256 read from the store. */
-	subjects = hk_xcalloc(files.n + 1, sizeof(*subjects));
-	for (size_t i = 0; i < files.n; i++) {
-		const struct hk_tree_entry *e = &files.entries[i];
-		if (e->type != HK_TREE_FILE)
-			continue;
-		struct hk_resource *s = &subjects[n_subjects++];
-		s->name = e->path;
-		hk_hex(e->digest, sizeof(e->digest), s->blake3);
-		hk_autofree char *p = hk_xasprintf("%s/%s", art->path, e->path);
-		if (hk_sha256_file(p, s->sha256, err) < 0) {
-			rc_ = -err->code;
-			goto out;
-		}
-	}
-	if (n_subjects == 0) {
-		rc_ = hk_fail(err, EINVAL, "%s holds no regular file: an attestation needs a "
-					   "subject", br->artifact_dir);
-		goto out;
-	}
-	in.subjects = subjects;
-	in.n_subjects = n_subjects;
-
-	in.recipe_name = rc->name;
-	in.recipe_version = rc->version;
-	in.recipe_hash = br->recipe_hash;
-	if (rc->path) {
-		if (read_all(rc->path, &recipe_bytes, err) < 0) {
-			rc_ = -err->code;
-			goto out;
-		}
-		const char *slash = strrchr(rc->path, '/');
-		in.recipe.name = slash ? slash + 1 : rc->path;
-		hk_sha256_hex(recipe_bytes.data ? recipe_bytes.data : "", recipe_bytes.len,
-			      in.recipe.sha256);
-		uint8_t b3[HK_BLAKE3_OUT_LEN];
-		hk_blake3_hash(recipe_bytes.data ? recipe_bytes.data : "", recipe_bytes.len, b3);
-		hk_hex(b3, sizeof(b3), in.recipe.blake3);
-		in.recipe.content = hk_buf_str(&recipe_bytes);
-		in.recipe.content_len = recipe_bytes.len;
-		in.recipe.media_type = "application/toml";
-	}
-
-	in.policy_id = br->plan_ok ? br->plan.policy_id : NULL;
-	in.base = hk_attest_base_of(rc);
-	in.profile = bo->profile;
-	in.caged = br->cage;
-	for (size_t i = 0; i < br->n_phases; i++)
-		if (br->phases[i].has_verdict) {
-			in.abi = br->phases[i].verdict.abi;
-			in.kernel_abi = br->phases[i].verdict.kernel_abi;
-			break;
-		}
-
-	/* The closure (deps first), then the base and the source. */
-	size_t n_closure = br->plan_ok ? br->plan.n_closure : 0;
-	deps = hk_xcalloc(n_closure + 2, sizeof(*deps));
-	dep_uris = hk_xcalloc(n_closure + 2, sizeof(*dep_uris));
-	dep_ann = hk_xcalloc(n_closure + 2, sizeof(*dep_ann));
-	for (size_t i = 0; i < n_closure; i++) {
-		const struct hk_artifact *d = NULL;
-		if (hk_store_find(store, br->plan.closure_names[i], &d, err) < 0) {
-			rc_ = hk_wrap(err, "attesting the closure");
-			goto out;
-		}
-		dep_resource(d, &deps[n_deps], &dep_uris[n_deps], &dep_ann[n_deps]);
-		n_deps++;
-	}
-	base_dir = hk_xasprintf("harkaq:base:%s", in.base.id);
-	deps[n_deps].name = "base";
-	deps[n_deps].uri = base_dir;
-	deps[n_deps].annotations_json = in.base.pinned ? "{\"pinned\":true}" : "{\"pinned\":false}";
-	n_deps++;
-	in.deps = deps;
-	in.n_deps = n_deps;
-	if (source_resource(rc, &in.source, &source_uri, err) < 0) {
-		rc_ = -err->code;
-		goto out;
-	}
-
-	struct utsname u;
-	in.harkaq_version = HK_VERSION;
-	in.kernel_release = uname(&u) == 0 ? u.release : NULL;
-	/* The invocation is the build's work directory nonce (its progress lines name it). */
-	const char *nonce = br->work ? strrchr(br->work, '-') : NULL;
-	in.invocation_id = nonce ? nonce + 1 : NULL;
-	in.started_on = ctx->started_on;
-	in.finished_on = time(NULL);
-	in.artifact_id = br->artifact_id;
-	in.artifact_dirname = br->artifact_dir;
-	for (size_t i = 0; i < br->n_phases; i++) {
-		const struct phase_result *pr = &br->phases[i];
-		struct hk_phase_evidence *p = &phases[i];
-		memset(p, 0, sizeof(*p));
-		p->phase = hk_phase_name(pr->phase);
-		if (pr->evidence.len > 0) {
-			p->evidence = pr->evidence.data;
-			p->evidence_len = pr->evidence.len;
-			hk_sha256_hex(pr->evidence.data, pr->evidence.len, p->evidence_sha256);
-			p->evidence_id = pr->evidence_id[0] ? pr->evidence_id : NULL;
-		}
-	}
-	in.phases = phases;
-	in.n_phases = br->n_phases;
-
-	hk_intoto_provenance(&in, &prov);
-	hk_intoto_verdict(&in, &verd);
+	hk_autofree char *path_p = NULL, *path_v = NULL;
 	const struct hk_sign_key *key = ctx->have_key ? &ctx->key : NULL;
-	hk_attest_envelope(key, prov.data, prov.len, &env_p);
-	hk_attest_envelope(key, verd.data, verd.len, &env_v);
-
-	/* Both envelopes or neither: each is written to a temporary name first. */
-	char *adir = hk_xasprintf("%s/%s", hk_store_dir(store), HK_ATTEST_DIR);
-	dir = hk_xasprintf("%s/%s", adir, br->artifact_dir);
-	if ((mkdir(adir, 0755) < 0 && errno != EEXIST) || (mkdir(dir, 0755) < 0 && errno != EEXIST)) {
-		rc_ = hk_fail_errno(err, errno, "creating %s", dir);
-		free(adir);
-		goto out;
+	if (r == 0) {
+		gather_run(&p, ctx, bo, br);
+		hk_intoto_provenance(&p.in, &prov);
+		hk_intoto_verdict(&p.in, &verd);
+		hk_attest_envelope(key, prov.data, prov.len, &env_p);
+		hk_attest_envelope(key, verd.data, verd.len, &env_v);
+		r = write_envelopes(br->store, br->artifact_dir, &env_p, &env_v, &path_p, &path_v,
+				    err);
 	}
-	free(adir);
-	path_p = hk_xasprintf("%s/provenance.dsse.json", dir);
-	path_v = hk_xasprintf("%s/verdict.dsse.json", dir);
-	tmp_p = hk_xasprintf("%s/.provenance.dsse.json.tmp", dir);
-	tmp_v = hk_xasprintf("%s/.verdict.dsse.json.tmp", dir);
-	int w = write_tmp(tmp_p, &env_p, err);
-	if (w == 0)
-		w = write_tmp(tmp_v, &env_v, err);
-	if (w == 0 && rename(tmp_p, path_p) < 0)
-		w = hk_fail_errno(err, errno, "renaming %s", tmp_p);
-	if (w == 0 && rename(tmp_v, path_v) < 0) {
-		w = hk_fail_errno(err, errno, "renaming %s", tmp_v);
-		unlink(path_p);
-	}
-	if (w < 0) {
-		unlink(tmp_p);
-		unlink(tmp_v);
-		rc_ = hk_wrap(err, "writing the attestations");
-		goto out;
-	}
-	if (!bo->quiet)
+	if (r == 0 && !bo->quiet)
 		fprintf(stderr, "[attest] %s\n[attest] %s%s%s\n", path_p, path_v,
 			key ? "\n[attest] signed by key " : " (unsigned: no --key)",
 			key ? key->keyid : "");
-
-out:
-	for (size_t i = 0; i < n_deps; i++) {
-		if (dep_uris)
-			free(dep_uris[i]);
-		if (dep_ann)
-			free(dep_ann[i]);
-	}
-	free(dep_uris);
-	free(dep_ann);
-	free(deps);
-	free(subjects);
-	free_tree(&files);
-	free(source_uri);
-	free(base_dir);
-	free(dir);
-	free(tmp_p);
-	free(tmp_v);
-	free(path_p);
-	free(path_v);
-	hk_buf_free(&recipe_bytes);
 	hk_buf_free(&prov);
 	hk_buf_free(&verd);
 	hk_buf_free(&env_p);
 	hk_buf_free(&env_v);
-	return rc_ < 0 ? HK_EXIT_SOFTWARE : 0;
+	parts_free(&p);
+	return r < 0 ? HK_EXIT_SOFTWARE : 0;
 }

@@ -4,9 +4,11 @@
 #define HK_CLI_BUILD_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "cli/cage.h"
 #include "cli/sandbox.h"
+#include "core/build_failure.h"
 #include "core/collapse.h"
 #include "core/derive.h"
 #include "core/recipe.h"
@@ -40,6 +42,9 @@ struct hk_build_plan {
 	char **entry_paths;
 	struct hk_tree *trees;           /* the closure's manifests the entries point into */
 	size_t n_trees;
+	/* When hk_build_derive fails: HK_BUILD_STAGE_DEPS when a declared dep or the closure
+	 * failed, else HK_BUILD_STAGE_NONE (another set-up step). */
+	enum hk_build_stage fail_stage;
 };
 
 /* Resolves the recipe's base and deps in the store (relative names are the store's), computes
@@ -111,12 +116,17 @@ struct hk_build_result {
 	struct hk_view view;             /* the store view the sandbox showed (core/view.h) */
 	size_t deps_sealed;              /* closure artifacts whose fs-verity seal was verified */
 	int interrupted;                 /* the signal that stopped the build, or 0 */
+	/* Where the build stopped with a status >= 64: the JSON result's "failure". */
+	enum hk_build_stage failed_stage;
+	int failed_signal;               /* the signal behind a stop, or 0 */
 	const char *error;               /* why the build stopped with a status >= 64 (err.msg of
 					  * hk_build_run; set by the caller for the JSON result) */
 };
 
-/* Runs the build; returns the exit status (commands.h).  For statuses >= 64 err says why. */
+/* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err
+ * says why and r->failed_stage where. */
 int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
+/* The result as JSON, and its release (build_result.c). */
 void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);
 void hk_build_result_free(struct hk_build_result *r);
 

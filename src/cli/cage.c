@@ -6,10 +6,10 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,6 +19,7 @@
 #include "cli/proc.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "sys/proc.h"
 
 /* Bounds on waiting.  The deallocation record comes from a kworker about 50 ms after the
  * last process of the domain is reaped (kernel-facts.md §3); the bound only matters when
@@ -101,52 +102,54 @@ static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
 /* Handles one line of the reader.  Returns 1 for "ready", 2 for "end", 0 otherwise. */
 static int reader_line(struct hk_cage_result *res, const char *line)
 {
-	struct hk_jval *v = NULL;
+	struct hk_reader_line l;
 	struct hk_error e;
-	if (hk_json_parse(line, strlen(line), &v, &e) < 0) {
+	if (hk_reader_line_decode(line, strlen(line), &l, &e) < 0) {
 		res->reader_failed = true;
 		if (!res->reader_error)
 			res->reader_error = hk_xasprintf("unreadable line from the reader: %s", e.msg);
 		return 0;
 	}
 	int ret = 0;
-	const char *event = hk_jobj_str(v, "event");
-	if (!event) {
-		/* ignore */
-	} else if (strcmp(event, "record") == 0) {
-		const struct hk_jval *t = hk_jobj_get(v, "text");
-		size_t len = 0;
-		hk_autofree char *text = t ? hk_jval_bytes(t, &len) : NULL;
-		if (text) {
-			struct hk_error fe;
-			/* A record that does not parse is counted by the evidence (n_malformed); if
-			 * it was one of this run's, the count check against denials=N fails and
-			 * says so.  Another process's odd record must not condemn this run. */
-			(void)hk_evidence_feed(&res->evidence, (unsigned)hk_jobj_int(v, "type", 0),
-					       (uint64_t)hk_jobj_int(v, "serial", 0), text, len,
+	switch (l.event) {
+	case HK_READER_RECORD: {
+		struct hk_error fe;
+		/* A record that does not parse is counted by the evidence (n_malformed); if it was
+		 * one of this run's, the count check against denials=N fails and says so.  Another
+		 * process's odd record must not condemn this run. */
+		if (l.text)
+			(void)hk_evidence_feed(&res->evidence, l.type, l.serial, l.text, l.text_len,
 					       &fe);
-		}
-	} else if (strcmp(event, "ready") == 0) {
+		break;
+	}
+	case HK_READER_READY:
 		res->reader_ready = true;
-		res->audit_confirmed = hk_jobj_bool(v, "confirmed");
-		hk_jval_free(res->audit_before);
-		hk_jval_free(res->audit_changed);
-		res->audit_before = hk_jval_copy(hk_jobj_get(v, "audit"));
-		res->audit_changed = hk_jval_copy(hk_jobj_get(v, "changed"));
-		res->lost_before = hk_jobj_int(res->audit_before, "lost", -1);
+		res->audit_confirmed = l.confirmed;
+		res->have_audit_before = l.has_audit;
+		res->audit_before = l.audit;
+		memcpy(res->audit_changed, l.changed, sizeof(l.changed));
+		res->n_audit_changed = l.n_changed;
+		res->lost_before = l.has_audit ? (long long)l.audit.lost : -1;
 		ret = 1;
-	} else if (strcmp(event, "end") == 0) {
-		hk_jval_free(res->audit_after);
-		res->audit_after = hk_jval_copy(hk_jobj_get(v, "audit"));
-		res->lost_after = hk_jobj_int(res->audit_after, "lost", -1);
-		res->enobufs = hk_jobj_int(v, "enobufs", 0);
+		break;
+	case HK_READER_END:
+		res->have_audit_after = l.has_audit;
+		res->audit_after = l.audit;
+		res->lost_after = l.has_audit ? (long long)l.audit.lost : -1;
+		res->enobufs = (long long)l.enobufs;
 		ret = 2;
-	} else if (strcmp(event, "error") == 0) {
+		break;
+	case HK_READER_ERROR:
 		res->reader_failed = true;
 		if (!res->reader_error)
-			res->reader_error = hk_xstrdup(hk_jobj_str(v, "message") ?: "reader error");
+			res->reader_error = hk_xstrdup(l.text_reason ?: "reader error");
+		break;
+	case HK_READER_OVERRUN:
+	case HK_READER_WARNING:
+	case HK_READER_STATUS:
+		break;
 	}
-	hk_jval_free(v);
+	hk_reader_line_free(&l);
 	return ret;
 }
 
@@ -167,47 +170,48 @@ static int reader_drain(struct hk_cage_reader *rd, struct hk_cage_result *res)
 
 static void status_line(struct hk_cage_result *res, const char *line)
 {
-	struct hk_jval *v = NULL;
+	struct hk_exec_event ev;
 	struct hk_error e;
-	if (hk_json_parse(line, strlen(line), &v, &e) < 0)
-		return; /* harkaq-exec writes only JSON here; anything else is not its report */
-	const char *event = hk_jobj_str(v, "event");
-	if (event && strcmp(event, "cage") == 0) {
-		res->abi = (int)hk_jobj_int(v, "abi", -1);
-		res->real_abi = (int)hk_jobj_int(v, "real_abi", res->abi);
-		res->forced_abi = hk_jobj_bool(v, "forced");
-		res->log_flag_withheld = hk_jobj_bool(v, "log_flag_withheld");
-		hk_jval_free(res->cage_status);
-		res->cage_status = v;
-		return;
-	}
-	if (event && strcmp(event, "canary") == 0) {
-		free(res->canary_result);
-		res->canary_result = hk_xstrdup(hk_jobj_str(v, "result") ?: "error");
-	} else if (event && strcmp(event, "error") == 0) {
+	if (hk_exec_event_decode(line, strlen(line), &ev, &e) < 0)
+		return; /* harkaq-exec writes only its events here; anything else is not its report */
+	switch (ev.kind) {
+	case HK_EXEC_EVENT_CAGE:
+		res->abi = ev.cage.abi;
+		res->real_abi = ev.cage.real_abi;
+		if (res->cage_reported)
+			hk_cage_report_free(&res->cage);
+		res->cage = ev.cage;
+		res->cage_reported = true;
+		memset(&ev.cage, 0, sizeof(ev.cage)); /* moved into the result */
+		break;
+	case HK_EXEC_EVENT_CANARY:
+		res->canary_reported = true;
+		res->canary = ev.canary;
+		break;
+	case HK_EXEC_EVENT_ERROR:
 		if (!res->cage_error) {
-			res->cage_error = hk_xstrdup(hk_jobj_str(v, "message") ?: "cage error");
-			res->cage_error_layer = hk_xstrdup(hk_jobj_str(v, "layer") ?: "unknown");
+			res->cage_error = hk_xstrdup(ev.message ? ev.message : "cage error");
+			res->cage_error_layer = hk_xstrdup(ev.layer ? ev.layer : "unknown");
 		}
+		break;
 	}
-	hk_jval_free(v);
+	hk_exec_event_free(&ev);
 }
 
 /* In the forked child, before exec: a failure goes to the status pipe as the cage's own
  * error event would, so the orchestrator reports a set-up failure, never a verdict. */
 static void child_fail(int status_fd, const char *layer, const char *msg)
+	__attribute__((noreturn));
+static void child_fail(int status_fd, const char *layer, const char *msg)
 {
 	struct hk_buf b = HK_BUF_INIT;
-	struct hk_json j;
-	hk_json_init(&j, &b, 0);
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "event");
-	hk_json_str(&j, "error");
-	hk_json_key(&j, "layer");
-	hk_json_str(&j, layer);
-	hk_json_key(&j, "message");
-	hk_json_str(&j, msg);
-	hk_json_obj_end(&j);
+	const struct hk_exec_event ev = {
+		.kind = HK_EXEC_EVENT_ERROR,
+		.layer = (char *)(uintptr_t)layer,
+		.message = (char *)(uintptr_t)msg,
+		.exit_code = -1,
+	};
+	hk_exec_event_encode(&ev, &b);
 	hk_buf_putc(&b, '\n');
 	ssize_t w = write(status_fd, b.data, b.len);
 	(void)w;
@@ -366,137 +370,105 @@ static long long cpu_ms(const struct rusage *ru)
 	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 }
 
-int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
+/* Starts this run's reader (when evidence is asked) and waits, bounded, for its "ready". */
+static void start_reader(const struct hk_cage_opts *o, struct hk_cage_result *r,
+			 struct hk_cage_reader *rd)
 {
-	memset(r, 0, sizeof(*r));
-	/* A signal forwarded to an earlier run of this process (a previous phase) is not this
-	 * run's. */
-	forwarded_signal = 0;
-	r->abi = r->real_abi = -1;
-	r->lost_before = r->lost_after = -1;
-	hk_evidence_init(&r->evidence, o->canary_path);
-	long long t0 = hk_now_ms();
+	if (!o->evidence)
+		return;
+	struct hk_error re;
+	if (reader_start(o, rd, &re) < 0) {
+		r->reader_failed = true;
+		r->reader_error = hk_xstrdup(re.msg);
+		return;
+	}
+	r->reader_started = true;
+	long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
+	while (!r->reader_ready && rd->out.fd >= 0) {
+		long long left = deadline - hk_now_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = { rd->out.fd, POLLIN, 0 };
+		poll(&p, 1, (int)left);
+		reader_drain(rd, r);
+	}
+	if (!r->reader_ready) {
+		r->reader_failed = true;
+		if (!r->reader_error)
+			r->reader_error = hk_xstrdup(rd->out.fd < 0
+							     ? "the audit reader exited before it was ready"
+							     : "the audit reader did not become ready in time");
+	}
+}
 
-	/* Orphans of the caged command must become our children, so that nothing it started
-	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-
-	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
-	rd->pid = -1;
-	rd->in_fd = -1;
-	rd->out.fd = -1;
-	/* From here on, the reader belongs to the result: every return below either finishes
-	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
-	r->pending = rd;
-	if (o->evidence) {
-		struct hk_error re;
-		if (reader_start(o, rd, &re) < 0) {
-			r->reader_failed = true;
-			r->reader_error = hk_xstrdup(re.msg);
-		} else {
-			r->reader_started = true;
-			long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
-			while (!r->reader_ready && rd->out.fd >= 0) {
-				long long left = deadline - hk_now_ms();
-				if (left <= 0)
-					break;
-				struct pollfd p = { rd->out.fd, POLLIN, 0 };
-				poll(&p, 1, (int)left);
-				reader_drain(rd, r);
-			}
-			if (!r->reader_ready) {
-				r->reader_failed = true;
-				if (!r->reader_error)
-					r->reader_error = hk_xstrdup(
-						rd->out.fd < 0 ? "the audit reader exited before it was ready"
-							      : "the audit reader did not become ready in time");
-			}
+/* In the forked child: the command's session, its status descriptor, its user and directory,
+ * then the exec.  Never returns. */
+static void exec_command(const struct hk_cage_opts *o, int status_w,
+			 const struct hk_cage_reader *rd) __attribute__((noreturn));
+static void exec_command(const struct hk_cage_opts *o, int status_w,
+			 const struct hk_cage_reader *rd)
+{
+	if (rd->in_fd >= 0)
+		close(rd->in_fd);
+	/* A new session: the caged command gets no controlling terminal to inject into
+	 * (TIOCSTI, kernel-facts.md §11), and we can signal its whole group. */
+	setsid();
+	if (status_w == o->status_fd) {
+		fcntl(status_w, F_SETFD, 0);
+	} else {
+		dup2(status_w, o->status_fd);
+		close(status_w);
+	}
+	if (o->as_user) {
+		if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0) {
+			char m[256];
+			snprintf(m, sizeof(m), "cannot switch to uid %u: %s", (unsigned)o->uid,
+				 strerror(errno));
+			child_fail(o->status_fd, "user", m);
 		}
 	}
-	r->ms_reader_start = hk_now_ms() - t0;
-	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
-		reader_kill(r);
-		return hk_fail(err, EPERM, "evidence was required but cannot be established (%s); "
-					   "the command was not run",
-			       r->reader_error ? r->reader_error : "audit is not confirmed enabled");
-	}
-
-	int st[2];
-	if (pipe2(st, O_CLOEXEC) < 0) {
-		int e = errno;
-		reader_kill(r);
-		return hk_fail_errno(err, e, "status pipe");
-	}
-	long long t_cmd = hk_now_ms();
-	struct rusage ru_before;
-	getrusage(RUSAGE_CHILDREN, &ru_before);
-	pid_t child = fork();
-	if (child < 0) {
-		int e = errno;
-		close(st[0]);
-		close(st[1]);
-		reader_kill(r);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (child == 0) {
-		close(st[0]);
-		if (rd->in_fd >= 0)
-			close(rd->in_fd);
-		/* A new session: the caged command gets no controlling terminal to inject into
-		 * (TIOCSTI, kernel-facts.md §11), and we can signal its whole group. */
-		setsid();
-		if (st[1] == o->status_fd) {
-			fcntl(st[1], F_SETFD, 0);
-		} else {
-			dup2(st[1], o->status_fd);
-			close(st[1]);
-		}
-		if (o->as_user) {
-			if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0) {
-				char m[256];
-				snprintf(m, sizeof(m), "cannot switch to uid %u: %s", (unsigned)o->uid,
-					 strerror(errno));
-				child_fail(o->status_fd, "user", m);
-			}
-		}
-		if (o->chdir_to && chdir(o->chdir_to) < 0) {
-			char m[512];
-			snprintf(m, sizeof(m), "cannot enter %s: %s", o->chdir_to, strerror(errno));
-			child_fail(o->status_fd, "exec", m);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (o->envp)
-			execve(o->argv[0], o->argv, o->envp);
-		else
-			execv(o->argv[0], o->argv);
+	if (o->chdir_to && chdir(o->chdir_to) < 0) {
 		char m[512];
-		snprintf(m, sizeof(m), "cannot execute %s: %s", o->argv[0], strerror(errno));
+		snprintf(m, sizeof(m), "cannot enter %s: %s", o->chdir_to, strerror(errno));
 		child_fail(o->status_fd, "exec", m);
 	}
-	close(st[1]);
-	r->started = true;
-	signal_target = child;
-	struct sigaction sa = { 0 };
-	sa.sa_handler = forward_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (o->envp)
+		execve(o->argv[0], o->argv, o->envp);
+	else
+		execv(o->argv[0], o->argv);
+	char m[512];
+	snprintf(m, sizeof(m), "cannot execute %s: %s", o->argv[0], strerror(errno));
+	child_fail(o->status_fd, "exec", m);
+}
 
-	struct hk_linereader status;
-	hk_linereader_init(&status, st[0]);
-	int pfd = hk_pidfd_open(child);
-	bool exited = false;
+static void status_drain(struct hk_cage_result *r, struct hk_linereader *status)
+{
+	hk_linereader_fill(status);
+	char *line;
+	while (hk_linereader_next(status, &line)) {
+		status_line(r, line);
+		free(line);
+	}
+}
+
+/* Until the command exits: its status lines, this run's reader and the deferred runs'
+ * readers drained as they come, the time limit enforced. */
+static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
+		      struct hk_cage_reader *rd, pid_t child, struct hk_linereader *status,
+		      long long t_cmd)
+{
+	int pfd = hk_sys_pidfd_open(child);
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
-
 	hk_autofree struct pollfd *p = hk_xcalloc(3 + o->n_drain, sizeof(*p));
-	while (!exited) {
+	for (;;) {
 		int n = 0;
 		p[n++] = (struct pollfd){ pfd, POLLIN, 0 };
 		int i_status = -1, i_reader = -1;
-		if (status.fd >= 0) {
+		if (status->fd >= 0) {
 			i_status = n;
-			p[n++] = (struct pollfd){ status.fd, POLLIN, 0 };
+			p[n++] = (struct pollfd){ status->fd, POLLIN, 0 };
 		}
 		if (rd->out.fd >= 0) {
 			i_reader = n;
@@ -525,63 +497,132 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		int pr = poll(p, (nfds_t)n, timeout);
 		if (pr < 0 && errno != EINTR)
 			break;
-		if (i_status >= 0 && p[i_status].revents) {
-			hk_linereader_fill(&status);
-			char *line;
-			while (hk_linereader_next(&status, &line)) {
-				status_line(r, line);
-				free(line);
-			}
-		}
+		if (i_status >= 0 && p[i_status].revents)
+			status_drain(r, status);
 		if (i_reader >= 0 && p[i_reader].revents)
 			reader_drain(rd, r);
 		for (size_t k = 0; k < o->n_drain; k++)
 			if (p[i_drain + (int)k].revents && o->drain[k]->pending)
 				reader_drain(o->drain[k]->pending, o->drain[k]);
 		int ws;
-		pid_t w = waitpid(child, &ws, WNOHANG);
-		if (w == child) {
-			exited = true;
+		if (waitpid(child, &ws, WNOHANG) == child) {
 			r->wait_status = ws;
+			break;
 		}
 	}
-	signal_target = 0;
 	if (pfd >= 0)
 		close(pfd);
-	r->ms_command = hk_now_ms() - t_cmd;
-	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
-						  : 128 + WTERMSIG(r->wait_status);
+}
 
-	/* Whatever the command left running holds the domain (and would hold the
-	 * deallocation record back forever): kill it, and say so in the result.
-	 * The readers (this run's, and the deferred runs' still running) are not the command's. */
+/* Whatever the command left running holds the domain (and would hold the deallocation record
+ * back forever): kill it, and say so in the result.  The readers (this run's, and the
+ * deferred runs' still running) are not the command's. */
+static void kill_leftovers(const struct hk_cage_opts *o, struct hk_cage_result *r,
+			   const struct hk_cage_reader *rd)
+{
 	hk_autofree pid_t *keep = hk_xcalloc((1 + o->n_drain) * READER_GROUP_MAX, sizeof(*keep));
 	size_t n_keep = reader_group(rd->pid, keep);
 	for (size_t k = 0; k < o->n_drain; k++)
 		if (o->drain[k]->pending)
 			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
 	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
+}
+
+/* The status pipe after the command: the rest of it (the cage may have written its last line
+ * late), bounded. */
+static void read_status_rest(struct hk_cage_result *r, struct hk_linereader *status)
+{
+	long long t_drain = hk_now_ms();
+	for (int i = 0; i < 50 && status->fd >= 0; i++) {
+		struct pollfd sp = { status->fd, POLLIN, 0 };
+		if (poll(&sp, 1, 10) <= 0)
+			break;
+		hk_linereader_fill(status);
+	}
+	char *line;
+	while (hk_linereader_next(status, &line)) {
+		status_line(r, line);
+		free(line);
+	}
+	hk_linereader_close(status);
+	r->ms_status_drain = hk_now_ms() - t_drain;
+}
+
+int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	/* A signal forwarded to an earlier run of this process (a previous phase) is not this
+	 * run's. */
+	forwarded_signal = 0;
+	r->abi = r->real_abi = -1;
+	r->lost_before = r->lost_after = -1;
+	hk_evidence_init(&r->evidence, o->canary_path);
+	long long t0 = hk_now_ms();
+
+	/* Orphans of the caged command must become our children, so that nothing it started
+	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
+	hk_sys_become_subreaper();
+
+	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
+	rd->pid = -1;
+	rd->in_fd = -1;
+	rd->out.fd = -1;
+	/* From here on, the reader belongs to the result: every return below either finishes
+	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
+	r->pending = rd;
+	start_reader(o, r, rd);
+	r->ms_reader_start = hk_now_ms() - t0;
+	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
+		reader_kill(r);
+		return hk_fail(err, EPERM, "evidence was required but cannot be established (%s); "
+					   "the command was not run",
+			       r->reader_error ? r->reader_error : "audit is not confirmed enabled");
+	}
+
+	int st[2];
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = errno;
+		reader_kill(r);
+		return hk_fail_errno(err, e, "status pipe");
+	}
+	long long t_cmd = hk_now_ms();
+	struct rusage ru_before;
+	getrusage(RUSAGE_CHILDREN, &ru_before);
+	pid_t child = fork();
+	if (child < 0) {
+		int e = errno;
+		close(st[0]);
+		close(st[1]);
+		reader_kill(r);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (child == 0) {
+		close(st[0]);
+		exec_command(o, st[1], rd);
+	}
+	close(st[1]);
+	r->started = true;
+	signal_target = child;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = forward_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	struct hk_linereader status;
+	hk_linereader_init(&status, st[0]);
+	supervise(o, r, rd, child, &status, t_cmd);
+	signal_target = 0;
+	r->ms_command = hk_now_ms() - t_cmd;
+	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
+						  : 128 + WTERMSIG(r->wait_status);
+	kill_leftovers(o, r, rd);
 	/* Every process of the command is reaped by now (bubblewrap's pid 1 reaps the sandbox's,
 	 * and is reaped above); the readers are not (they are kept). */
 	struct rusage ru_after;
 	getrusage(RUSAGE_CHILDREN, &ru_after);
 	r->ms_command_cpu = cpu_ms(&ru_after) - cpu_ms(&ru_before);
-
-	/* The status pipe: read the rest (the cage may have written its last line late). */
-	long long t_drain = hk_now_ms();
-	for (int i = 0; i < 50 && status.fd >= 0; i++) {
-		struct pollfd sp = { status.fd, POLLIN, 0 };
-		if (poll(&sp, 1, 10) <= 0)
-			break;
-		hk_linereader_fill(&status);
-	}
-	char *line;
-	while (hk_linereader_next(&status, &line)) {
-		status_line(r, line);
-		free(line);
-	}
-	hk_linereader_close(&status);
-	r->ms_status_drain = hk_now_ms() - t_drain;
+	read_status_rest(r, &status);
 
 	/* The deallocation record, now or later (defer_evidence: while the next phase runs). */
 	r->ms_total = hk_now_ms() - t0;
@@ -589,6 +630,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		hk_cage_finish(&r, 1); /* adds its own time to ms_total */
 	else
 		r->deferred = rd->pid > 0;
+	r->interrupted_by = (int)forwarded_signal;
 	if (forwarded_signal)
 		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
 			       (int)forwarded_signal);
@@ -614,9 +656,8 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 	hk_json_int(j, r->ms_command_cpu);
 	/* Part of "command": the cage's own set-up before the command's execve. */
 	hk_json_key(j, "cage_setup");
-	const struct hk_jval *setup = hk_jobj_get(r->cage_status, "setup_ms");
-	if (setup)
-		hk_json_value(j, setup);
+	if (r->cage_reported)
+		hk_cage_report_setup_json(&r->cage, j);
 	else
 		hk_json_null(j);
 	hk_json_obj_end(j);
@@ -625,13 +666,10 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 void hk_cage_result_free(struct hk_cage_result *r)
 {
 	reader_kill(r);
-	hk_jval_free(r->cage_status);
-	hk_jval_free(r->audit_before);
-	hk_jval_free(r->audit_after);
-	hk_jval_free(r->audit_changed);
+	if (r->cage_reported)
+		hk_cage_report_free(&r->cage);
 	free(r->cage_error);
 	free(r->cage_error_layer);
-	free(r->canary_result);
 	free(r->reader_error);
 	hk_evidence_free(&r->evidence);
 	memset(r, 0, sizeof(*r));

@@ -13,8 +13,10 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/evidence.h"
+#include "core/exec_status.h"
 #include "core/json.h"
 #include "core/policy.h"
+#include "core/reader_line.h"
 
 struct hk_cage_opts {
 	char **argv;                /* program and arguments that start harkaq-exec (maybe via bwrap) */
@@ -52,21 +54,26 @@ struct hk_cage_result {
 	int exit_code;              /* decoded: exit status, or 128+signal */
 	bool timed_out;
 	int leftovers_killed;       /* processes still alive after the command exited */
-	/* the cage (harkaq-exec's status lines) */
-	struct hk_jval *cage_status;   /* the "cage" event, or NULL if the cage never reported */
+	/* the cage (harkaq-exec's status lines, core/exec_status.h) */
+	bool cage_reported;         /* the "cage" event came: `cage` holds it */
+	struct hk_cage_report cage;
 	char *cage_error;           /* harkaq-exec's error event message, or NULL */
 	char *cage_error_layer;
-	char *canary_result;        /* "denied", "opened", "error", or NULL (probe never ran) */
+	bool canary_reported;       /* the "canary" event came (else the probe never ran) */
+	enum hk_canary_result canary;
 	int abi, real_abi;          /* from the cage line; -1 unknown */
-	bool log_flag_withheld;
-	bool forced_abi;
-	/* the reader */
+	/* the reader (its lines, core/reader_line.h) */
 	bool reader_started, reader_ready, audit_confirmed, reader_failed;
 	char *reader_error;
 	long long lost_before, lost_after;   /* -1 unknown */
 	long long enobufs;
-	struct hk_jval *audit_before, *audit_after;
-	struct hk_jval *audit_changed;
+	bool have_audit_before, have_audit_after;
+	struct hk_audit_status audit_before, audit_after;
+	struct hk_audit_change audit_changed[HK_READER_MAX_CHANGES];
+	size_t n_audit_changed;
+	/* the signal harkaq forwarded to the command (SIGINT, SIGTERM, SIGHUP), 0 when none:
+	 * hk_cage_run then returns -EINTR */
+	int interrupted_by;
 	/* the evidence */
 	struct hk_evidence evidence;
 	bool dealloc_timed_out;

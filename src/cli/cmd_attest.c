@@ -13,6 +13,7 @@
 #include "cli/sign.h"
 #include "core/dsse.h"
 #include "core/evobj.h"
+#include "core/file.h"
 #include "core/hex.h"
 #include "core/intoto.h"
 #include "core/store.h"
@@ -65,15 +66,6 @@ static bool asks_help(int argc, char **argv)
 	return argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
 }
 
-static int read_file(const char *path, struct hk_buf *out, struct hk_error *err)
-{
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "%s", path);
-	int r = hk_buf_read_fd(out, fd);
-	return r < 0 ? hk_fail_errno(err, -r, "reading %s", path) : 0;
-}
-
 static int attest_keygen(int argc, char **argv)
 {
 	if (asks_help(argc, argv)) {
@@ -88,7 +80,7 @@ static int attest_keygen(int argc, char **argv)
 	char keyid[HK_SHA256_HEX_LEN];
 	if (hk_crypto_init(&err) < 0 || hk_key_generate(argv[1], keyid, &err) < 0) {
 		fprintf(stderr, "harkaq attest keygen: %s\n", err.msg);
-		return err.code == EEXIST ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+		return hk_exit_for_errno(err.code);
 	}
 	printf("private key %s.key (mode 0600: keep it to yourself)\n", argv[1]);
 	printf("public key  %s.pub\n", argv[1]);
@@ -109,7 +101,7 @@ static int attest_pae(int argc, char **argv)
 	struct hk_error err = { 0 };
 	struct hk_buf text = HK_BUF_INIT, pae = HK_BUF_INIT;
 	struct hk_dsse_envelope env;
-	if (read_file(argv[1], &text, &err) < 0) {
+	if (hk_file_read(argv[1], &text, &err) < 0) {
 		fprintf(stderr, "harkaq attest pae: %s\n", err.msg);
 		hk_buf_free(&text);
 		return HK_EXIT_DATAERR;
@@ -249,23 +241,23 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	struct hk_jval *st = NULL;
 	char *root = NULL;
 	int code = HK_EXIT_OK;
-	if (read_file(path, &text, &err) < 0) {
+	if (hk_file_read(path, &text, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
-		code = err.code == ENOENT ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
-		goto out;
+		code = hk_exit_for_errno(err.code);
+		goto free_envelope;
 	}
 	if (hk_dsse_parse(hk_buf_str(&text), text.len, &env, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s: %s (truncated or not a DSSE envelope)\n",
 			path, err.msg);
 		code = HK_EXIT_DATAERR;
-		goto out;
+		goto free_envelope;
 	}
 	if (strcmp(env.payload_type, HK_DSSE_INTOTO_TYPE) != 0) {
 		fprintf(stderr, "harkaq attest verify: %s: payloadType is '%s', not %s: not an "
 				"in-toto Statement, nothing else is checked\n",
 			path, env.payload_type, HK_DSSE_INTOTO_TYPE);
 		code = ATTEST_EXIT_PAYLOAD_TYPE;
-		goto out;
+		goto free_envelope;
 	}
 	hk_dsse_pae(env.payload_type, strlen(env.payload_type), env.payload, env.payload_len, &pae);
 	bool verified = false, claimed = false;
@@ -282,26 +274,26 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 				"verify: the payload or the signature was altered\n",
 			path, o->key.keyid);
 		code = ATTEST_EXIT_BAD_SIGNATURE;
-		goto out;
+		goto free_envelope;
 	}
 	if (!verified) {
 		fprintf(stderr, "harkaq attest verify: %s: no signature by key %s (%zu signature(s), "
 				"by other keys): wrong key, or the envelope is unsigned\n",
 			path, o->key.keyid, env.n_sigs);
 		code = ATTEST_EXIT_WRONG_KEY;
-		goto out;
+		goto free_envelope;
 	}
 	if (hk_intoto_parse(env.payload, env.payload_len, &st, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
 		code = HK_EXIT_DATAERR;
-		goto out;
+		goto free_envelope;
 	}
 	const char *ptype = hk_jobj_str(st, "predicateType");
 	*is_verdict = strcmp(ptype, HK_INTOTO_VERDICT_TYPE) == 0;
 	if (*is_verdict && check_embedded_evidence(st, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
 		code = HK_EXIT_DATAERR;
-		goto out;
+		goto free_envelope;
 	}
 
 	/* Subjects: against a directory, or the store's artifact. */
@@ -314,12 +306,12 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 			fprintf(stderr, "harkaq attest verify: %s: the statement names no store "
 					"artifact: give --artifact or --dir\n", path);
 			code = HK_EXIT_USAGE;
-			goto out;
+			goto free_envelope;
 		}
 		if (hk_store_find(o->store, q, &a, &err) < 0) {
 			fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
 			code = ATTEST_EXIT_SUBJECT;
-			goto out;
+			goto free_envelope;
 		}
 		root = hk_xstrdup(a->path);
 	}
@@ -327,7 +319,7 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	if (check_subjects(st, root, &n_checked, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
 		code = err.code == EINVAL ? HK_EXIT_DATAERR : ATTEST_EXIT_SUBJECT;
-		goto out;
+		goto free_envelope;
 	}
 	printf("%s: signature by %s verified; %s; %zu subject(s) match %s\n", path, o->key.keyid,
 	       ptype, n_checked, root);
@@ -337,11 +329,11 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 			fprintf(stderr, "harkaq attest verify: %s: policy %s not satisfied:\n%s", path,
 				o->policy, hk_buf_str(&why));
 			code = ATTEST_EXIT_POLICY;
-			goto out;
+			goto free_envelope;
 		}
 		printf("%s: policy %s satisfied\n", path, o->policy);
 	}
-out:
+free_envelope:
 	free(root);
 	hk_jval_free(st);
 	hk_dsse_free(&env);

@@ -75,10 +75,8 @@ static int do_list(const char *store, bool json)
 		const char *art = hk_jobj_str(ev, "artifact_hash");
 		if (json) {
 			hk_json_obj_begin(&j);
-			hk_json_key(&j, "id");
-			hk_json_str(&j, ids[i]);
-			hk_json_key(&j, "verified");
-			hk_json_bool(&j, ev != NULL);
+			hk_json_kv_str(&j, "id", ids[i]);
+			hk_json_kv_bool(&j, "verified", ev != NULL);
 			const char *keys[] = { "phase", "state", "recipe_hash", "artifact_hash" };
 			const char *vals[] = { phase, state, recipe, art };
 			for (size_t k = 0; k < 4; k++) {

@@ -45,14 +45,6 @@ static const struct option policy_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int derive_code(int code)
-{
-	/* As `harkaq build` classifies the same failures. */
-	return code == ENOENT || code == EINVAL || code == ELOOP || code == EEXIST
-		       ? HK_EXIT_DATAERR
-		       : HK_EXIT_SOFTWARE;
-}
-
 int cmd_policy(int argc, char **argv)
 {
 	const char *store_opt = NULL, *profile = "autotools";
@@ -100,7 +92,7 @@ int cmd_policy(int argc, char **argv)
 		/* Never created here: printing a policy must not leave a store behind. */
 		if (hk_store_open(store_dir, false, &store, &err) < 0) {
 			code = HK_EXIT_DATAERR;
-			goto out;
+			goto free_plan;
 		}
 	} else if (r.n_build_deps > 0) {
 		hk_fail(&err, ENOENT, "%s: the recipe has build deps but no store: none beside or "
@@ -108,15 +100,15 @@ int cmd_policy(int argc, char **argv)
 				      "$HARKAQ_STORE was given",
 			r.path, r.recipe_dir);
 		code = HK_EXIT_DATAERR;
-		goto out;
+		goto free_plan;
 	}
 	/* The contract of a caged build (harkaq-exec is granted, no /cache): the policy that a
 	 * build enforces is only ever the caged one. */
 	struct hk_sandbox sb;
 	hk_build_sandbox_init(&sb, &r, true);
 	if (hk_build_derive(&r, store, profile, &sb, &plan, &err) < 0) {
-		code = derive_code(err.code);
-		goto out;
+		code = hk_exit_for_errno(err.code);
+		goto free_plan;
 	}
 	planned = true;
 
@@ -127,27 +119,19 @@ int cmd_policy(int argc, char **argv)
 		struct hk_json j;
 		hk_json_init(&j, &b, 0);
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "recipe");
-		hk_json_bytes(&j, r.path, strlen(r.path));
-		hk_json_key(&j, "profile");
-		hk_json_str(&j, profile);
-		hk_json_key(&j, "policy_id");
-		hk_json_str(&j, plan.policy_id);
+		hk_json_kv_bytes(&j, "recipe", r.path, strlen(r.path));
+		hk_json_kv_str(&j, "profile", profile);
+		hk_json_kv_str(&j, "policy_id", plan.policy_id);
 		hk_json_key(&j, "closure");
 		hk_json_arr_begin(&j);
 		for (size_t i = 0; i < plan.n_closure; i++)
 			hk_json_str(&j, plan.closure_names[i]);
 		hk_json_arr_end(&j);
-		hk_json_key(&j, "files");
-		hk_json_uint(&j, plan.report.files);
-		hk_json_key(&j, "symlinks");
-		hk_json_uint(&j, plan.report.symlinks);
-		hk_json_key(&j, "base_runtime");
-		hk_json_uint(&j, plan.report.base_runtime);
-		hk_json_key(&j, "grants");
-		hk_json_uint(&j, plan.policy.n_grants);
-		hk_json_key(&j, "policy");
-		hk_json_bytes(&j, enc.data, enc.len);
+		hk_json_kv_uint(&j, "files", plan.report.files);
+		hk_json_kv_uint(&j, "symlinks", plan.report.symlinks);
+		hk_json_kv_uint(&j, "base_runtime", plan.report.base_runtime);
+		hk_json_kv_uint(&j, "grants", plan.policy.n_grants);
+		hk_json_kv_bytes(&j, "policy", enc.data, enc.len);
 		hk_json_obj_end(&j);
 		hk_buf_putc(&b, '\n');
 		fwrite(b.data, 1, b.len, stdout);
@@ -163,7 +147,7 @@ int cmd_policy(int argc, char **argv)
 		hk_fail_errno(&err, errno, "writing the policy to stdout");
 		code = HK_EXIT_SOFTWARE;
 	}
-out:
+free_plan:
 	if (code != HK_EXIT_OK)
 		fprintf(stderr, "harkaq policy: %s\n", err.msg);
 	if (planned)

@@ -1,19 +1,20 @@
 /* harkaq probe [--json]: what this machine can do, measured, not guessed. */
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/proc.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/abi_tier.h"
+#include "core/reader_line.h"
 #include "core/util.h"
 #include "sys/auditnl.h"
+#include "sys/caps.h"
 #include "sys/landlock.h"
 
 struct bwrap_info {
@@ -22,32 +23,19 @@ struct bwrap_info {
 	bool overlay_src;
 };
 
-/* Runs `bwrap ARG` and captures its output (no shell). */
+/* Runs `bwrap ARG` and captures what it prints (no shell).  0 if it exited with status 0. */
 static int capture(const char *bwrap, const char *arg, struct hk_buf *out)
 {
-	int p[2];
-	if (pipe(p) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execl(bwrap, bwrap, arg, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(p[0], buf, sizeof(buf))) > 0)
-		hk_buf_append(out, buf, (size_t)n);
-	close(p[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -ENOEXEC;
+	const char *argv[] = { bwrap, arg, NULL };
+	struct hk_run_result res;
+	struct hk_error ignored;
+	if (hk_run_capture(argv, NULL, &res, &ignored) < 0)
+		return -ENOEXEC;
+	hk_buf_append(out, res.out.data, res.out.len);
+	hk_buf_append(out, res.errout.data, res.errout.len);
+	int r = res.status == 0 ? 0 : -ENOEXEC;
+	hk_run_result_free(&res);
+	return r;
 }
 
 static void probe_bwrap(struct bwrap_info *b)
@@ -68,11 +56,6 @@ static void probe_bwrap(struct bwrap_info *b)
 		b->overlay_src = strstr(hk_buf_str(&out), "--overlay-src") != NULL;
 	}
 	hk_buf_free(&out);
-}
-
-static bool has_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return (d[cap / 32].effective >> (cap % 32)) & 1;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -96,20 +79,16 @@ int cmd_probe(int argc, char **argv)
 	}
 
 	const struct hk_landlock_probe *ll = hk_landlock_probe();
-	const char *tier, *why;
+	const char *tier = hk_tier_name(hk_tier_of_abi(ll->abi)), *why;
 	if (ll->abi <= 0) {
-		tier = "none";
 		why = hk_landlock_unavailable_reason(ll->unavailable);
-	} else if (ll->abi < 3) {
-		tier = "none";
+	} else if (hk_tier_of_abi(ll->abi) == HK_TIER_NONE) {
 		why = "Landlock ABI below 3 (no REFER/TRUNCATE): the build runs under the sandbox "
 		      "alone and the verdict is NoEvidence";
-	} else if (ll->abi < 7) {
-		tier = "enforce";
+	} else if (hk_tier_of_abi(ll->abi) == HK_TIER_ENFORCE) {
 		why = "Landlock ABI 3-6: the cage is enforced but the kernel cannot report denials, "
 		      "so the verdict is NoEvidence";
 	} else {
-		tier = "evidence";
 		why = "Landlock ABI 7 or later: the cage is enforced and denials are audited";
 	}
 
@@ -117,12 +96,10 @@ int cmd_probe(int argc, char **argv)
 	struct hk_error aerr = { 0 };
 	bool audit_ok = hk_audit_query_status(&st, &aerr) == 0;
 
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct caps[2];
-	memset(caps, 0, sizeof(caps));
-	bool caps_ok = syscall(SYS_capget, &hdr, caps) == 0;
-	bool cap_read = caps_ok && has_cap(caps, CAP_AUDIT_READ);
-	bool cap_control = caps_ok && has_cap(caps, CAP_AUDIT_CONTROL);
+	struct hk_caps caps;
+	bool caps_ok = hk_caps_get(&caps) == 0;
+	bool cap_read = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_READ);
+	bool cap_control = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_CONTROL);
 
 	struct bwrap_info bw;
 	probe_bwrap(&bw);
@@ -136,50 +113,40 @@ int cmd_probe(int argc, char **argv)
 		hk_json_obj_begin(&j);
 		hk_json_key(&j, "landlock");
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "abi");
-		hk_json_int(&j, ll->abi);
-		hk_json_key(&j, "errata");
-		hk_json_uint(&j, ll->errata);
+		hk_json_kv_int(&j, "abi", ll->abi);
+		hk_json_kv_uint(&j, "errata", ll->errata);
 		hk_json_key(&j, "unavailable");
 		if (ll->abi > 0)
 			hk_json_null(&j);
 		else
 			hk_json_str(&j, hk_landlock_unavailable_reason(ll->unavailable));
 		hk_json_obj_end(&j);
-		hk_json_key(&j, "tier");
-		hk_json_str(&j, tier);
-		hk_json_key(&j, "tier_reason");
-		hk_json_str(&j, why);
+		hk_json_kv_str(&j, "tier", tier);
+		hk_json_kv_str(&j, "tier_reason", why);
 		hk_json_key(&j, "audit");
 		if (audit_ok) {
 			hk_audit_status_json(&j, &st);
 		} else {
 			hk_json_obj_begin(&j);
-			hk_json_key(&j, "error");
-			hk_json_str(&j, aerr.msg);
+			hk_json_kv_str(&j, "error", aerr.msg);
 			hk_json_obj_end(&j);
 		}
 		hk_json_key(&j, "reader_privileges");
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "cap_audit_read");
-		hk_json_bool(&j, cap_read);
-		hk_json_key(&j, "cap_audit_control");
-		hk_json_bool(&j, cap_control);
+		hk_json_kv_bool(&j, "cap_audit_read", cap_read);
+		hk_json_kv_bool(&j, "cap_audit_control", cap_control);
 		hk_json_obj_end(&j);
 		hk_json_key(&j, "bubblewrap");
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "found");
-		hk_json_bool(&j, bw.found);
+		hk_json_kv_bool(&j, "found", bw.found);
 		hk_json_key(&j, "version");
 		if (bw.found)
 			hk_json_str(&j, bw.version);
 		else
 			hk_json_null(&j);
-		hk_json_key(&j, "overlay_src");
-		hk_json_bool(&j, bw.overlay_src);
+		hk_json_kv_bool(&j, "overlay_src", bw.overlay_src);
 		hk_json_obj_end(&j);
-		hk_json_key(&j, "kernel_release");
-		hk_json_str(&j, u.release);
+		hk_json_kv_str(&j, "kernel_release", u.release);
 		hk_json_obj_end(&j);
 		printf("%s\n", hk_buf_str(&b));
 		hk_buf_free(&b);

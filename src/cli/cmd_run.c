@@ -16,6 +16,7 @@
 #include "cli/proc.h"
 #include "cli/runtime.h"
 #include "cli/verdict_out.h"
+#include "core/abi_tier.h"
 #include "core/policy.h"
 #include "core/util.h"
 #include "sys/landlock.h"
@@ -89,42 +90,50 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* The options of one `harkaq run`. */
+struct run_opts {
+	const char *policy_file, *user, *verdict_out;
+	bool runtime, json, quiet, evidence, require_evidence;
+	bool may_enable, withhold, break_seccomp;
+	long backlog_floor, timeout, force_abi;
+	char **cmd;                 /* the command, after the options */
+};
+
+/* Parses argv into *ro.  Returns -1 when the run goes on, else the exit status. */
+static int parse_run_options(int argc, char **argv, struct run_opts *ro)
 {
-	const char *policy_file = NULL, *user = NULL, *verdict_out = NULL;
-	bool runtime = true, json = false, quiet = false, evidence = true, require_evidence = false;
-	bool may_enable = true, withhold = false, break_seccomp = false;
-	long backlog_floor = -1, timeout = 0, force_abi = 0;
+	*ro = (struct run_opts){ .runtime = true, .evidence = true, .may_enable = true,
+				 .backlog_floor = -1 };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", run_options, NULL)) != -1) {
 		switch (c) {
-		case OPT_POLICY: policy_file = optarg; break;
-		case OPT_USER: user = optarg; break;
-		case OPT_NO_RUNTIME: runtime = false; break;
-		case OPT_JSON: json = true; break;
-		case OPT_VERDICT_OUT: verdict_out = optarg; break;
-		case OPT_QUIET: quiet = true; break;
-		case OPT_NO_EVIDENCE: evidence = false; break;
-		case OPT_REQUIRE_EVIDENCE: require_evidence = true; break;
-		case OPT_NO_ENABLE: may_enable = false; break;
-		case OPT_WITHHOLD: withhold = true; break;
-		case OPT_BREAK_SECCOMP: break_seccomp = true; break;
+		case OPT_POLICY: ro->policy_file = optarg; break;
+		case OPT_USER: ro->user = optarg; break;
+		case OPT_NO_RUNTIME: ro->runtime = false; break;
+		case OPT_JSON: ro->json = true; break;
+		case OPT_VERDICT_OUT: ro->verdict_out = optarg; break;
+		case OPT_QUIET: ro->quiet = true; break;
+		case OPT_NO_EVIDENCE: ro->evidence = false; break;
+		case OPT_REQUIRE_EVIDENCE: ro->require_evidence = true; break;
+		case OPT_NO_ENABLE: ro->may_enable = false; break;
+		case OPT_WITHHOLD: ro->withhold = true; break;
+		case OPT_BREAK_SECCOMP: ro->break_seccomp = true; break;
 		case OPT_BACKLOG:
-			if (parse_long(optarg, 0, 1L << 30, &backlog_floor) < 0) {
+			if (parse_long(optarg, 0, 1L << 30, &ro->backlog_floor) < 0) {
 				fprintf(stderr, "harkaq run: --backlog-floor wants a number, not '%s'\n", optarg);
 				return HK_EXIT_USAGE;
 			}
 			break;
 		case OPT_TIMEOUT:
-			if (parse_long(optarg, 1, 86400 * 7, &timeout) < 0) {
+			if (parse_long(optarg, 1, 86400 * 7, &ro->timeout) < 0) {
 				fprintf(stderr, "harkaq run: --timeout wants seconds (1..604800), not '%s'\n",
 					optarg);
 				return HK_EXIT_USAGE;
 			}
 			break;
 		case OPT_FORCE_ABI:
-			if (parse_long(optarg, 1, 64, &force_abi) < 0) {
+			if (parse_long(optarg, 1, 64, &ro->force_abi) < 0) {
 				fprintf(stderr, "harkaq run: --force-abi wants an ABI number, not '%s'\n", optarg);
 				return HK_EXIT_USAGE;
 			}
@@ -138,7 +147,7 @@ int cmd_run(int argc, char **argv)
 			return HK_EXIT_USAGE;
 		}
 	}
-	if (!policy_file) {
+	if (!ro->policy_file) {
 		fprintf(stderr, "harkaq run: --policy FILE is required (see 'harkaq run --help')\n");
 		return HK_EXIT_USAGE;
 	}
@@ -146,147 +155,114 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "harkaq run: no command given (write it after '--')\n");
 		return HK_EXIT_USAGE;
 	}
-	char **cmd = argv + optind;
+	ro->cmd = argv + optind;
+	return -1;
+}
 
-	struct hk_error err = { 0 };
-	struct hk_policy policy = HK_POLICY_INIT;
-	if (hk_policy_load(policy_file, &policy, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
+/* The effective policy: the user's (loaded), plus what the run itself needs (harkaq-exec, and
+ * the command's runtime unless --no-runtime), finished.  Returns -1 when the run goes on,
+ * else the exit status (the message printed). */
+static int effective_policy(const struct run_opts *ro, const char *exec_path,
+			    struct hk_policy *policy, struct hk_runtime_report *rt,
+			    struct hk_error *err)
+{
+	hk_policy_add_grant(policy, HK_GRANT_RO, exec_path);
+	if (ro->runtime && hk_runtime_for_command(ro->cmd[0], policy, rt, err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err->msg);
 		return HK_EXIT_DATAERR;
 	}
-	hk_autofree char *exec_path = NULL;
-	if (hk_helper_path("harkaq-exec", &exec_path, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		hk_policy_free(&policy);
-		return HK_EXIT_SOFTWARE;
-	}
-
-	uid_t uid = 0;
-	gid_t gid = 0;
-	if (user && hk_resolve_user(user, &uid, &gid, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		hk_policy_free(&policy);
-		return HK_EXIT_USAGE;
-	}
-
-	/* The effective policy: the user's, plus what the run itself needs. */
-	hk_policy_add_grant(&policy, HK_GRANT_RO, exec_path);
-	struct hk_runtime_report rt = { 0 };
-	if (runtime && hk_runtime_for_command(cmd[0], &policy, &rt, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		hk_policy_free(&policy);
+	if (hk_policy_finish(policy, err) < 0) {
+		fprintf(stderr, "harkaq run: effective policy: %s\n", err->msg);
 		return HK_EXIT_DATAERR;
 	}
-	if (hk_policy_finish(&policy, &err) < 0) {
-		fprintf(stderr, "harkaq run: effective policy: %s\n", err.msg);
-		hk_policy_free(&policy);
-		hk_runtime_report_free(&rt);
-		return HK_EXIT_DATAERR;
-	}
-	char policy_id[HK_B3_ID_LEN];
-	hk_policy_id(&policy, policy_id);
+	return -1;
+}
 
-	char *canary = NULL, *canary_dir = NULL;
-	if (hk_canary_create(&policy, &canary, &canary_dir, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		hk_policy_free(&policy);
-		hk_runtime_report_free(&rt);
-		return HK_EXIT_SOFTWARE;
+/* The effective policy file, next to the canary (harkaq-exec reads it before it restricts
+ * itself, so it needs no grant; DAC: readable by the build user). */
+static bool write_effective_policy(const struct hk_policy *policy, const char *eff_path)
+{
+	struct hk_buf enc = HK_BUF_INIT;
+	hk_policy_encode(policy, &enc);
+	FILE *f = fopen(eff_path, "w");
+	bool ok = f && fwrite(enc.data, 1, enc.len, f) == enc.len;
+	if (f && fclose(f) != 0)
+		ok = false;
+	hk_buf_free(&enc);
+	chmod(eff_path, 0644);
+	if (!ok) {
+		fprintf(stderr, "harkaq run: cannot write the effective policy %s: %s\n", eff_path,
+			strerror(errno));
+		unlink(eff_path);
 	}
-	/* The effective policy file, next to the canary (harkaq-exec reads it before it
-	 * restricts itself, so it needs no grant; DAC: readable by the build user). */
-	char *eff_path = hk_xasprintf("%s/policy", canary_dir);
-	{
-		struct hk_buf enc = HK_BUF_INIT;
-		hk_policy_encode(&policy, &enc);
-		FILE *f = fopen(eff_path, "w");
-		bool ok = f && fwrite(enc.data, 1, enc.len, f) == enc.len;
-		if (f && fclose(f) != 0)
-			ok = false;
-		hk_buf_free(&enc);
-		chmod(eff_path, 0644);
-		if (!ok) {
-			fprintf(stderr, "harkaq run: cannot write the effective policy %s: %s\n",
-				eff_path, strerror(errno));
-			unlink(eff_path);
-			hk_canary_remove(canary, canary_dir);
-			return HK_EXIT_SOFTWARE;
-		}
-	}
+	return ok;
+}
 
-	/* harkaq-exec --policy EFF --canary C --status-fd 3 [test switches] -- CMD… */
-	char force_buf[16];
-	size_t n_cmd = 0;
-	while (cmd[n_cmd])
-		n_cmd++;
+/* harkaq-exec --policy EFF --canary C --status-fd 3 [test switches] -- CMD… */
+static char **exec_argv(const struct run_opts *ro, const char *exec_path, const char *eff_path,
+			const char *canary)
+{
 	struct hk_argv xa = { 0 };
 	hk_argv_push(&xa, exec_path);
 	hk_argv_push(&xa, "--policy");
 	hk_argv_push(&xa, eff_path);
 	hk_argv_push(&xa, "--status-fd");
 	hk_argv_push(&xa, "3");
-	if (evidence) {
+	if (ro->evidence) {
 		hk_argv_push(&xa, "--canary");
 		hk_argv_push(&xa, canary);
 	}
-	if (force_abi) {
-		snprintf(force_buf, sizeof(force_buf), "%ld", force_abi);
+	if (ro->force_abi) {
+		char force_buf[16];
+		snprintf(force_buf, sizeof(force_buf), "%ld", ro->force_abi);
 		hk_argv_push(&xa, "--force-abi");
 		hk_argv_push(&xa, force_buf);
 	}
-	if (withhold)
+	if (ro->withhold)
 		hk_argv_push(&xa, "--test-withhold-log-flag");
-	if (break_seccomp)
+	if (ro->break_seccomp)
 		hk_argv_push(&xa, "--test-break-seccomp");
 	hk_argv_push(&xa, "--");
-	for (size_t i = 0; i < n_cmd; i++)
-		hk_argv_push(&xa, cmd[i]);
-	char **xargv = xa.v;
+	for (size_t i = 0; ro->cmd[i]; i++)
+		hk_argv_push(&xa, ro->cmd[i]);
+	return xa.v;
+}
 
-	struct hk_cage_opts o = {
-		.argv = xargv,
-		.status_fd = 3,
-		.canary_path = canary,
-		.evidence = evidence,
-		.reader_may_enable = may_enable,
-		.backlog_floor = backlog_floor,
-		.as_user = user != NULL,
-		.uid = uid,
-		.gid = gid,
-		.timeout_s = (int)timeout,
-		.quiet = quiet,
-		.require_evidence = require_evidence,
-	};
-	if (evidence && geteuid() != 0 && !quiet)
-		fprintf(stderr, "harkaq run: not running as root: the audit reader may lack "
-				"CAP_AUDIT_READ/CAP_AUDIT_CONTROL (the verdict will say NoEvidence)\n");
-
+/* Runs the command under the cage (refusing first when evidence is required and the tier
+ * cannot give it) and turns the run into its verdict and exit status. */
+static int run_caged(const struct run_opts *ro, const struct hk_cage_opts *o,
+		     const struct hk_policy *policy, const char *policy_id,
+		     const struct hk_runtime_report *rt)
+{
+	struct hk_error err = { 0 };
 	struct hk_cage_result res;
 	int rc;
-	int effective_abi = force_abi ? (int)force_abi : hk_landlock_probe()->abi;
-	if (require_evidence && evidence && effective_abi < 7) {
+	int effective_abi = ro->force_abi ? (int)ro->force_abi : hk_landlock_probe()->abi;
+	if (ro->require_evidence && ro->evidence &&
+	    hk_tier_of_abi(effective_abi) != HK_TIER_EVIDENCE) {
 		memset(&res, 0, sizeof(res));
-		hk_evidence_init(&res.evidence, canary);
+		hk_evidence_init(&res.evidence, o->canary_path);
 		rc = hk_fail(&err, EPERM, "evidence was required, but Landlock ABI %d cannot report "
-					  "denials (7 is needed); the command was not run", effective_abi);
+					  "denials (%d is needed); the command was not run", effective_abi,
+			     HK_ABI_EVIDENCE);
 	} else {
-		rc = hk_cage_run(&o, &res, &err);
+		rc = hk_cage_run(o, &res, &err);
 	}
 	int exit_code;
 	if (rc < 0 && !res.started) {
 		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		exit_code = require_evidence ? HK_EXIT_NOEVIDENCE : HK_EXIT_SOFTWARE;
+		exit_code = ro->require_evidence ? HK_EXIT_NOEVIDENCE : HK_EXIT_SOFTWARE;
 	} else {
 		struct hk_verdict_out vo = {
-			.policy = &policy,
+			.policy = policy,
 			.policy_id = policy_id,
-			.evidence_requested = evidence,
-			.json = json,
-			.verdict_out = verdict_out,
-			.quiet = quiet,
+			.evidence_requested = ro->evidence,
+			.json = ro->json,
+			.verdict_out = ro->verdict_out,
+			.quiet = ro->quiet,
 			.label = "run",
 		};
-		exit_code = hk_verdict_emit(&vo, &res, &rt);
+		exit_code = hk_verdict_emit(&vo, &res, rt);
 		if (rc < 0) {
 			fprintf(stderr, "harkaq run: %s\n", err.msg);
 			if (exit_code == HK_EXIT_HERMETIC)
@@ -294,13 +270,82 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	hk_cage_result_free(&res);
+	return exit_code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts ro;
+	int code = parse_run_options(argc, argv, &ro);
+	if (code >= 0)
+		return code;
+
+	struct hk_error err = { 0 };
+	hk_autofree char *exec_path = NULL;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	struct hk_policy policy = HK_POLICY_INIT;
+	struct hk_runtime_report rt = { 0 };
+	char *canary = NULL, *canary_dir = NULL;
+	hk_autofree char *eff_path = NULL;
+	if (hk_policy_load(ro.policy_file, &policy, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		code = HK_EXIT_DATAERR;
+		goto err_free_policy;
+	}
+	if (hk_helper_path("harkaq-exec", &exec_path, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		code = HK_EXIT_SOFTWARE;
+		goto err_free_policy;
+	}
+	if (ro.user && hk_resolve_user(ro.user, &uid, &gid, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		code = HK_EXIT_USAGE;
+		goto err_free_policy;
+	}
+	code = effective_policy(&ro, exec_path, &policy, &rt, &err);
+	if (code >= 0)
+		goto err_free_policy;
+	char policy_id[HK_B3_ID_LEN];
+	hk_policy_id(&policy, policy_id);
+	if (hk_canary_create(&policy, &canary, &canary_dir, &err) < 0) {
+		fprintf(stderr, "harkaq run: %s\n", err.msg);
+		code = HK_EXIT_SOFTWARE;
+		goto err_free_policy;
+	}
+	eff_path = hk_xasprintf("%s/policy", canary_dir);
+	if (!write_effective_policy(&policy, eff_path)) {
+		code = HK_EXIT_SOFTWARE;
+		goto err_remove_canary;
+	}
+
+	char **xargv = exec_argv(&ro, exec_path, eff_path, canary);
+	struct hk_cage_opts o = {
+		.argv = xargv,
+		.status_fd = 3,
+		.canary_path = canary,
+		.evidence = ro.evidence,
+		.reader_may_enable = ro.may_enable,
+		.backlog_floor = ro.backlog_floor,
+		.as_user = ro.user != NULL,
+		.uid = uid,
+		.gid = gid,
+		.timeout_s = (int)ro.timeout,
+		.quiet = ro.quiet,
+		.require_evidence = ro.require_evidence,
+	};
+	if (ro.evidence && geteuid() != 0 && !ro.quiet)
+		fprintf(stderr, "harkaq run: not running as root: the audit reader may lack "
+				"CAP_AUDIT_READ/CAP_AUDIT_CONTROL (the verdict will say NoEvidence)\n");
+	code = run_caged(&ro, &o, &policy, policy_id, &rt);
 	hk_argv_free(xargv);
 	unlink(eff_path);
-	free(eff_path);
+err_remove_canary:
 	hk_canary_remove(canary, canary_dir);
 	free(canary);
 	free(canary_dir);
+err_free_policy:
 	hk_policy_free(&policy);
 	hk_runtime_report_free(&rt);
-	return exit_code;
+	return code;
 }

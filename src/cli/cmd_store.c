@@ -1,29 +1,20 @@
 /* harkaq store: the content-addressed store (docs/store.md) — add trees, import Debian
- * packages, list, look up path providers, verify.
- *
- * Debian tools (dpkg-deb, apt-get, apt-cache, sha256sum) run on the host through fork/exec with
- * an argv, never through a shell, so a file name is never interpreted. */
+ * packages (store_import.c), list, look up path providers, closure, seal, verify. */
 #include <errno.h>
-#include <fcntl.h>
-#include <dirent.h>
-#include <poll.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
-#include "core/blake3.h"
+#include "cli/store_import.h"
 #include "core/buf.h"
+#include "core/deb.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/store.h"
+#include "core/strv.h"
 #include "core/tree.h"
-#include "core/usrmerge.h"
 #include "core/util.h"
 #include "sys/verity.h"
 
@@ -99,159 +90,7 @@ static int fail_exit(const struct hk_error *err)
 	}
 }
 
-/* ---- running host tools ------------------------------------------------------------------- */
-
-struct prog_result {
-	int status;              /* exit status; 128+signal if killed */
-	struct hk_buf out, errout;
-};
-
-static void prog_result_free(struct prog_result *r)
-{
-	hk_buf_free(&r->out);
-	hk_buf_free(&r->errout);
-}
-
-/* First line of a tool's stderr, for a one-sentence error. */
-static const char *first_line(struct hk_buf *b, char *line, size_t size)
-{
-	const char *s = hk_buf_str(b);
-	while (*s == '\n')
-		s++;
-	size_t n = strcspn(s, "\n");
-	if (n >= size)
-		n = size - 1;
-	memcpy(line, s, n);
-	line[n] = '\0';
-	return line[0] ? line : "(no message)";
-}
-
-/* Runs argv[0] (looked up in PATH) with stdin from /dev/null, collecting stdout and stderr.
- * Returns 0 when the program ran (whatever its exit status, in res->status), or an error when
- * it could not be started. */
-static int run_prog(const char *const *argv, const char *cwd, struct prog_result *res,
-		    struct hk_error *err)
-{
-	memset(res, 0, sizeof(*res));
-	int out_p[2], err_p[2], exec_p[2];
-	if (pipe2(out_p, O_CLOEXEC) < 0)
-		return hk_fail_errno(err, errno, "cannot run %s", argv[0]);
-	if (pipe2(err_p, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(out_p[0]);
-		close(out_p[1]);
-		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
-	}
-	if (pipe2(exec_p, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(out_p[0]);
-		close(out_p[1]);
-		close(err_p[0]);
-		close(err_p[1]);
-		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(out_p[0]);
-		close(out_p[1]);
-		close(err_p[0]);
-		close(err_p[1]);
-		close(exec_p[0]);
-		close(exec_p[1]);
-		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
-	}
-	if (pid == 0) {
-		int e = 0;
-		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_p[1], 1) < 0 ||
-		    dup2(err_p[1], 2) < 0)
-			e = errno;
-		else if (cwd && chdir(cwd) < 0)
-			e = errno;
-		if (e == 0) {
-			/* The argv is only read by execvp; the cast drops the const the exec family
-			 * never had. */
-			execvp(argv[0], (char *const *)(uintptr_t)argv);
-			e = errno;
-		}
-		ssize_t w = write(exec_p[1], &e, sizeof(e));
-		(void)w;
-		_exit(127);
-	}
-	close(out_p[1]);
-	close(err_p[1]);
-	close(exec_p[1]);
-	struct pollfd fds[2] = { { out_p[0], POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
-	struct hk_buf *bufs[2] = { &res->out, &res->errout };
-	int open_fds = 2;
-	char buf[1 << 14];
-	while (open_fds > 0) {
-		if (poll(fds, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(fds[i].fd, buf, sizeof(buf));
-			if (n > 0) {
-				hk_buf_append(bufs[i], buf, (size_t)n);
-			} else if (n == 0 || errno != EINTR) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	for (int i = 0; i < 2; i++)
-		if (fds[i].fd >= 0)
-			close(fds[i].fd);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	int exec_errno = 0;
-	ssize_t n = read(exec_p[0], &exec_errno, sizeof(exec_errno));
-	close(exec_p[0]);
-	if (n == (ssize_t)sizeof(exec_errno) && exec_errno) {
-		prog_result_free(res);
-		return hk_fail_errno(err, exec_errno, "cannot run %s", argv[0]);
-	}
-	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	return 0;
-}
-
 /* ---- argument helpers ---------------------------------------------------------------------- */
-
-struct strv {
-	char **v;
-	size_t n;
-};
-
-static void strv_push(struct strv *s, const char *x)
-{
-	s->v = hk_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = hk_xstrdup(x);
-}
-
-static void strv_free(struct strv *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-static bool strv_has(const struct strv *s, const char *x)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], x) == 0)
-			return true;
-	return false;
-}
 
 /* "--opt VALUE" or "--opt=VALUE" at argv[*i]; advances *i past the value. */
 static bool take_value(int argc, char **argv, int *i, const char *opt, const char **value)
@@ -278,248 +117,6 @@ static bool is_help(const char *a)
 	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
 
-/* ---- Debian import ------------------------------------------------------------------------- */
-
-static void json_relations(struct hk_json *j, const struct hk_deb_rel_group *g, size_t n)
-{
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		hk_json_arr_begin(j);
-		for (size_t k = 0; k < g[i].n; k++) {
-			const struct hk_deb_rel *r = &g[i].alts[k];
-			hk_json_obj_begin(j);
-			hk_json_key(j, "name");
-			hk_json_str(j, r->name);
-			if (r->arch) {
-				hk_json_key(j, "arch");
-				hk_json_str(j, r->arch);
-			}
-			if (r->op) {
-				hk_json_key(j, "op");
-				hk_json_str(j, r->op);
-				hk_json_key(j, "version");
-				hk_json_str(j, r->version);
-			}
-			hk_json_obj_end(j);
-		}
-		hk_json_arr_end(j);
-	}
-	hk_json_arr_end(j);
-}
-
-static void json_opt_str(struct hk_json *j, const char *key, const char *v)
-{
-	hk_json_key(j, key);
-	if (v)
-		hk_json_str(j, v);
-	else
-		hk_json_null(j);
-}
-
-struct deb_relations {
-	struct hk_deb_rel_group *depends, *pre_depends, *provides;
-	size_t n_depends, n_pre_depends, n_provides;
-};
-
-static void deb_relations_free(struct deb_relations *r)
-{
-	hk_deb_relations_free(r->depends, r->n_depends);
-	hk_deb_relations_free(r->pre_depends, r->n_pre_depends);
-	hk_deb_relations_free(r->provides, r->n_provides);
-	memset(r, 0, sizeof(*r));
-}
-
-static int sha256_of(const char *path, char out[65], struct hk_error *err)
-{
-	const char *argv[] = { "sha256sum", "--", path, NULL };
-	struct prog_result res;
-	int r = run_prog(argv, NULL, &res, err);
-	if (r < 0)
-		return r;
-	const char *o = hk_buf_str(&res.out);
-	bool ok = res.status == 0 && strlen(o) >= 64 && strspn(o, "0123456789abcdef") == 64;
-	if (ok) {
-		memcpy(out, o, 64);
-		out[64] = '\0';
-	} else {
-		char line[256];
-		r = hk_fail(err, EIO, "sha256sum %s failed: %s", path,
-			    first_line(&res.errout, line, sizeof(line)));
-	}
-	prog_result_free(&res);
-	return r;
-}
-
-/* Imports one .deb: control fields with `dpkg-deb -f`, files with `dpkg-deb -x` into a
- * temporary directory of the store, then hk_store_add (which moves it into place). */
-static int import_deb(struct hk_store *s, const char *file, const struct hk_artifact **out,
-		      bool *added, struct hk_error *err)
-{
-	hk_autofree char *path = realpath(file, NULL);
-	if (!path)
-		return hk_fail_errno(err, errno, "%s", file);
-	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return hk_fail(err, EINVAL, "%s is not a regular file", file);
-
-	/* Absolute path: it starts with '/', so dpkg-deb can never read it as an option. */
-	const char *ctl_argv[] = { "dpkg-deb", "-f", path, NULL };
-	struct prog_result res;
-	int r = run_prog(ctl_argv, NULL, &res, err);
-	if (r < 0)
-		return r;
-	if (res.status != 0) {
-		char line[512];
-		r = hk_fail(err, EINVAL, "%s: not a readable Debian package (dpkg-deb -f: %s)", file,
-			    first_line(&res.errout, line, sizeof(line)));
-		prog_result_free(&res);
-		return r;
-	}
-	struct hk_deb_stanza *stz = NULL;
-	size_t n_stz = 0;
-	hk_autofree char *ctl_name = hk_xasprintf("%s (control)", file);
-	r = hk_deb_parse_control(hk_buf_str(&res.out), res.out.len, ctl_name, &stz, &n_stz, err);
-	prog_result_free(&res);
-	if (r < 0)
-		return r;
-	struct deb_relations rel = { 0 };
-	struct hk_dep_group *deps = NULL;
-	size_t n_deps = 0;
-	struct strv provides = { 0 };
-	char *tmp = NULL;
-	struct hk_buf src = HK_BUF_INIT;
-	const char *pkg = n_stz == 1 ? hk_deb_field(&stz[0], "Package") : NULL;
-	const char *version = pkg ? hk_deb_field(&stz[0], "Version") : NULL;
-	const char *arch = pkg ? hk_deb_field(&stz[0], "Architecture") : NULL;
-	if (!pkg || !version || !arch) {
-		r = hk_fail(err, EINVAL, "%s: the control data lacks Package, Version or "
-			    "Architecture", file);
-		goto out;
-	}
-	const char *depends = hk_deb_field(&stz[0], "Depends");
-	const char *pre_depends = hk_deb_field(&stz[0], "Pre-Depends");
-	const char *provides_f = hk_deb_field(&stz[0], "Provides");
-	if (depends)
-		r = hk_deb_parse_relations(depends, "Depends", &rel.depends, &rel.n_depends, err);
-	if (r == 0 && pre_depends)
-		r = hk_deb_parse_relations(pre_depends, "Pre-Depends", &rel.pre_depends,
-					   &rel.n_pre_depends, err);
-	if (r == 0 && provides_f)
-		r = hk_deb_parse_relations(provides_f, "Provides", &rel.provides, &rel.n_provides,
-					   err);
-	if (r < 0) {
-		hk_wrap(err, "%s", file);
-		goto out;
-	}
-	/* Runtime deps are names only (docs/store.md): version constraints and architecture
-	 * qualifiers stay in the recorded source, the store resolves by name. */
-	deps = hk_xcalloc(rel.n_depends + rel.n_pre_depends + 1, sizeof(*deps));
-	for (int which = 0; which < 2; which++) {
-		const struct hk_deb_rel_group *g = which ? rel.pre_depends : rel.depends;
-		size_t ng = which ? rel.n_pre_depends : rel.n_depends;
-		for (size_t i = 0; i < ng; i++) {
-			struct hk_dep_group *d = &deps[n_deps++];
-			d->alts = hk_xcalloc(g[i].n, sizeof(char *));
-			for (size_t k = 0; k < g[i].n; k++)
-				d->alts[d->n_alts++] = hk_xstrdup(g[i].alts[k].name);
-		}
-	}
-	for (size_t i = 0; i < rel.n_provides; i++)
-		for (size_t k = 0; k < rel.provides[i].n; k++)
-			strv_push(&provides, rel.provides[i].alts[k].name);
-
-	char sha256[65];
-	uint8_t b3[HK_BLAKE3_OUT_LEN];
-	char b3hex[2 * HK_BLAKE3_OUT_LEN + 1];
-	r = sha256_of(path, sha256, err);
-	if (r == 0)
-		r = hk_tree_hash_file(AT_FDCWD, path, file, b3, err);
-	if (r < 0)
-		goto out;
-	hk_hex(b3, sizeof(b3), b3hex);
-
-	struct hk_json j;
-	hk_json_init(&j, &src, 0);
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "type");
-	hk_json_str(&j, "deb");
-	hk_json_key(&j, "file");
-	const char *base = strrchr(path, '/');
-	hk_json_bytes(&j, base + 1, strlen(base + 1));
-	hk_json_key(&j, "sha256");
-	hk_json_str(&j, sha256);
-	hk_json_key(&j, "blake3");
-	hk_json_str(&j, b3hex);
-	hk_json_key(&j, "package");
-	hk_json_str(&j, pkg);
-	hk_json_key(&j, "version");
-	hk_json_str(&j, version);
-	hk_json_key(&j, "architecture");
-	hk_json_str(&j, arch);
-	json_opt_str(&j, "essential", hk_deb_field(&stz[0], "Essential"));
-	json_opt_str(&j, "priority", hk_deb_field(&stz[0], "Priority"));
-	json_opt_str(&j, "depends", depends);
-	json_opt_str(&j, "pre_depends", pre_depends);
-	json_opt_str(&j, "provides", provides_f);
-	hk_json_key(&j, "relations");
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "depends");
-	json_relations(&j, rel.depends, rel.n_depends);
-	hk_json_key(&j, "pre_depends");
-	json_relations(&j, rel.pre_depends, rel.n_pre_depends);
-	hk_json_key(&j, "provides");
-	json_relations(&j, rel.provides, rel.n_provides);
-	hk_json_obj_end(&j);
-	hk_json_obj_end(&j);
-
-	r = hk_store_mktemp(s, &tmp, err);
-	if (r < 0)
-		goto out;
-	const char *x_argv[] = { "dpkg-deb", "-x", path, tmp, NULL };
-	r = run_prog(x_argv, NULL, &res, err);
-	if (r == 0 && res.status != 0) {
-		char line[512];
-		r = hk_fail(err, EINVAL, "%s: dpkg-deb -x failed: %s", file,
-			    first_line(&res.errout, line, sizeof(line)));
-	}
-	if (r == 0)
-		prog_result_free(&res);
-	/* Laid out as a merged-/usr sandbox sees it (Debian 12's base roots are merged). */
-	if (r == 0 && hk_root_is_merged_usr("/")) {
-		int m = hk_usrmerge_tree(tmp, err);
-		if (m < 0)
-			r = hk_wrap(err, "%s", file);
-	}
-	if (r < 0) {
-		struct hk_error ignored;
-		hk_store_remove_tree(tmp, &ignored);
-		goto out;
-	}
-	struct hk_artifact_spec spec = {
-		.name = pkg, .version = version, .deps = deps, .n_deps = n_deps,
-		.provides = (const char *const *)provides.v, .n_provides = provides.n,
-		.source_json = hk_buf_str(&src),
-	};
-	/* The temporary directory is consumed: moved into place, or removed on failure. */
-	r = hk_store_add(s, tmp, &spec, HK_STORE_ADD_CONSUME, out, added, err);
-	if (r < 0)
-		hk_wrap(err, "%s", file);
-out:
-	free(tmp);
-	hk_buf_free(&src);
-	hk_dep_groups_free(deps, n_deps);
-	strv_free(&provides);
-	deb_relations_free(&rel);
-	hk_deb_stanzas_free(stz, n_stz);
-	return r;
-}
-
-static void print_added(const struct hk_artifact *a, bool added, const char *from)
-{
-	printf("%s %s %s %s (%zu files%s%s)\n", added ? "added" : "present", a->id, a->name,
-	       a->version, a->file_count, from ? ", from " : "", from ? from : "");
-}
-
 /* ---- subcommands ----------------------------------------------------------------------- */
 
 static int open_for(const char *dir, bool create, struct hk_store **s)
@@ -533,24 +130,24 @@ static int open_for(const char *dir, bool create, struct hk_store **s)
 static int sub_add(const char *store_dir, int argc, char **argv)
 {
 	const char *dir = NULL, *name = NULL, *version = NULL;
-	struct strv deps = { 0 }, provides = { 0 };
+	hk_autostrv struct hk_strv deps = HK_STRV_INIT, provides = HK_STRV_INIT;
 	int rc = 0;
 	for (int i = 1; i < argc && rc == 0; i++) {
 		const char *v = "";
 		const char *opt = argv[i];
 		if (is_help(opt)) {
 			fputs(store_usage, stdout);
-			goto done;
+			return 0;
 		} else if (take_value(argc, argv, &i, "--name", &v)) {
 			name = v;
 		} else if (take_value(argc, argv, &i, "--version", &v)) {
 			version = v;
 		} else if (take_value(argc, argv, &i, "--dep", &v)) {
 			if (v)
-				strv_push(&deps, v);
+				hk_strv_push(&deps, v);
 		} else if (take_value(argc, argv, &i, "--provides", &v)) {
 			if (v)
-				strv_push(&provides, v);
+				hk_strv_push(&provides, v);
 		} else if (opt[0] == '-') {
 			rc = usage_error("add: unknown option '%s'", opt);
 		} else if (dir) {
@@ -562,11 +159,9 @@ static int sub_add(const char *store_dir, int argc, char **argv)
 			rc = usage_error("add: %s needs a value", opt);
 	}
 	if (rc)
-		goto done;
-	if (!dir || !name || !version) {
-		rc = usage_error("add: DIR, --name and --version are required");
-		goto done;
-	}
+		return rc;
+	if (!dir || !name || !version)
+		return usage_error("add: DIR, --name and --version are required");
 	struct hk_dep_group *groups = hk_xcalloc(deps.n + 1, sizeof(*groups));
 	for (size_t i = 0; i < deps.n; i++) {
 		const char *p = deps.v[i];
@@ -603,13 +198,10 @@ static int sub_add(const char *store_dir, int argc, char **argv)
 		if (hk_store_add(s, dir, &spec, 0, &a, &added, &err) < 0)
 			rc = fail_exit(&err);
 		else
-			print_added(a, added, NULL);
+			hk_print_added(a, added, NULL);
 		hk_store_close(s);
 	}
 	hk_dep_groups_free(groups, deps.n);
-done:
-	strv_free(&deps);
-	strv_free(&provides);
 	return rc;
 }
 
@@ -631,128 +223,44 @@ static int sub_import_deb(const char *store_dir, int argc, char **argv)
 		const struct hk_artifact *a = NULL;
 		bool added = false;
 		struct hk_error err = { 0 };
-		if (import_deb(s, argv[i], &a, &added, &err) < 0)
+		if (hk_import_deb(s, argv[i], &a, &added, &err) < 0)
 			rc = fail_exit(&err);
 		else
-			print_added(a, added, argv[i]);
+			hk_print_added(a, added, argv[i]);
 	}
 	hk_store_close(s);
 	return rc;
-}
-
-/* Is `name` something apt can download (a real package, not a purely virtual one)? */
-static int apt_is_real(const char *name, bool *real, struct hk_error *err)
-{
-	const char *argv[] = { "apt-cache", "show", "--no-all-versions", name, NULL };
-	struct prog_result res;
-	int r = run_prog(argv, NULL, &res, err);
-	if (r < 0)
-		return r;
-	*real = false;
-	if (res.status == 0) {
-		struct hk_deb_stanza *st = NULL;
-		size_t n = 0;
-		struct hk_error ignored;
-		if (hk_deb_parse_control(hk_buf_str(&res.out), res.out.len, "apt-cache", &st, &n,
-					 &ignored) == 0) {
-			*real = n > 0 && hk_deb_field(&st[0], "Package") != NULL;
-			hk_deb_stanzas_free(st, n);
-		}
-	}
-	prog_result_free(&res);
-	return 0;
-}
-
-static bool store_has(struct hk_store *s, const char *name)
-{
-	const struct hk_artifact *a;
-	struct hk_error err;
-	int r = hk_store_find(s, name, &a, &err);
-	/* Ambiguous means several artifacts answer to the name: present. */
-	return r == 0 || r == -EEXIST;
-}
-
-/* Downloads `spec` (NAME or NAME=VERSION) into `dldir` and returns the .deb's path. */
-static int apt_download(const char *spec, const char *dldir, char **deb, struct hk_error *err)
-{
-	const char *argv[] = { "apt-get", "download", "-q", spec, NULL };
-	struct prog_result res;
-	int r = run_prog(argv, dldir, &res, err);
-	if (r < 0)
-		return r;
-	if (res.status != 0) {
-		/* apt prints "E: ..." lines; the first of them is the reason. */
-		const char *e = strstr(hk_buf_str(&res.errout), "E: ");
-		char line[512];
-		struct hk_buf only = HK_BUF_INIT;
-		hk_buf_puts(&only, e ? e : hk_buf_str(&res.errout));
-		/* An unknown package is bad input; anything else (network, archive) is the
-		 * environment. */
-		bool unknown = strstr(hk_buf_str(&only), "Unable to locate package") ||
-			       strstr(hk_buf_str(&only), "Version '");
-		r = hk_fail(err, unknown ? ENOENT : EIO, "apt-get download %s failed: %s", spec,
-			    first_line(&only, line, sizeof(line)));
-		hk_buf_free(&only);
-		prog_result_free(&res);
-		return r;
-	}
-	prog_result_free(&res);
-	DIR *d = opendir(dldir);
-	if (!d)
-		return hk_fail_errno(err, errno, "cannot list %s", dldir);
-	char *found = NULL;
-	int count = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n > 4 && strcmp(de->d_name + n - 4, ".deb") == 0) {
-			count++;
-			free(found);
-			found = hk_xasprintf("%s/%s", dldir, de->d_name);
-		}
-	}
-	closedir(d);
-	if (count != 1) {
-		free(found);
-		return hk_fail(err, EIO, "apt-get download %s left %d .deb files in %s (expected 1)",
-			       spec, count, dldir);
-	}
-	*deb = found;
-	return 0;
 }
 
 static int sub_import_apt(const char *store_dir, int argc, char **argv)
 {
 	bool with_deps = false, include_base = false;
 	const char *base_root = "/";
-	struct strv want = { 0 };
-	int rc = 0;
+	hk_autostrv struct hk_strv want = HK_STRV_INIT;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		if (is_help(argv[i])) {
 			fputs(store_usage, stdout);
-			strv_free(&want);
 			return 0;
 		} else if (strcmp(argv[i], "--with-deps") == 0) {
 			with_deps = true;
 		} else if (strcmp(argv[i], "--include-base") == 0) {
 			include_base = true;
 		} else if (take_value(argc, argv, &i, "--base-root", &v)) {
-			if (!v) {
-				strv_free(&want);
+			if (!v)
 				return usage_error("import-apt: --base-root needs a directory");
-			}
 			base_root = v;
 		} else if (argv[i][0] == '-') {
-			strv_free(&want);
 			return usage_error("import-apt: unknown option '%s'", argv[i]);
 		} else {
-			strv_push(&want, argv[i]);
+			hk_strv_push(&want, argv[i]);
 		}
 	}
 	if (want.n == 0)
 		return usage_error("import-apt: give at least one package NAME");
 
+	/* Computed before the store is opened (and perhaps created): a base root that cannot be
+	 * read leaves nothing behind. */
 	struct hk_error err = { 0 };
 	char **base = NULL;
 	size_t n_base = 0;
@@ -762,86 +270,17 @@ static int sub_import_apt(const char *store_dir, int argc, char **argv)
 		if (hk_deb_essential_closure(status, &base, &n_base, &err) < 0) {
 			hk_wrap(&err, "the base root's package set (use --include-base to import "
 				"every dependency)");
-			strv_free(&want);
 			return fail_exit(&err);
 		}
 	}
 	struct hk_store *s = NULL;
-	rc = open_for(store_dir, true, &s);
-	char *dldir = NULL;
-	if (rc == 0 && hk_store_mktemp(s, &dldir, &err) < 0)
+	int rc = open_for(store_dir, true, &s);
+	if (rc == 0 && hk_import_apt(s, &want, with_deps, (const char *const *)base, n_base,
+				     &err) < 0)
 		rc = fail_exit(&err);
-	/* A queue of package specs; explicit ones are always imported (a no-op if present),
-	 * dependencies only when the store lacks them. */
-	struct strv queue = { 0 }, seen = { 0 }, told_base = { 0 };
-	for (size_t i = 0; i < want.n; i++)
-		strv_push(&queue, want.v[i]);
-	for (size_t q = 0; rc == 0 && q < queue.n; q++) {
-		const char *spec = queue.v[q];
-		hk_autofree char *name = hk_xstrndup(spec, strcspn(spec, "="));
-		if (strv_has(&seen, name))
-			continue;
-		strv_push(&seen, name);
-		char *deb = NULL;
-		const struct hk_artifact *a = NULL;
-		bool added = false;
-		if (apt_download(spec, dldir, &deb, &err) < 0 ||
-		    import_deb(s, deb, &a, &added, &err) < 0) {
-			rc = fail_exit(&err);
-		} else {
-			const char *slash = strrchr(deb, '/');
-			print_added(a, added, slash + 1);
-		}
-		if (deb) {
-			unlink(deb);
-			free(deb);
-		}
-		if (rc || !with_deps)
-			continue;
-		for (size_t i = 0; rc == 0 && i < a->n_deps; i++) {
-			const struct hk_dep_group *g = &a->deps[i];
-			hk_autofree char *gs = hk_dep_group_str(g);
-			bool done = false;
-			for (size_t k = 0; k < g->n_alts && !done; k++)
-				done = store_has(s, g->alts[k]) || strv_has(&seen, g->alts[k]);
-			for (size_t k = 0; k < g->n_alts && !done; k++) {
-				for (size_t b = 0; b < n_base && !done; b++)
-					done = strcmp(base[b], g->alts[k]) == 0;
-				if (done && !strv_has(&told_base, g->alts[k])) {
-					printf("base %s (needed by %s: the base root provides it)\n",
-					       g->alts[k], a->name);
-					strv_push(&told_base, g->alts[k]);
-				}
-			}
-			for (size_t k = 0; k < g->n_alts && !done; k++) {
-				bool real = false;
-				if (apt_is_real(g->alts[k], &real, &err) < 0) {
-					rc = fail_exit(&err);
-					break;
-				}
-				if (real) {
-					strv_push(&queue, g->alts[k]);
-					done = true;
-				}
-			}
-			if (rc == 0 && !done)
-				fprintf(stderr, "harkaq store: warning: no package to download for "
-					"'%s' (a dependency of %s): only virtual packages; not "
-					"imported\n", gs, a->name);
-		}
-	}
-	if (dldir) {
-		struct hk_error ignored;
-		hk_store_remove_tree(dldir, &ignored);
-		free(dldir);
-	}
 	for (size_t i = 0; i < n_base; i++)
 		free(base[i]);
 	free(base);
-	strv_free(&queue);
-	strv_free(&seen);
-	strv_free(&told_base);
-	strv_free(&want);
 	hk_store_close(s);
 	return rc;
 }
@@ -996,14 +435,14 @@ static int sub_which(const char *store_dir, int argc, char **argv)
 
 static int sub_closure(const char *store_dir, int argc, char **argv)
 {
-	struct strv queries = { 0 }, base = { 0 };
+	hk_autostrv struct hk_strv queries = HK_STRV_INIT, base = HK_STRV_INIT;
 	const char *base_root = NULL;
 	int rc = 0;
 	for (int i = 1; i < argc && rc == 0; i++) {
 		const char *v;
 		if (is_help(argv[i])) {
 			fputs(store_usage, stdout);
-			goto done;
+			return 0;
 		} else if (take_value(argc, argv, &i, "--base-root", &v)) {
 			if (!v)
 				rc = usage_error("closure: --base-root needs a directory");
@@ -1012,38 +451,32 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 			if (!v)
 				rc = usage_error("closure: --base needs a package name");
 			else
-				strv_push(&base, v);
+				hk_strv_push(&base, v);
 		} else if (argv[i][0] == '-') {
 			rc = usage_error("closure: unknown option '%s'", argv[i]);
 		} else {
-			strv_push(&queries, argv[i]);
+			hk_strv_push(&queries, argv[i]);
 		}
 	}
 	if (rc)
-		goto done;
-	if (queries.n == 0) {
-		rc = usage_error("closure: give at least one ID");
-		goto done;
-	}
+		return rc;
+	if (queries.n == 0)
+		return usage_error("closure: give at least one ID");
 	struct hk_error err = { 0 };
 	if (base_root) {
 		hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", base_root);
 		char **names = NULL;
 		size_t n = 0;
-		if (hk_deb_installed_names(status, &names, &n, &err) < 0) {
-			rc = fail_exit(&err);
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++) {
-			strv_push(&base, names[i]);
-			free(names[i]);
-		}
+		if (hk_deb_installed_names(status, &names, &n, &err) < 0)
+			return fail_exit(&err);
+		for (size_t i = 0; i < n; i++)
+			hk_strv_push_owned(&base, names[i]);
 		free(names);
 	}
 	struct hk_store *s = NULL;
 	rc = open_for(store_dir, false, &s);
 	if (rc)
-		goto done;
+		return rc;
 	const struct hk_artifact **roots = hk_xcalloc(queries.n, sizeof(*roots));
 	for (size_t i = 0; rc == 0 && i < queries.n; i++)
 		rc = find_one(s, queries.v[i], &roots[i]);
@@ -1061,9 +494,6 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 	}
 	free(roots);
 	hk_store_close(s);
-done:
-	strv_free(&queries);
-	strv_free(&base);
 	return rc;
 }
 

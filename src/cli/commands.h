@@ -23,6 +23,12 @@ enum {
 	HK_EXIT_SOFTWARE = 70,
 };
 
+/* The exit status for a failure, from its error code (hk_error's negative-errno convention,
+ * given positive): the codes that say the input is bad — malformed (EINVAL, EBADMSG, ELOOP),
+ * missing or not what it should be (ENOENT, ENOTDIR), ambiguous or already there (EEXIST) —
+ * give HK_EXIT_DATAERR; every other code is the environment's or harkaq's, HK_EXIT_SOFTWARE. */
+int hk_exit_for_errno(int code);
+
 struct hk_command {
 	const char *name;
 	const char *summary;

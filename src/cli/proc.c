@@ -8,16 +8,17 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
+#include "sys/proc.h"
 
 void hk_linereader_init(struct hk_linereader *lr, int fd)
 {
@@ -110,7 +111,7 @@ static pid_t parent_of(pid_t pid, char *state, unsigned *flags)
 
 int hk_pidfd_open(pid_t pid)
 {
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	return hk_sys_pidfd_open(pid);
 }
 
 static bool in_list(pid_t p, const pid_t *v, size_t n)
@@ -353,23 +354,123 @@ int hk_resolve_user(const char *spec, uid_t *uid, gid_t *gid, struct hk_error *e
 	return 0;
 }
 
-void hk_argv_push(struct hk_argv *a, const char *s)
+void hk_run_result_free(struct hk_run_result *res)
 {
-	if (a->n + 2 > a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 32;
-		a->v = hk_xrealloc(a->v, a->cap * sizeof(char *));
-	}
-	a->v[a->n++] = hk_xstrdup(s);
-	a->v[a->n] = NULL;
+	hk_buf_free(&res->out);
+	hk_buf_free(&res->errout);
 }
 
-void hk_argv_free(char **argv)
+const char *hk_first_line(struct hk_buf *b, char *line, size_t size)
 {
-	if (!argv)
-		return;
-	for (size_t i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
+	const char *s = hk_buf_str(b);
+	while (*s == '\n')
+		s++;
+	size_t n = strcspn(s, "\n");
+	if (n >= size)
+		n = size - 1;
+	memcpy(line, s, n);
+	line[n] = '\0';
+	return line[0] ? line : "(no message)";
+}
+
+static void close_pipe(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+	p[0] = p[1] = -1;
+}
+
+/* In the child of hk_run_capture: never returns.  An exec failure is reported to the parent
+ * as an errno on `exec_fd` (close-on-exec, so a successful exec writes nothing). */
+static void run_child(const char *const *argv, const char *cwd, int out_fd, int err_fd,
+		      int exec_fd)
+{
+	int e = 0;
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+		e = errno;
+	else if (cwd && chdir(cwd) < 0)
+		e = errno;
+	if (e == 0) {
+		/* The argv is only read by execvp; the cast drops the const the exec family never
+		 * had. */
+		execvp(argv[0], (char *const *)(uintptr_t)argv);
+		e = errno;
+	}
+	ssize_t w = write(exec_fd, &e, sizeof(e));
+	(void)w;
+	_exit(127);
+}
+
+/* Reads both pipes to their end, whichever has data, so that neither fills up and blocks the
+ * child; closes them. */
+static void drain_two(int fd0, int fd1, struct hk_buf *buf0, struct hk_buf *buf1)
+{
+	struct pollfd fds[2] = { { fd0, POLLIN, 0 }, { fd1, POLLIN, 0 } };
+	struct hk_buf *bufs[2] = { buf0, buf1 };
+	int open_fds = 2;
+	char buf[1 << 14];
+	while (open_fds > 0) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+			if (n > 0) {
+				hk_buf_append(bufs[i], buf, (size_t)n);
+			} else if (n == 0 || errno != EINTR) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+}
+
+int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_result *res,
+		   struct hk_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, exec_p[2] = { -1, -1 };
+	pid_t pid = -1;
+	if (pipe2(out_p, O_CLOEXEC) == 0 && pipe2(err_p, O_CLOEXEC) == 0 &&
+	    pipe2(exec_p, O_CLOEXEC) == 0) {
+		fflush(NULL);
+		pid = fork();
+	}
+	if (pid < 0) {
+		int e = errno;
+		close_pipe(out_p);
+		close_pipe(err_p);
+		close_pipe(exec_p);
+		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
+	}
+	if (pid == 0)
+		run_child(argv, cwd, out_p[1], err_p[1], exec_p[1]);
+	close(out_p[1]);
+	close(err_p[1]);
+	close(exec_p[1]);
+	drain_two(out_p[0], err_p[0], &res->out, &res->errout);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int exec_errno = 0;
+	ssize_t n = read(exec_p[0], &exec_errno, sizeof(exec_errno));
+	close(exec_p[0]);
+	if (n == (ssize_t)sizeof(exec_errno) && exec_errno) {
+		hk_run_result_free(res);
+		return hk_fail_errno(err, exec_errno, "cannot run %s", argv[0]);
+	}
+	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
 }
 
 int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_error *err)
@@ -411,13 +512,11 @@ int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_erro
 
 int hk_spawnl(const char *cwd, bool quiet, struct hk_error *err, const char *arg0, ...)
 {
-	struct hk_argv a = { 0 };
+	hk_autostrv struct hk_strv a = HK_STRV_INIT;
 	va_list ap;
 	va_start(ap, arg0);
 	for (const char *s = arg0; s; s = va_arg(ap, const char *))
-		hk_argv_push(&a, s);
+		hk_strv_push(&a, s);
 	va_end(ap);
-	int r = hk_spawn_wait(a.v, cwd, quiet, err);
-	hk_argv_free(a.v);
-	return r;
+	return hk_spawn_wait(a.v, cwd, quiet, err);
 }

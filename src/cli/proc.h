@@ -1,5 +1,5 @@
-/* Process plumbing for the orchestrator: spawning with pipes, reading JSON lines from a pipe,
- * and making sure nothing a caged command started outlives it. */
+/* Process plumbing for the orchestrator: running host tools, spawning with pipes, reading JSON
+ * lines from a pipe, and making sure nothing a caged command started outlives it. */
 #ifndef HK_CLI_PROC_H
 #define HK_CLI_PROC_H
 
@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/strv.h"
 
 /* Reads a pipe without blocking and splits it into lines. */
 struct hk_linereader {
@@ -47,6 +48,26 @@ int hk_random_hex(char *out, size_t n_bytes, struct hk_error *err);
 /* Resolves a user name or numeric uid to uid/gid (for --user). */
 int hk_resolve_user(const char *spec, uid_t *uid, gid_t *gid, struct hk_error *err);
 
+/* What a host tool printed, and how it ended. */
+struct hk_run_result {
+	int status;                  /* exit status; 128+signal if killed */
+	struct hk_buf out, errout;   /* everything it wrote to stdout and to stderr */
+};
+
+void hk_run_result_free(struct hk_run_result *res);
+
+/* Runs a host tool and collects its output: the command line's one spawn-and-capture.
+ * argv[0] is looked up in PATH, never through a shell (a file name is never interpreted);
+ * stdin is /dev/null; the working directory is `cwd` if non-NULL.  Returns 0 when the program
+ * ran, whatever its exit status (res->status), or -errno with err "cannot run ARGV0: …" when it
+ * could not be started (res is then empty).  res is the caller's to free either way. */
+int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_result *res,
+		   struct hk_error *err);
+
+/* The first non-empty line of `b` (a tool's stderr), cut to size - 1 bytes, in `line`; "(no
+ * message)" when there is none.  For a one-sentence error naming what the tool said. */
+const char *hk_first_line(struct hk_buf *b, char *line, size_t size);
+
 /* Runs argv (no shell) to completion with stdout/stderr inherited, or stdout to /dev/null when
  * quiet.  Returns the exit status (>= 0), or -errno if it could not be started; err says
  * which command failed when the status is not 0. */
@@ -56,12 +77,19 @@ int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_erro
 int hk_spawnl(const char *cwd, bool quiet, struct hk_error *err, const char *arg0, ...)
 	__attribute__((sentinel));
 
-/* A NULL-terminated argv of owned strings, built by appending. */
-struct hk_argv {
-	char **v;
-	size_t n, cap;
-};
-void hk_argv_push(struct hk_argv *a, const char *s);
-void hk_argv_free(char **argv);
+/* An argv is a string vector (core/strv.h), NULL-terminated as execv() wants: `struct hk_argv`,
+ * hk_argv_push and hk_argv_free are hk_strv, hk_strv_push and hk_strfreev by the names the
+ * code that builds command lines uses. */
+#define hk_argv hk_strv
+
+static inline void hk_argv_push(struct hk_strv *a, const char *s)
+{
+	hk_strv_push(a, s);
+}
+
+static inline void hk_argv_free(char **argv)
+{
+	hk_strfreev(argv);
+}
 
 #endif

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/proc.h"
 #include "core/util.h"
 #include "core/view.h"
+#include "sys/mountns.h"
 
 /* The base root's directories that make up a system; everything else of the host (home,
  * /root, /var, /srv, /work, …) stays out of the sandbox. */
@@ -238,8 +238,8 @@ void hk_sandbox_plan_free(struct hk_sandbox_plan *plan)
 int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err)
 {
 	/* Nothing mounted here may leak to the host's namespace. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return hk_fail_errno(err, errno, "making the mount namespace private");
+	if (hk_sys_mounts_private(err) < 0)
+		return -err->code;
 	for (size_t i = 0; i < plan->n_tops; i++) {
 		const struct hk_top *t = &plan->tops[i];
 		if (t->kind != HK_TOP_OVERLAY)
@@ -277,8 +277,8 @@ int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err)
 		int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		int r = -1, e = 0;
 		if (chdir(linkdir) == 0) {
-			r = mount("overlay", t->merged, "overlay", MS_RDONLY, opts.data);
-			e = errno;
+			r = hk_sys_mount_overlay_ro(t->merged, opts.data);
+			e = -r;
 		} else {
 			e = errno;
 		}
@@ -302,8 +302,8 @@ void hk_sandbox_unmount(const struct hk_sandbox_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_tops; i++) {
 		const struct hk_top *t = &plan->tops[i];
-		if (t->kind == HK_TOP_OVERLAY && umount2(t->merged, 0) < 0 && errno == EBUSY)
-			umount2(t->merged, MNT_DETACH);
+		if (t->kind == HK_TOP_OVERLAY)
+			hk_sys_unmount(t->merged);
 	}
 }
 

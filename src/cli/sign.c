@@ -38,6 +38,11 @@ int hk_sha256_file(const char *path, char out[HK_SHA256_HEX_LEN], struct hk_erro
 	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "%s", path);
+	return hk_sha256_fd(fd, path, out, err);
+}
+
+int hk_sha256_fd(int fd, const char *shown, char out[HK_SHA256_HEX_LEN], struct hk_error *err)
+{
 	crypto_hash_sha256_state st;
 	crypto_hash_sha256_init(&st);
 	uint8_t block[65536];
@@ -46,7 +51,7 @@ int hk_sha256_file(const char *path, char out[HK_SHA256_HEX_LEN], struct hk_erro
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return hk_fail_errno(err, errno, "reading %s", path);
+			return hk_fail_errno(err, errno, "reading %s", shown);
 		if (r == 0)
 			break;
 		crypto_hash_sha256_update(&st, block, (unsigned long long)r);

@@ -34,8 +34,11 @@ struct hk_verify_key {
 int hk_crypto_init(struct hk_error *err);
 
 void hk_sha256_hex(const void *p, size_t n, char out[HK_SHA256_HEX_LEN]);
-/* SHA-256 of a file's content, read in blocks; errors name the file. */
+/* SHA-256 of a file's content, read in blocks; errors name the file.  A symlink is refused
+ * (O_NOFOLLOW): an attestation's subject is the file itself. */
 int hk_sha256_file(const char *path, char out[HK_SHA256_HEX_LEN], struct hk_error *err);
+/* The same of what is left to read of `fd` (not closed); `shown` names it in errors. */
+int hk_sha256_fd(int fd, const char *shown, char out[HK_SHA256_HEX_LEN], struct hk_error *err);
 
 /* Creates PREFIX.key (0600, never replacing a file) and PREFIX.pub.  If either exists, nothing
  * is written (-EEXIST); on any failure what was created is removed. */

@@ -15,7 +15,7 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 	struct hk_verdict_input in = { 0 };
 	in.abi = res->abi < 0 ? 0 : res->abi;
 	in.kernel_abi = res->real_abi < 0 ? in.abi : res->real_abi;
-	if (res->log_flag_withheld) {
+	if (res->cage_reported && res->cage.log_flag_withheld) {
 		in.cage_incomplete = true;
 		in.cage_incomplete_detail =
 			"LOG_NEW_EXEC_ON was withheld (test switch): denials after execve are not logged";
@@ -27,7 +27,7 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 		in.reader_failed = true;
 		in.reader_error = "evidence collection was switched off (--no-evidence)";
 	}
-	in.canary_opened = res->canary_result && strcmp(res->canary_result, "opened") == 0;
+	in.canary_opened = res->canary_reported && res->canary == HK_CANARY_OPENED;
 	in.timed_out = res->timed_out;
 	in.lost_before = res->lost_before < 0 ? 0 : (uint64_t)res->lost_before;
 	in.lost_after = res->lost_after < 0 ? in.lost_before : (uint64_t)res->lost_after;
@@ -39,9 +39,7 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 	in.artifact_hash = vo->artifact_hash;
 	in.phase = vo->phase;
 	hk_verdict_compute(&in, v);
-	v->collapsed_dirs = res->cage_status
-				    ? (size_t)hk_jobj_int(res->cage_status, "beneath", 0)
-				    : 0;
+	v->collapsed_dirs = res->cage_reported ? (size_t)res->cage.beneath : 0;
 }
 
 void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result *res,
@@ -65,30 +63,31 @@ void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result 
 	hk_json_int(j, res->leftovers_killed);
 	hk_json_obj_end(j);
 	hk_json_key(j, "cage");
-	if (res->cage_status)
-		hk_json_value(j, res->cage_status);
+	if (res->cage_reported)
+		hk_cage_report_json(&res->cage, j);
 	else
 		hk_json_null(j);
 	hk_json_key(j, "canary_probe");
-	if (res->canary_result)
-		hk_json_str(j, res->canary_result);
+	if (res->canary_reported)
+		hk_json_str(j, hk_canary_result_name(res->canary));
 	else
 		hk_json_null(j);
 	hk_json_key(j, "audit");
 	hk_json_obj_begin(j);
 	hk_json_key(j, "before");
-	if (res->audit_before)
-		hk_json_value(j, res->audit_before);
+	if (res->have_audit_before)
+		hk_audit_status_json(j, &res->audit_before);
 	else
 		hk_json_null(j);
 	hk_json_key(j, "after");
-	if (res->audit_after)
-		hk_json_value(j, res->audit_after);
+	if (res->have_audit_after)
+		hk_audit_status_json(j, &res->audit_after);
 	else
 		hk_json_null(j);
+	/* What the reader changed at start-up; null when it never became ready. */
 	hk_json_key(j, "changed");
-	if (res->audit_changed)
-		hk_json_value(j, res->audit_changed);
+	if (res->reader_ready)
+		hk_audit_changes_json(j, res->audit_changed, res->n_audit_changed);
 	else
 		hk_json_null(j);
 	hk_json_obj_end(j);
@@ -142,21 +141,21 @@ int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result
 			label, res->cage_error_layer ? res->cage_error_layer : "?", res->cage_error);
 		return HK_EXIT_SOFTWARE;
 	}
-	if (vo->evidence_requested && !res->cage_status) {
+	if (vo->evidence_requested && !res->cage_reported) {
 		fprintf(stderr, "harkaq %s: the cage never reported (harkaq-exec did not start or died "
 				"before installing its layers; exit status %d): no verdict\n",
 			label, res->exit_code);
 		return HK_EXIT_SOFTWARE;
 	}
-	if (res->canary_result && strcmp(res->canary_result, "opened") == 0) {
+	if (res->canary_reported && res->canary == HK_CANARY_OPENED) {
 		fprintf(stderr, "harkaq %s: the canary %s could be opened inside the cage: the policy "
 				"grants it, so the cage cannot testify; the command was not run\n",
 			label, res->evidence.canary_path ? res->evidence.canary_path : "?");
 		return HK_EXIT_DATAERR;
 	}
-	if (res->canary_result && strcmp(res->canary_result, "denied") != 0) {
+	if (res->canary_reported && res->canary != HK_CANARY_DENIED) {
 		fprintf(stderr, "harkaq %s: the canary probe failed (%s); the command was not run\n",
-			label, res->canary_result);
+			label, hk_canary_result_name(res->canary));
 		return HK_EXIT_SOFTWARE;
 	}
 

@@ -1,6 +1,7 @@
 #include "core/baseroot.h"
 #include "core/buf.h"
 #include "core/elf.h"
+#include "core/ldconf.h"
 #include "core/util.h"
 
 #include <dirent.h>
@@ -8,233 +9,13 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-/* The kernel's limit on symlinks followed in one path walk (MAXSYMLINKS). */
-#define MAX_LINKS 40
 /* fs/exec.c: exec_binprm() accepts 5 binfmt rewrites ("#!" scripts) before -ELOOP. */
 #define MAX_SCRIPT_REWRITES 5
-/* Bound on nested "include" in ld.so.conf files (ldconfig has none; a loop must not hang). */
-#define MAX_CONF_DEPTH 16
-
-/* ---- resolution inside a root ------------------------------------------------------------- */
-
-int hk_root_open(const char *path, struct hk_root *root, struct hk_error *err)
-{
-	*root = (struct hk_root)HK_ROOT_INIT;
-	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "base root %s", path);
-	root->fd = fd;
-	root->path = hk_xstrdup(path);
-	return 0;
-}
-
-void hk_root_close(struct hk_root *root)
-{
-	if (root->fd >= 0)
-		close(root->fd);
-	free(root->path);
-	*root = (struct hk_root)HK_ROOT_INIT;
-}
-
-void hk_resolved_free(struct hk_resolved *res)
-{
-	free(res->path);
-	hk_strset_free(&res->file_links);
-	hk_strset_free(&res->dir_links);
-	*res = (struct hk_resolved)HK_RESOLVED_INIT;
-}
-
-/* The directories walked so far: canonical path text plus one O_PATH descriptor per level, so
- * ".." returns to the real parent (as the kernel resolves it) without a lookup by name. */
-struct walk {
-	const struct hk_root *root;
-	struct hk_buf canon;   /* "" for the root, else "/usr/bin" … */
-	int *fds;
-	size_t depth, cap;
-};
-
-static int walk_fd(const struct walk *w)
-{
-	return w->depth ? w->fds[w->depth - 1] : w->root->fd;
-}
-
-static void walk_push(struct walk *w, int fd, const char *name)
-{
-	if (w->depth == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 16;
-		w->fds = hk_xrealloc(w->fds, w->cap * sizeof(*w->fds));
-	}
-	w->fds[w->depth++] = fd;
-	hk_buf_putc(&w->canon, '/');
-	hk_buf_puts(&w->canon, name);
-}
-
-static void walk_pop(struct walk *w)
-{
-	if (w->depth == 0)
-		return;
-	close(w->fds[--w->depth]);
-	char *slash = strrchr(w->canon.data, '/');
-	w->canon.len = (size_t)(slash - w->canon.data);
-	w->canon.data[w->canon.len] = '\0';
-}
-
-static void walk_free(struct walk *w)
-{
-	while (w->depth)
-		walk_pop(w);
-	free(w->fds);
-	hk_buf_free(&w->canon);
-}
-
-struct met_link {
-	char *path;
-	bool terminal;   /* met as the last component of the path still to resolve */
-};
-
-int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_resolved *out,
-		    struct hk_error *err)
-{
-	*out = (struct hk_resolved)HK_RESOLVED_INIT;
-	if (path[0] != '/')
-		return hk_fail(err, EINVAL, "%s: not an absolute path (inside root %s)", path,
-			       root->path);
-
-	struct walk w = { root, HK_BUF_INIT, NULL, 0, 0 };
-	hk_buf_puts(&w.canon, "");
-	struct met_link *links = NULL;
-	size_t n_links = 0;
-	char *remaining = hk_xstrdup(path);   /* what is left to resolve, always owned */
-	char *target = hk_xmalloc(PATH_MAX + 1);
-	struct stat st;
-	int r = 0;
-	bool final_is_dir = true;
-
-	const char *p = remaining;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;   /* the path names the directory reached so far */
-		const char *end = strchrnul(p, '/');
-		hk_autofree char *comp = hk_xstrndup(p, (size_t)(end - p));
-		const char *rest = end;
-		while (*rest == '/')
-			rest++;
-		bool last = *rest == '\0';
-		bool trailing_slash = last && *end == '/';
-
-		if (strcmp(comp, ".") == 0) {
-			p = end;
-			continue;
-		}
-		if (strcmp(comp, "..") == 0) {
-			walk_pop(&w);
-			p = end;
-			continue;
-		}
-		if (fstatat(walk_fd(&w), comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = hk_fail_errno(err, errno, "%s inside root %s: %s%s%s", path, root->path,
-					  w.canon.len ? w.canon.data : "", "/", comp);
-			goto out;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			if (n_links == MAX_LINKS) {
-				r = hk_fail(err, ELOOP,
-					    "%s inside root %s: more than %d symbolic links", path,
-					    root->path, MAX_LINKS);
-				goto out;
-			}
-			ssize_t n = readlinkat(walk_fd(&w), comp, target, PATH_MAX + 1);
-			if (n < 0 || n > PATH_MAX) {
-				r = n < 0 ? hk_fail_errno(err, errno, "%s inside root %s: readlink %s/%s",
-							  path, root->path, w.canon.data, comp)
-					  : hk_fail(err, ENAMETOOLONG,
-						    "%s inside root %s: link %s/%s is too long", path,
-						    root->path, w.canon.data, comp);
-				goto out;
-			}
-			target[n] = '\0';
-			links = hk_xrealloc(links, (n_links + 1) * sizeof(*links));
-			links[n_links].path = hk_xasprintf("%s/%s", w.canon.data, comp);
-			links[n_links].terminal = last && !trailing_slash;
-			n_links++;
-			/* An absolute target restarts at the ROOT, never at the host's "/". */
-			if (target[0] == '/')
-				while (w.depth)
-					walk_pop(&w);
-			char *next = hk_xasprintf("%s%s%s", target, *rest || trailing_slash ? "/" : "",
-						  rest);
-			free(remaining);
-			remaining = next;
-			p = remaining;
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int fd = openat(walk_fd(&w), comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0) {
-				r = hk_fail_errno(err, errno, "%s inside root %s: open %s/%s", path,
-						  root->path, w.canon.data, comp);
-				goto out;
-			}
-			walk_push(&w, fd, comp);
-			p = end;
-			continue;
-		}
-		if (!last || trailing_slash) {
-			r = hk_fail_errno(err, ENOTDIR, "%s inside root %s: %s/%s", path, root->path,
-					  w.canon.data, comp);
-			goto out;
-		}
-		hk_buf_putc(&w.canon, '/');
-		hk_buf_puts(&w.canon, comp);
-		final_is_dir = false;
-		break;
-	}
-	if (final_is_dir && fstat(walk_fd(&w), &st) < 0) {
-		r = hk_fail_errno(err, errno, "%s inside root %s: fstat", path, root->path);
-		goto out;
-	}
-	out->path = hk_xstrdup(w.canon.len ? w.canon.data : "/");
-	out->mode = st.st_mode;
-	for (size_t i = 0; i < n_links; i++) {
-		bool file_link = links[i].terminal && !S_ISDIR(st.st_mode);
-		hk_strset_add(file_link ? &out->file_links : &out->dir_links, links[i].path);
-	}
-out:
-	for (size_t i = 0; i < n_links; i++)
-		free(links[i].path);
-	free(links);
-	free(remaining);
-	free(target);
-	walk_free(&w);
-	return r;
-}
-
-int hk_root_open_canonical(const struct hk_root *root, const char *canonical,
-			   struct hk_error *err)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	const char *rel = canonical[1] ? canonical + 1 : ".";
-	int fd = (int)syscall(SYS_openat2, root->fd, rel, &how, sizeof(how));
-	/* Before Linux 5.6: the canonical path has no link by construction; O_NOFOLLOW still
-	 * refuses one in the last component. */
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(root->fd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "%s inside root %s: open", canonical, root->path);
-	return fd;
-}
 
 /* ---- closure state ------------------------------------------------------------------------ */
 
@@ -261,9 +42,6 @@ struct closure {
 	struct hk_strset conf_dirs;       /* ld.so.conf directories, in file order */
 	bool cache_consulted;
 	struct hk_strset preloaded;       /* ELF identifications whose ld.so.preload was applied */
-	/* Reading a configuration as data (HK_ENTRY_LDCONF): record every file it includes and
-	 * leave the loader's search directories alone. */
-	bool conf_as_data;
 	struct hk_error *err;
 };
 
@@ -274,19 +52,6 @@ struct program {
 	const char *interp_soname;
 };
 
-static char *join_path(const char *dir, const char *name)
-{
-	return hk_xasprintf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
-}
-
-static char *dir_of(const char *canonical)
-{
-	const char *slash = strrchr(canonical, '/');
-	if (!slash || slash == canonical)
-		return hk_xstrdup("/");
-	return hk_xstrndup(canonical, (size_t)(slash - canonical));
-}
-
 static void record(struct closure *c, const struct hk_resolved *res)
 {
 	if (!S_ISDIR(res->mode))
@@ -295,195 +60,12 @@ static void record(struct closure *c, const struct hk_resolved *res)
 	hk_strset_add_all(&c->out->dir_links, &res->dir_links);
 }
 
-static bool is_absent(int r)
-{
-	return r == -ENOENT || r == -ENOTDIR;
-}
-
-/* Resolves `path` inside the root, wanting a regular file: 1 with *res filled (the caller's
- * to free), 0 when the path is absent or not a regular file (neither is an error: the loader
- * and ldconfig skip such paths too), or the failure. */
-static int resolve_regular(struct closure *c, const char *path, struct hk_resolved *res)
-{
-	int r = hk_root_resolve(&c->root, path, res, c->err);
-	if (is_absent(r)) {
-		hk_error_clear(c->err);
-		return 0;
-	}
-	if (r < 0)
-		return r;
-	if (!S_ISREG(res->mode)) {
-		hk_resolved_free(res);
-		return 0;
-	}
-	return 1;
-}
-
 static int read_exec(struct closure *c, const char *canonical, struct hk_exec_info *info)
 {
 	hk_autoclose int fd = hk_root_open_canonical(&c->root, canonical, c->err);
 	if (fd < 0)
 		return fd;
 	return hk_exec_read_fd(fd, canonical, info, c->err);
-}
-
-/* ---- ld.so.conf --------------------------------------------------------------------------- */
-
-static bool has_glob_magic(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/* Expands an include pattern inside the root: every component with glob characters is
- * matched against the directory listing of its (resolved) parent. */
-static int glob_in_root(struct closure *c, const char *pattern, struct hk_strset *matches)
-{
-	struct hk_strset current = HK_STRSET_INIT;
-	hk_strset_add(&current, "/");
-	hk_autofree char *copy = hk_xstrdup(pattern);
-	char *save = NULL;
-	int r = 0;
-	for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		struct hk_strset next = HK_STRSET_INIT;
-		for (size_t i = 0; i < current.len && r == 0; i++) {
-			if (!has_glob_magic(comp)) {
-				hk_strset_add_owned(&next, join_path(current.items[i], comp));
-				continue;
-			}
-			struct hk_resolved dir = HK_RESOLVED_INIT;
-			r = hk_root_resolve(&c->root, current.items[i], &dir, c->err);
-			if (r < 0 || !S_ISDIR(dir.mode)) {
-				bool absent = r == 0 || is_absent(r);
-				hk_resolved_free(&dir);
-				if (absent) {
-					r = 0;
-					continue;   /* glob(3): a missing directory matches nothing */
-				}
-				break;
-			}
-			int fd = hk_root_open_canonical(&c->root, dir.path, c->err);
-			DIR *d = fd < 0 ? NULL : fdopendir(fd);
-			if (!d) {
-				r = fd < 0 ? fd : hk_fail_errno(c->err, errno, "%s inside root %s: opendir", dir.path,
-							   c->root.path);
-				if (fd >= 0)
-					close(fd);
-				hk_resolved_free(&dir);
-				break;
-			}
-			struct hk_strset names = HK_STRSET_INIT;
-			for (struct dirent *de; (de = readdir(d));) {
-				if (de->d_name[0] == '.' && comp[0] != '.')
-					continue;
-				if (fnmatch(comp, de->d_name, FNM_PERIOD) == 0)
-					hk_strset_add(&names, de->d_name);
-			}
-			closedir(d);
-			/* glob(3) sorts its matches; the C locale collates by bytes. */
-			hk_strset_sort(&names);
-			for (size_t k = 0; k < names.len; k++)
-				hk_strset_add_owned(&next, join_path(current.items[i], names.items[k]));
-			hk_strset_free(&names);
-			hk_resolved_free(&dir);
-		}
-		hk_strset_free(&current);
-		current = next;
-		if (r < 0)
-			break;
-	}
-	if (r == 0)
-		hk_strset_add_all(matches, &current);
-	hk_strset_free(&current);
-	return r;
-}
-
-static int read_whole(struct closure *c, const char *canonical, struct hk_buf *out)
-{
-	hk_autoclose int fd = hk_root_open_canonical(&c->root, canonical, c->err);
-	if (fd < 0)
-		return fd;
-	int r = hk_buf_read_fd(out, fd);
-	if (r < 0)
-		return hk_fail_errno(c->err, -r, "%s inside root %s: read", canonical,
-				     c->root.path);
-	return 0;
-}
-
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\r')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-	return s;
-}
-
-static bool starts_with_word(const char *line, const char *word)
-{
-	size_t n = strlen(word);
-	return strncmp(line, word, n) == 0 && (line[n] == ' ' || line[n] == '\t');
-}
-
-/* ldconfig's rules: '#' starts a comment; "include PATTERN…" (a relative pattern is relative
- * to the including file's directory, matches in glob order); "hwcap" lines are obsolete and
- * ignored; any other line is one directory.  Missing files are not errors (ldconfig too). */
-static int expand_data(struct closure *c, const char *path, bool optional);
-
-static int parse_conf(struct closure *c, const char *file, int depth)
-{
-	if (depth > MAX_CONF_DEPTH)
-		return hk_fail(c->err, ELOOP, "%s inside root %s: includes nest deeper than %d",
-			       file, c->root.path, MAX_CONF_DEPTH);
-	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = resolve_regular(c, file, &res);
-	if (r <= 0)
-		return r;
-	if (c->conf_as_data && depth > 0) {
-		r = expand_data(c, file, true);
-		if (r < 0) {
-			hk_resolved_free(&res);
-			return r;
-		}
-	}
-	struct hk_buf text = HK_BUF_INIT;
-	r = read_whole(c, res.path, &text);
-	hk_autofree char *file_dir = dir_of(res.path);
-	hk_resolved_free(&res);
-	char *save = NULL;
-	for (char *line = r < 0 || !text.data ? NULL : strtok_r(text.data, "\n", &save);
-	     line && r == 0; line = strtok_r(NULL, "\n", &save)) {
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		line = trim(line);
-		if (*line == '\0' || starts_with_word(line, "hwcap"))
-			continue;
-		if (starts_with_word(line, "include")) {
-			char *psave = NULL;
-			for (char *pat = strtok_r(line + 7, " \t", &psave); pat && r == 0;
-			     pat = strtok_r(NULL, " \t", &psave)) {
-				hk_autofree char *full = pat[0] == '/' ? hk_xstrdup(pat)
-								     : join_path(file_dir, pat);
-				struct hk_strset matches = HK_STRSET_INIT;
-				r = glob_in_root(c, full, &matches);
-				for (size_t i = 0; i < matches.len && r == 0; i++)
-					r = parse_conf(c, matches.items[i], depth + 1);
-				hk_strset_free(&matches);
-			}
-			continue;
-		}
-		size_t n = strlen(line);
-		while (n > 1 && line[n - 1] == '/')
-			line[--n] = '\0';
-		/* ldconfig ignores relative directories (with a warning). */
-		if (line[0] == '/' && !c->conf_as_data)
-			hk_strset_add(&c->conf_dirs, line);
-	}
-	hk_buf_free(&text);
-	if (r < 0)
-		return hk_wrap(c->err, "reading %s", file);
-	return 0;
 }
 
 /* The loader consults /etc/ld.so.cache, which ldconfig built from ld.so.conf; the cache's
@@ -495,12 +77,13 @@ static int load_conf(struct closure *c)
 		return 0;
 	c->conf_loaded = true;
 	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = resolve_regular(c, "/etc/ld.so.cache", &res);
+	int r = hk_root_resolve_regular(&c->root, "/etc/ld.so.cache", &res, c->err);
 	if (r <= 0)
 		return r;
 	c->cache_exists = true;
 	hk_resolved_free(&res);
-	return parse_conf(c, "/etc/ld.so.conf", 0);
+	struct hk_ldconf conf = { .dirs = &c->conf_dirs };
+	return hk_ldconf_read(&c->root, "/etc/ld.so.conf", &conf, c->err);
 }
 
 /* ---- the closure walk --------------------------------------------------------------------- */
@@ -533,7 +116,7 @@ struct search {
 static int try_candidate(struct closure *c, struct search *s, const char *path)
 {
 	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = resolve_regular(c, path, &res);
+	int r = hk_root_resolve_regular(&c->root, path, &res, c->err);
 	if (r <= 0)
 		return r;
 	struct hk_elf_ident id;
@@ -576,12 +159,12 @@ static int try_dir(struct closure *c, struct search *s, const char *dir)
 	hk_buf_printf(&s->tried, "%s%s", s->tried.len ? ":" : "", dir);
 	for (const char *const *hw = hk_elf_hwcaps_subdirs(s->ident); *hw; hw++) {
 		hk_autofree char *sub = hk_xasprintf("%s/glibc-hwcaps/%s", dir, *hw);
-		hk_autofree char *path = join_path(sub, s->name);
+		hk_autofree char *path = hk_root_path_join(sub, s->name);
 		int r = try_candidate(c, s, path);
 		if (r < 0)
 			return r;
 	}
-	hk_autofree char *path = join_path(dir, s->name);
+	hk_autofree char *path = hk_root_path_join(dir, s->name);
 	return try_candidate(c, s, path);
 }
 
@@ -665,7 +248,7 @@ static int expand_search_path(struct closure *c, const char *value, const char *
 	 * /proc/self/exe gives it).  Computed only when a token needs it. */
 	hk_autofree char *origin = NULL;
 	if (strchr(value, '$')) {
-		hk_autofree char *dir = dir_of(found_path);
+		hk_autofree char *dir = hk_root_path_dir(found_path);
 		struct hk_resolved res = HK_RESOLVED_INIT;
 		int r = hk_root_resolve(&c->root, dir, &res, c->err);
 		if (r < 0)
@@ -746,20 +329,12 @@ static int apply_preload(struct closure *c, const struct program *prog,
 	if (!hk_strset_add(&c->preloaded, desc))
 		return 0;
 	struct hk_resolved res = HK_RESOLVED_INIT;
-	int r = hk_root_resolve(&c->root, "/etc/ld.so.preload", &res, c->err);
-	if (is_absent(r)) {
-		hk_error_clear(c->err);
-		return 0;
-	}
-	if (r < 0)
+	int r = hk_root_resolve_regular(&c->root, "/etc/ld.so.preload", &res, c->err);
+	if (r <= 0)
 		return r;
-	if (!S_ISREG(res.mode)) {
-		hk_resolved_free(&res);
-		return 0;
-	}
 	record(c, &res);
 	struct hk_buf text = HK_BUF_INIT;
-	r = read_whole(c, res.path, &text);
+	r = hk_root_read(&c->root, res.path, &text, c->err);
 	hk_resolved_free(&res);
 	char *save = NULL;
 	struct hk_strset none = HK_STRSET_INIT;
@@ -784,10 +359,10 @@ static int lookup_in_path(struct closure *c, const char *name, char **out)
 	hk_autofree char *dirs = hk_xstrdup(HK_BASE_PATH);
 	char *save = NULL;
 	for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		hk_autofree char *cand = join_path(dir, name);
+		hk_autofree char *cand = hk_root_path_join(dir, name);
 		struct hk_resolved res = HK_RESOLVED_INIT;
 		int r = hk_root_resolve(&c->root, cand, &res, c->err);
-		if (is_absent(r)) {
+		if (hk_root_absent(r)) {
 			hk_error_clear(c->err);
 			continue;
 		}
@@ -919,7 +494,7 @@ static int expand_data(struct closure *c, const char *path, bool optional)
 		return hk_fail(c->err, EINVAL, "%s: a data entry must be an absolute path", path);
 	struct hk_resolved res = HK_RESOLVED_INIT;
 	int r = hk_root_resolve(&c->root, path, &res, c->err);
-	if (optional && is_absent(r)) {
+	if (optional && hk_root_absent(r)) {
 		hk_error_clear(c->err);
 		return 0;
 	}
@@ -932,6 +507,11 @@ static int expand_data(struct closure *c, const char *path, bool optional)
 		record(c, &res);
 	hk_resolved_free(&res);
 	return r;
+}
+
+static int record_included(void *ctx, const char *path)
+{
+	return expand_data(ctx, path, true);
 }
 
 static int closure_begin(struct closure *c, const char *root, struct hk_runtime_closure *out,
@@ -967,9 +547,10 @@ static int expand_entry_checked(struct closure *c, const struct hk_runtime_entry
 		 * follows "include"), so the configuration is granted with its includes. */
 		r = expand_data(c, e->name, e->optional);
 		if (r == 0) {
-			c->conf_as_data = true;
-			r = parse_conf(c, e->name, 0);
-			c->conf_as_data = false;
+			/* Read as data: every file it includes is recorded, and the loader's search
+			 * directories are left alone. */
+			struct hk_ldconf conf = { .included = record_included, .ctx = c };
+			r = hk_ldconf_read(&c->root, e->name, &conf, c->err);
 		}
 	} else if (e->optional && !strchr(e->name, '/')) {
 		hk_autofree char *path = NULL;

@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/baseroot.h"
+#include "core/deb.h"
+#include "core/rootpath.h"
 #include "core/buf.h"
 #include "core/dir.h"
 #include "core/store.h"

@@ -178,16 +178,13 @@ void hk_dsse_encode(const struct hk_dsse_envelope *env, struct hk_buf *out)
 	hk_json_key(&j, "payload");
 	hk_base64_encode(env->payload, env->payload_len, &b64);
 	hk_json_strn(&j, b64.data ? b64.data : "", b64.len);
-	hk_json_key(&j, "payloadType");
-	hk_json_str(&j, env->payload_type);
+	hk_json_kv_str(&j, "payloadType", env->payload_type);
 	hk_json_key(&j, "signatures");
 	hk_json_arr_begin(&j);
 	for (size_t i = 0; i < env->n_sigs; i++) {
 		hk_json_obj_begin(&j);
-		if (env->sigs[i].keyid) {
-			hk_json_key(&j, "keyid");
-			hk_json_str(&j, env->sigs[i].keyid);
-		}
+		if (env->sigs[i].keyid)
+			hk_json_kv_str(&j, "keyid", env->sigs[i].keyid);
 		hk_json_key(&j, "sig");
 		hk_buf_reset(&b64);
 		hk_base64_encode(env->sigs[i].sig, env->sigs[i].sig_len, &b64);

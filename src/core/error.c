@@ -38,6 +38,19 @@ int hk_fail_errno(struct hk_error *err, int code, const char *fmt, ...)
 	return r;
 }
 
+int hk_fail_at(struct hk_error *err, int code, const char *file, unsigned line, unsigned col,
+	       const char *fmt, ...)
+{
+	char what[HK_ERROR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (col == 0)
+		return hk_fail(err, code, "%s:%u: %s", file, line, what);
+	return hk_fail(err, code, "%s:%u:%u: %s", file, line, col, what);
+}
+
 int hk_wrap(struct hk_error *err, const char *fmt, ...)
 {
 	char prefix[HK_ERROR_MSG_MAX];

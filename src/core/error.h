@@ -29,6 +29,11 @@ int hk_fail(struct hk_error *err, int code, const char *fmt, ...)
 int hk_fail_errno(struct hk_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Like hk_fail, for a position in a text file: "FILE:LINE:COL: message", both 1-based; with
+ * col 0 (a line-oriented format) "FILE:LINE: message". */
+int hk_fail_at(struct hk_error *err, int code, const char *file, unsigned line, unsigned col,
+	       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* Prefixes the existing message with formatted context and ": "; returns -err->code. */
 int hk_wrap(struct hk_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

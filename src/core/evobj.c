@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
+#include "core/hex.h"
 #include "core/util.h"
 
 /* design.md §13, kernel-facts.md §6 and §11: each is a measured hole of Landlock on ABI 7, or an
@@ -85,20 +87,16 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 	hk_json_arr_begin(&j);
 	for (size_t i = 0; i < hk_n_blind_spots; i++) {
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "code");
-		hk_json_str(&j, hk_blind_spots[i].code);
-		hk_json_key(&j, "text");
-		hk_json_str(&j, hk_blind_spots[i].text);
+		hk_json_kv_str(&j, "code", hk_blind_spots[i].code);
+		hk_json_kv_str(&j, "text", hk_blind_spots[i].text);
 		hk_json_obj_end(&j);
 	}
 	if (v->collapsed_dirs > 0) {
 		struct hk_buf text = HK_BUF_INIT;
 		collapsed_text(v->collapsed_dirs, &text);
 		hk_json_obj_begin(&j);
-		hk_json_key(&j, "code");
-		hk_json_str(&j, hk_blind_spot_collapsed_code);
-		hk_json_key(&j, "text");
-		hk_json_str(&j, hk_buf_str(&text));
+		hk_json_kv_str(&j, "code", hk_blind_spot_collapsed_code);
+		hk_json_kv_str(&j, "text", hk_buf_str(&text));
 		hk_json_obj_end(&j);
 		hk_buf_free(&text);
 	}
@@ -111,22 +109,6 @@ char *hk_evobj_dir(const char *store_dir)
 	return hk_xasprintf("%s/" HK_EVOBJ_DIR, store_dir);
 }
 
-static int write_all(int fd, const void *bytes, size_t n)
-{
-	const char *p = bytes;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
 		   char **path, struct hk_error *err)
 {
@@ -134,23 +116,11 @@ int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[H
 	hk_autofree char *dir = hk_evobj_dir(store_dir);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return hk_fail_errno(err, errno, "cannot create the evidence directory %s", dir);
-	hk_autofree char *tmp = hk_xasprintf("%s/.tmp-XXXXXX", dir);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot create a temporary file in %s", dir);
-	int r = write_all(fd, bytes, n);
-	if (r == 0 && fchmod(fd, 0644) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
 	char *final = hk_xasprintf("%s/%s.json", dir, id + 3);
-	if (r == 0 && rename(tmp, final) < 0)
-		r = -errno;
+	int r = hk_file_write_atomic(final, bytes, n, 0644, err);
 	if (r < 0) {
-		unlink(tmp);
-		int rc = hk_fail_errno(err, -r, "cannot write the evidence object %s", final);
 		free(final);
-		return rc;
+		return hk_wrap(err, "cannot write the evidence object");
 	}
 	if (path)
 		*path = final;
@@ -229,27 +199,16 @@ out:
 
 int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err)
 {
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot open the evidence object %s", path);
-	int r = hk_buf_read_fd(out, fd);
+	int r = hk_file_read(path, out, err);
 	if (r < 0)
-		return hk_fail_errno(err, -r, "cannot read %s", path);
-	return 0;
-}
-
-static bool is_hex(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
+		hk_wrap(err, "evidence object");
+	return r;
 }
 
 /* "<64 hex>.json" -> true */
 static bool object_name(const char *name)
 {
-	return strlen(name) == 64 + 5 && strcmp(name + 64, ".json") == 0 && is_hex(name, 64);
+	return strlen(name) == 64 + 5 && strcmp(name + 64, ".json") == 0 && hk_is_lower_hex(name, 64);
 }
 
 int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err)
@@ -303,7 +262,7 @@ int hk_evobj_find(const char *store_dir, const char *query, char **path,
 	}
 	const char *hex = strncmp(query, "b3:", 3) == 0 ? query + 3 : query;
 	size_t hlen = strlen(hex);
-	if (hlen < 8 || hlen > 64 || !is_hex(hex, hlen))
+	if (hlen < 8 || hlen > 64 || !hk_is_lower_hex(hex, hlen))
 		return hk_fail(err, EINVAL, "'%s' is neither a path nor an evidence id (b3:<hex>, "
 			       "or at least 8 lowercase hex digits of one)", query);
 	char **ids;

@@ -75,7 +75,8 @@ int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk
 int hk_evobj_find(const char *store_dir, const char *query, char **path,
 		  char id[HK_B3_ID_LEN], struct hk_error *err);
 
-/* Reads a whole file into `out`. */
+/* Reads a whole evidence object file into `out` (hk_file_read, its errors prefixed "evidence
+ * object"). */
 int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err);
 
 /* Ids ("b3:<hex>") of every object in STORE/.evidence, sorted; none if the directory does not

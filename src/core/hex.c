@@ -12,6 +12,14 @@ void hk_hex(const uint8_t *bytes, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
+bool hk_is_lower_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
 int hk_hex_value(char c)
 {
 	if (c >= '0' && c <= '9')

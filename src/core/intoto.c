@@ -44,41 +44,22 @@ void hk_rfc3339(time_t t, char out[21])
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void opt_str(struct hk_json *j, const char *key, const char *v)
-{
-	hk_json_key(j, key);
-	if (v)
-		hk_json_str(j, v);
-	else
-		hk_json_null(j);
-}
-
 static void resource_json(struct hk_json *j, const struct hk_resource *r)
 {
 	hk_json_obj_begin(j);
-	if (r->name) {
-		hk_json_key(j, "name");
-		hk_json_str(j, r->name);
-	}
-	if (r->uri) {
-		hk_json_key(j, "uri");
-		hk_json_str(j, r->uri);
-	}
+	if (r->name)
+		hk_json_kv_str(j, "name", r->name);
+	if (r->uri)
+		hk_json_kv_str(j, "uri", r->uri);
 	if (r->sha256[0] || r->blake3[0] || r->tree[0]) {
 		hk_json_key(j, "digest");
 		hk_json_obj_begin(j);
-		if (r->sha256[0]) {
-			hk_json_key(j, "sha256");
-			hk_json_str(j, r->sha256);
-		}
-		if (r->blake3[0]) {
-			hk_json_key(j, "blake3");
-			hk_json_str(j, r->blake3);
-		}
-		if (r->tree[0]) {
-			hk_json_key(j, "harkaqTree");
-			hk_json_str(j, r->tree);
-		}
+		if (r->sha256[0])
+			hk_json_kv_str(j, "sha256", r->sha256);
+		if (r->blake3[0])
+			hk_json_kv_str(j, "blake3", r->blake3);
+		if (r->tree[0])
+			hk_json_kv_str(j, "harkaqTree", r->tree);
 		hk_json_obj_end(j);
 	}
 	if (r->content) {
@@ -88,10 +69,8 @@ static void resource_json(struct hk_json *j, const struct hk_resource *r)
 		hk_json_strn(j, hk_buf_str(&b64), b64.len);
 		hk_buf_free(&b64);
 	}
-	if (r->media_type) {
-		hk_json_key(j, "mediaType");
-		hk_json_str(j, r->media_type);
-	}
+	if (r->media_type)
+		hk_json_kv_str(j, "mediaType", r->media_type);
 	if (r->annotations_json) {
 		hk_json_key(j, "annotations");
 		hk_json_raw(j, r->annotations_json);
@@ -103,25 +82,22 @@ static void statement_begin(struct hk_json *j, const struct hk_attest_input *in,
 			    const char *predicate_type)
 {
 	hk_json_obj_begin(j);
-	hk_json_key(j, "_type");
-	hk_json_str(j, HK_INTOTO_STATEMENT_TYPE);
+	hk_json_kv_str(j, "_type", HK_INTOTO_STATEMENT_TYPE);
 	hk_json_key(j, "subject");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < in->n_subjects; i++)
 		resource_json(j, &in->subjects[i]);
 	hk_json_arr_end(j);
-	hk_json_key(j, "predicateType");
-	hk_json_str(j, predicate_type);
+	hk_json_kv_str(j, "predicateType", predicate_type);
 	hk_json_key(j, "predicate");
 }
 
 static void base_json(struct hk_json *j, const struct hk_base_identity *b)
 {
 	hk_json_obj_begin(j);
-	opt_str(j, "id", b->id);
-	opt_str(j, "name", b->name);
-	hk_json_key(j, "pinned");
-	hk_json_bool(j, b->pinned);
+	hk_json_kv_str(j, "id", b->id);
+	hk_json_kv_str(j, "name", b->name);
+	hk_json_kv_bool(j, "pinned", b->pinned);
 	hk_json_obj_end(j);
 }
 
@@ -134,31 +110,27 @@ void hk_intoto_provenance(const struct hk_attest_input *in, struct hk_buf *out)
 
 	hk_json_key(&j, "buildDefinition");
 	hk_json_obj_begin(&j);
-	hk_json_key(&j, "buildType");
-	hk_json_str(&j, HK_INTOTO_BUILD_TYPE);
+	hk_json_kv_str(&j, "buildType", HK_INTOTO_BUILD_TYPE);
 	hk_json_key(&j, "externalParameters");
 	hk_json_obj_begin(&j);
 	hk_json_key(&j, "recipe");
 	hk_json_obj_begin(&j);
-	opt_str(&j, "name", in->recipe_name);
-	opt_str(&j, "version", in->recipe_version);
-	opt_str(&j, "hash", in->recipe_hash);
+	hk_json_kv_str(&j, "name", in->recipe_name);
+	hk_json_kv_str(&j, "version", in->recipe_version);
+	hk_json_kv_str(&j, "hash", in->recipe_hash);
 	hk_json_key(&j, "file");
 	resource_json(&j, &in->recipe);
 	hk_json_obj_end(&j);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "internalParameters");
 	hk_json_obj_begin(&j);
-	opt_str(&j, "policyId", in->policy_id);
+	hk_json_kv_str(&j, "policyId", in->policy_id);
 	hk_json_key(&j, "base");
 	base_json(&j, &in->base);
-	hk_json_key(&j, "landlockAbi");
-	hk_json_int(&j, in->abi);
-	hk_json_key(&j, "kernelLandlockAbi");
-	hk_json_int(&j, in->kernel_abi);
-	opt_str(&j, "profile", in->profile);
-	hk_json_key(&j, "caged");
-	hk_json_bool(&j, in->caged);
+	hk_json_kv_int(&j, "landlockAbi", in->abi);
+	hk_json_kv_int(&j, "kernelLandlockAbi", in->kernel_abi);
+	hk_json_kv_str(&j, "profile", in->profile);
+	hk_json_kv_bool(&j, "caged", in->caged);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "resolvedDependencies");
 	hk_json_arr_begin(&j);
@@ -172,26 +144,24 @@ void hk_intoto_provenance(const struct hk_attest_input *in, struct hk_buf *out)
 	hk_json_obj_begin(&j);
 	hk_json_key(&j, "builder");
 	hk_json_obj_begin(&j);
-	hk_json_key(&j, "id");
-	hk_json_str(&j, HK_INTOTO_BUILDER_ID);
+	hk_json_kv_str(&j, "id", HK_INTOTO_BUILDER_ID);
 	hk_json_key(&j, "version");
 	hk_json_obj_begin(&j);
-	opt_str(&j, "harkaq", in->harkaq_version);
-	opt_str(&j, "linux", in->kernel_release);
+	hk_json_kv_str(&j, "harkaq", in->harkaq_version);
+	hk_json_kv_str(&j, "linux", in->kernel_release);
 	char abi[24];
 	snprintf(abi, sizeof(abi), "%d", in->kernel_abi);
-	hk_json_key(&j, "landlock-abi");
-	hk_json_str(&j, abi);
+	hk_json_kv_str(&j, "landlock-abi", abi);
 	hk_json_obj_end(&j);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "metadata");
 	hk_json_obj_begin(&j);
 	char ts[21];
-	opt_str(&j, "invocationId", in->invocation_id);
+	hk_json_kv_str(&j, "invocationId", in->invocation_id);
 	hk_rfc3339(in->started_on, ts);
-	opt_str(&j, "startedOn", ts);
+	hk_json_kv_str(&j, "startedOn", ts);
 	hk_rfc3339(in->finished_on, ts);
-	opt_str(&j, "finishedOn", ts);
+	hk_json_kv_str(&j, "finishedOn", ts);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "byproducts");
 	hk_json_arr_begin(&j);
@@ -231,21 +201,20 @@ void hk_intoto_verdict(const struct hk_attest_input *in, struct hk_buf *out)
 	hk_json_obj_begin(&j);
 	hk_json_key(&j, "recipe");
 	hk_json_obj_begin(&j);
-	opt_str(&j, "name", in->recipe_name);
-	opt_str(&j, "version", in->recipe_version);
-	opt_str(&j, "hash", in->recipe_hash);
+	hk_json_kv_str(&j, "name", in->recipe_name);
+	hk_json_kv_str(&j, "version", in->recipe_version);
+	hk_json_kv_str(&j, "hash", in->recipe_hash);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "artifact");
 	hk_json_obj_begin(&j);
-	opt_str(&j, "id", in->artifact_id);
-	opt_str(&j, "dirname", in->artifact_dirname);
+	hk_json_kv_str(&j, "id", in->artifact_id);
+	hk_json_kv_str(&j, "dirname", in->artifact_dirname);
 	hk_json_obj_end(&j);
-	opt_str(&j, "policyId", in->policy_id);
+	hk_json_kv_str(&j, "policyId", in->policy_id);
 	hk_json_key(&j, "base");
 	base_json(&j, &in->base);
-	hk_json_key(&j, "caged");
-	hk_json_bool(&j, in->caged);
-	opt_str(&j, "invocationId", in->invocation_id);
+	hk_json_kv_bool(&j, "caged", in->caged);
+	hk_json_kv_str(&j, "invocationId", in->invocation_id);
 
 	/* Each phase's state, read back from its own evidence object: one source of truth. */
 	size_t counts[4] = { 0 };   /* Hermetic, Impure, NoEvidence, none */
@@ -267,26 +236,21 @@ void hk_intoto_verdict(const struct hk_attest_input *in, struct hk_buf *out)
 	}
 	hk_json_key(&j, "summary");
 	hk_json_obj_begin(&j);
-	hk_json_key(&j, "phases");
-	hk_json_uint(&j, in->n_phases);
-	hk_json_key(&j, "hermetic");
-	hk_json_uint(&j, counts[0]);
-	hk_json_key(&j, "impure");
-	hk_json_uint(&j, counts[1]);
-	hk_json_key(&j, "noEvidence");
-	hk_json_uint(&j, counts[2]);
-	hk_json_key(&j, "withoutVerdict");
-	hk_json_uint(&j, counts[3]);
+	hk_json_kv_uint(&j, "phases", in->n_phases);
+	hk_json_kv_uint(&j, "hermetic", counts[0]);
+	hk_json_kv_uint(&j, "impure", counts[1]);
+	hk_json_kv_uint(&j, "noEvidence", counts[2]);
+	hk_json_kv_uint(&j, "withoutVerdict", counts[3]);
 	hk_json_obj_end(&j);
 	hk_json_key(&j, "phases");
 	hk_json_arr_begin(&j);
 	for (size_t i = 0; i < in->n_phases; i++) {
 		const struct hk_phase_evidence *p = &in->phases[i];
 		hk_json_obj_begin(&j);
-		opt_str(&j, "phase", p->phase);
-		opt_str(&j, "state", states[i]);
-		opt_str(&j, "evidenceId", p->evidence_id);
-		opt_str(&j, "evidenceSha256", p->evidence && p->evidence_sha256[0]
+		hk_json_kv_str(&j, "phase", p->phase);
+		hk_json_kv_str(&j, "state", states[i]);
+		hk_json_kv_str(&j, "evidenceId", p->evidence_id);
+		hk_json_kv_str(&j, "evidenceSha256", p->evidence && p->evidence_sha256[0]
 						      ? p->evidence_sha256 : NULL);
 		hk_json_key(&j, "evidence");
 		/* The object's own canonical bytes, so its id can be recomputed from them. */

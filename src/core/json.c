@@ -273,6 +273,39 @@ void hk_json_null(struct hk_json *j)
 	hk_buf_puts(j->out, "null");
 }
 
+void hk_json_kv_str(struct hk_json *j, const char *key, const char *s)
+{
+	hk_json_key(j, key);
+	if (s)
+		hk_json_str(j, s);
+	else
+		hk_json_null(j);
+}
+
+void hk_json_kv_bytes(struct hk_json *j, const char *key, const void *p, size_t n)
+{
+	hk_json_key(j, key);
+	hk_json_bytes(j, p, n);
+}
+
+void hk_json_kv_int(struct hk_json *j, const char *key, int64_t v)
+{
+	hk_json_key(j, key);
+	hk_json_int(j, v);
+}
+
+void hk_json_kv_uint(struct hk_json *j, const char *key, uint64_t v)
+{
+	hk_json_key(j, key);
+	hk_json_uint(j, v);
+}
+
+void hk_json_kv_bool(struct hk_json *j, const char *key, bool v)
+{
+	hk_json_key(j, key);
+	hk_json_bool(j, v);
+}
+
 /* harkaq never calls setlocale(), so printf and strtod use '.' as the decimal point. */
 void hk_json_double(struct hk_json *j, double v)
 {

@@ -73,6 +73,13 @@ void hk_json_double(struct hk_json *j, double v);
 void hk_json_bytes(struct hk_json *j, const void *p, size_t n);
 /* A raw, already-serialised JSON value (caller guarantees validity). */
 void hk_json_raw(struct hk_json *j, const char *json);
+/* A member of the object being written: its key, then its value.  hk_json_kv_str writes null
+ * for a NULL string (an optional field). */
+void hk_json_kv_str(struct hk_json *j, const char *key, const char *s);
+void hk_json_kv_bytes(struct hk_json *j, const char *key, const void *p, size_t n);
+void hk_json_kv_int(struct hk_json *j, const char *key, int64_t v);
+void hk_json_kv_uint(struct hk_json *j, const char *key, uint64_t v);
+void hk_json_kv_bool(struct hk_json *j, const char *key, bool v);
 /* Writes a parsed value back (object keys in their original order; integers exactly, other
  * numbers via hk_json_double).  v must nest no deeper than HK_JSON_MAX_DEPTH - j->depth. */
 struct hk_jval;

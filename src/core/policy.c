@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -602,18 +601,8 @@ struct parser {
 	size_t base_line;
 };
 
-static int fail_at(struct parser *ps, size_t line, size_t col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_at(struct parser *ps, size_t line, size_t col, const char *fmt, ...)
-{
-	char msg[HK_ERROR_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return hk_fail(ps->err, EINVAL, "%s:%zu:%zu: %s", ps->filename, line, col, msg);
-}
+#define fail_at(ps, line, col, ...) \
+	hk_fail_at((ps)->err, EINVAL, (ps)->filename, (unsigned)(line), (unsigned)(col), __VA_ARGS__)
 
 static const char *shown_source(struct parser *ps, const char *s, size_t n)
 {

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,18 +17,7 @@ struct loader {
 	struct hk_error *err;
 };
 
-static int fail_at(struct loader *l, unsigned line, unsigned col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_at(struct loader *l, unsigned line, unsigned col, const char *fmt, ...)
-{
-	char what[HK_ERROR_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return hk_fail(l->err, EINVAL, "%s:%u:%u: %s", l->filename, line, col, what);
-}
+#define fail_at(l, line, col, ...) hk_fail_at((l)->err, EINVAL, (l)->filename, line, col, __VA_ARGS__)
 
 static struct hk_recipe_pos pos_of(const struct hk_toml_value *v)
 {

@@ -1,16 +1,7 @@
-/* The content-addressed store (design.md §9, path index §8).  Layout and formats: docs/store.md.
- *
- *     STORE/.harkaq-store                   marker: "harkaq-store 1"
- *     STORE/<hex>-<name>/usr/include/zlib.h  an artifact's tree, exactly as in the sandbox
- *     STORE/.meta/<hex>-<name>.json         its metadata (name, version, deps, source, …)
- *     STORE/.meta/<hex>-<name>.files        its manifest (every entry, type, content hash)
- *     STORE/.index/paths                    path index: sandbox path -> artifacts providing it
- *     STORE/.lock                           flock(2)ed while an artifact is added
- *     STORE/.tmp-XXXXXX/                    an add in progress (removed on any failure)
- *
- * <hex> is the artifact id: BLAKE3 of the artifact's identity (name, version, runtime deps,
- * provides, tree hash — exact bytes in docs/store.md), so an artifact cannot change without
- * changing its directory name, and adding the same content twice is a no-op.
+/* The content-addressed store (design.md §9, path index §8): artifacts, each a tree laid out
+ * as in the sandbox under STORE/<hex>-<name>, addressed by the BLAKE3 of what it is.  The
+ * layout, the file formats and the identity's exact bytes are in docs/store.md; the parsing of
+ * Debian metadata an import needs is core/deb.h.
  *
  * Ownership: a `struct hk_store` owns every `struct hk_artifact` it hands out; those pointers
  * stay valid until hk_store_close(), also across hk_store_add().  Arrays of pointers returned
@@ -98,11 +89,11 @@ struct hk_artifact_spec {
 #define HK_STORE_ADD_CONSUME (1u << 0)
 
 /* Adds the tree at `src_dir` as an artifact.  Copies it (or, with HK_STORE_ADD_CONSUME, moves
- * it) into a temporary directory of the store, normalises permissions (files 0444, or 0555 if
- * any x bit was set; directories 0755; set-id bits dropped), hashes it and renames it into
- * place, then updates the path index.  Special files are rejected, naming the path.  On any
- * failure nothing of the attempt stays in the store.  Adding an artifact that is already
- * present is a no-op: *out is the existing artifact and *added (if non-NULL) is false. */
+ * it) into a temporary directory of the store, normalises its permissions (docs/store.md,
+ * "Stored permissions"), hashes it and renames it into place, then updates the path index.
+ * Special files are rejected, naming the path.  On any failure nothing of the attempt stays
+ * in the store.  Adding an artifact that is already present is a no-op: *out is the existing
+ * artifact and *added (if non-NULL) is false. */
 int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
 		 unsigned flags, const struct hk_artifact **out, bool *added,
 		 struct hk_error *err);
@@ -145,8 +136,9 @@ int hk_store_providers(struct hk_store *s, const char *path, const struct hk_art
  * name is in `base`, the base root provides it and nothing is added (e.g. `base` from
  * hk_deb_installed_names of the base root's dpkg status).  A group that resolves to nothing
  * is -ENOENT naming the artifact and the missing dependency; a name matching several
- * artifacts is -EEXIST listing them; a dependency cycle is -ELOOP naming the cycle
- * ("a -> b -> a").  *out (caller frees the array) holds store-owned artifacts. */
+ * artifacts is -EEXIST listing them.  Cycles are allowed (Debian's runtime Depends has them:
+ * libc6 and libgcc-s1 depend on each other): each artifact of a cycle is listed once.  *out
+ * (caller frees the array) holds store-owned artifacts. */
 int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
 		     size_t n_roots, const char *const *base, size_t n_base,
 		     const struct hk_artifact ***out, size_t *n_out, struct hk_error *err);
@@ -234,59 +226,5 @@ void hk_dep_groups_free(struct hk_dep_group *g, size_t n);
 /* "a | b" form of a group, for messages (caller frees). */
 char *hk_dep_group_str(const struct hk_dep_group *g);
 bool hk_artifact_name_valid(const char *name);
-
-/* ---- Debian metadata (pure parsing; running dpkg-deb/apt is the command line's job) ---- */
-
-struct hk_deb_field {
-	char *name;       /* as written */
-	char *value;      /* leading/trailing blanks removed; continuation lines joined by '\n' */
-};
-
-struct hk_deb_stanza {
-	struct hk_deb_field *fields;
-	size_t n;
-};
-
-/* Parses deb822 control data (one or more stanzas separated by blank lines): the output of
- * `dpkg-deb -f`, `apt-cache show`, or /var/lib/dpkg/status.  Errors name filename:line. */
-int hk_deb_parse_control(const char *text, size_t len, const char *filename,
-			 struct hk_deb_stanza **out, size_t *n, struct hk_error *err);
-/* The value of a field (names compare case-insensitively), or NULL. */
-const char *hk_deb_field(const struct hk_deb_stanza *st, const char *name);
-void hk_deb_stanzas_free(struct hk_deb_stanza *st, size_t n);
-
-/* One package relation: "libc6:amd64 (>= 2.34)" -> name "libc6", arch "amd64", op ">=",
- * version "2.34".  arch, op and version are NULL when absent. */
-struct hk_deb_rel {
-	char *name;
-	char *arch;
-	char *op;
-	char *version;
-};
-
-struct hk_deb_rel_group {
-	struct hk_deb_rel *alts;
-	size_t n;
-};
-
-/* Parses a binary package relationship field (Depends, Pre-Depends, Provides, …): groups
- * separated by ',', alternatives by '|'.  `field` names the field in errors. */
-int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_rel_group **out,
-			   size_t *n, struct hk_error *err);
-void hk_deb_relations_free(struct hk_deb_rel_group *g, size_t n);
-
-/* Names a Debian base root provides: every package of `status_path` (a dpkg status file,
- * ROOT/var/lib/dpkg/status) whose status is "installed", and every name they Provide.
- * Sorted, deduplicated; caller frees each string and the array. */
-int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
-			   struct hk_error *err);
-
-/* The "pseudo-essential" set of a Debian system described by a dpkg status file: installed
- * packages marked Essential: yes or Priority: required, plus everything they depend on
- * (Depends and Pre-Depends, every installed alternative, transitively), plus the names those
- * Provide.  That is what any Debian base root holds (debootstrap's minbase), so importing
- * with dependencies stops there by default.  Sorted, deduplicated; caller frees. */
-int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
-			     struct hk_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 #include "core/suggest.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -629,6 +630,22 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 	return 0;
 }
 
+int hk_diagnose_path(struct hk_suggester *s, const char *path, const char *blockers,
+		     struct hk_diag_item *out, struct hk_error *err)
+{
+	const struct hk_denial d = {
+		.cls = HK_DENIAL_DEBT,
+		.blockers = (char *)(uintptr_t)(blockers ? blockers : ""),
+		.has_path = true,
+		.path = (char *)(uintptr_t)path,
+		.path_len = strlen(path),
+	};
+	int r = diagnose_one(s, &d, out, err);
+	if (r < 0)
+		hk_diag_item_free(out);
+	return r;
+}
+
 /* Who tried: if the program is itself a file of a declared artifact, name that artifact. */
 static int exe_declared_by(struct hk_suggester *s, const struct hk_denial *d, char **out,
 			   struct hk_error *err)
@@ -673,34 +690,29 @@ int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_di
 	return 0;
 }
 
-void hk_diagnosis_free(struct hk_diagnosis *d)
+void hk_diag_item_free(struct hk_diag_item *it)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		struct hk_diag_item *it = &d->items[i];
-		for (size_t k = 0; k < it->n_providers; k++) {
-			struct hk_provider *p = &it->providers[k];
-			free(p->name);
-			free(p->version);
-			free(p->id);
-			free(p->via);
-			free(p->spec);
-		}
-		free(it->providers);
-		free(it->reason);
-		free(it->line);
-		free(it->exe_declared_by);
+	for (size_t k = 0; k < it->n_providers; k++) {
+		struct hk_provider *p = &it->providers[k];
+		free(p->name);
+		free(p->version);
+		free(p->id);
+		free(p->via);
+		free(p->spec);
 	}
-	free(d->items);
-	memset(d, 0, sizeof(*d));
+	free(it->providers);
+	free(it->reason);
+	free(it->line);
+	free(it->exe_declared_by);
+	memset(it, 0, sizeof(*it));
 }
 
-static void opt_str(struct hk_json *j, const char *key, const char *s)
+void hk_diagnosis_free(struct hk_diagnosis *d)
 {
-	hk_json_key(j, key);
-	if (s)
-		hk_json_str(j, s);
-	else
-		hk_json_null(j);
+	for (size_t i = 0; i < d->n; i++)
+		hk_diag_item_free(&d->items[i]);
+	free(d->items);
+	memset(d, 0, sizeof(*d));
 }
 
 void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
@@ -709,28 +721,27 @@ void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
 	for (size_t i = 0; i < d->n; i++) {
 		const struct hk_diag_item *it = &d->items[i];
 		hk_json_obj_begin(j);
-		hk_json_key(j, "denial");
-		hk_json_uint(j, i);
-		opt_str(j, "class", hk_diag_class_name(it->cls));
-		opt_str(j, "reason", it->reason);
-		opt_str(j, "line", it->line);
-		opt_str(j, "exe_declared_by", it->exe_declared_by);
+		hk_json_kv_uint(j, "denial", i);
+		hk_json_kv_str(j, "class", hk_diag_class_name(it->cls));
+		hk_json_kv_str(j, "reason", it->reason);
+		hk_json_kv_str(j, "line", it->line);
+		hk_json_kv_str(j, "exe_declared_by", it->exe_declared_by);
 		hk_json_key(j, "providers");
 		hk_json_arr_begin(j);
 		for (size_t k = 0; k < it->n_providers; k++) {
 			const struct hk_provider *p = &it->providers[k];
 			hk_json_obj_begin(j);
-			opt_str(j, "name", p->name);
-			opt_str(j, "version", p->version);
-			opt_str(j, "id", p->id);
-			opt_str(j, "how", hk_provider_how_name(p->how));
+			hk_json_kv_str(j, "name", p->name);
+			hk_json_kv_str(j, "version", p->version);
+			hk_json_kv_str(j, "id", p->id);
+			hk_json_kv_str(j, "how", hk_provider_how_name(p->how));
 			hk_json_key(j, "via");
 			if (p->via)
 				hk_json_bytes(j, p->via, strlen(p->via));
 			else
 				hk_json_null(j);
-			opt_str(j, "spec", p->spec);
-			opt_str(j, "origin", p->origin);
+			hk_json_kv_str(j, "spec", p->spec);
+			hk_json_kv_str(j, "origin", p->origin);
 			hk_json_obj_end(j);
 		}
 		hk_json_arr_end(j);

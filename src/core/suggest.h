@@ -118,6 +118,13 @@ int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_di
 		struct hk_error *err);
 void hk_diagnosis_free(struct hk_diagnosis *d);
 
+/* Diagnoses one debt path as if it were a denial of `blockers` (the rights the kernel named;
+ * "" when unknown): the classification the build's report gives, for callers that hold a path
+ * rather than a verdict (the sweep, docs/sweep.md).  On failure *out is empty. */
+int hk_diagnose_path(struct hk_suggester *s, const char *path, const char *blockers,
+		     struct hk_diag_item *out, struct hk_error *err);
+void hk_diag_item_free(struct hk_diag_item *it);
+
 /* Whether `path` lies on one of the sandbox's contract surfaces (exact or beneath). */
 bool hk_contract_surface(const char *path);
 

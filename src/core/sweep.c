@@ -1,6 +1,6 @@
-/* The sweep's pure part: items, outcome rule, shards, result documents, merge, summary,
- * table and HTML (docs/sweep.md).  No process, no file system: the orchestrator passes
- * text and a classifier in. */
+/* The sweep's pure part: items, outcome rule, shards, merge and summary (docs/sweep.md); the
+ * result document's codec is sweep_json.c, its rendering for people src/cli/sweep_render.c.
+ * No process, no file system: the orchestrator passes text and a classifier in. */
 #include "core/sweep.h"
 
 #include <errno.h>
@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/build_failure.h"
 #include "core/strset.h"
+#include "core/sweep_internal.h"
 #include "core/util.h"
 
 static const char *const outcome_names[HK_SWEEP_OUTCOME_COUNT] = {
@@ -27,11 +29,6 @@ const char *hk_sweep_outcome_name(enum hk_sweep_outcome o)
 const char *hk_sweep_outcome_label(enum hk_sweep_outcome o)
 {
 	return (unsigned)o < HK_SWEEP_OUTCOME_COUNT ? outcome_labels[o] : NULL;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? hk_xstrdup(s) : NULL;
 }
 
 static void free_strv(char **v, size_t n)
@@ -124,36 +121,7 @@ enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
 	return HK_SWEEP_HERMETIC;
 }
 
-const char *hk_sweep_fail_code_for(const char *m)
-{
-	if (!m)
-		return HK_SWEEP_FAIL_SETUP;
-	/* The wordings are harkaq build's own (src/cli/cmd_build.c). */
-	if (strstr(m, "fetching the source") || strstr(m, "apt-get source") ||
-	    strstr(m, "source directory") || strstr(m, "tarball"))
-		return HK_SWEEP_FAIL_FETCH;
-	if (strstr(m, "build dep '") || strstr(m, "closure of the declared deps") ||
-	    strstr(m, "has build deps but no store"))
-		return HK_SWEEP_FAIL_DEPS;
-	return HK_SWEEP_FAIL_SETUP;
-}
-
 /* ---- reading a build result ---- */
-
-static const char *jstr(const struct hk_jval *obj, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(obj, key);
-	return v && v->type == HK_JSTR && strlen(v->str) == v->len ? v->str : NULL;
-}
-
-static bool jint(const struct hk_jval *obj, const char *key, int64_t *out)
-{
-	const struct hk_jval *v = hk_jobj_get(obj, key);
-	if (!v || v->type != HK_JNUM || !v->is_int)
-		return false;
-	*out = v->i;
-	return true;
-}
 
 static int cmp_str_ptr(const void *a, const void *b)
 {
@@ -166,26 +134,21 @@ static int cmp_debt(const void *a, const void *b)
 		      ((const struct hk_sweep_debt *)b)->path);
 }
 
-/* The evidence id a phase carries, in whichever form the build writes it: a string
- * "evidence"/"evidence_id" ("b3:…"), or an object with "id". */
-static const char *phase_evidence(const struct hk_jval *ph)
+/* The failure code of a build that stopped at `stage` (the codes are the stages' names). */
+static const char *fail_code_of(enum hk_build_stage stage)
 {
-	static const char *const keys[] = { "evidence", "evidence_id", "evidence_hash" };
-	for (size_t k = 0; k < HK_ARRAY_LEN(keys); k++) {
-		const struct hk_jval *v = hk_jobj_get(ph, keys[k]);
-		if (!v)
-			continue;
-		if (v->type == HK_JSTR && strncmp(v->str, "b3:", 3) == 0)
-			return v->str;
-		if (v->type == HK_JOBJ) {
-			const char *id = jstr(v, "id");
-			if (!id)
-				id = jstr(v, "hash");
-			if (id)
-				return id;
-		}
+	switch (stage) {
+	case HK_BUILD_STAGE_RECIPE:
+		return HK_SWEEP_FAIL_RECIPE;
+	case HK_BUILD_STAGE_DEPS:
+		return HK_SWEEP_FAIL_DEPS;
+	case HK_BUILD_STAGE_FETCH:
+		return HK_SWEEP_FAIL_FETCH;
+	case HK_BUILD_STAGE_NONE:
+	case HK_BUILD_STAGE_SETUP:
+		break;
 	}
-	return NULL;
+	return HK_SWEEP_FAIL_SETUP;
 }
 
 static struct hk_sweep_debt *find_debt(struct hk_sweep_item *it, const char *path)
@@ -217,8 +180,11 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 	it->artifact = dup_or_null(jstr(b, "artifact"));
 	it->failed_phase = dup_or_null(jstr(b, "failed_phase"));
 	const char *error = jstr(b, "error");
+	struct hk_build_failure failure;
+	if (hk_build_failure_decode(b, &failure, err) < 0)
+		return hk_wrap(err, "not a harkaq build result");
 	if (error && !it->fail_code) {
-		it->fail_code = hk_xstrdup(hk_sweep_fail_code_for(error));
+		it->fail_code = hk_xstrdup(fail_code_of(failure.stage));
 		it->reason = hk_xstrdup(error);
 	}
 
@@ -231,13 +197,10 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 		int64_t v;
 		sp->exit_code = jint(ph, "exit_code", &v) ? (int)v : -1;
 		sp->ms = jint(ph, "ms", &v) ? v : 0;
-		sp->evidence = dup_or_null(phase_evidence(ph));
 		const struct hk_jval *verdict = hk_jobj_get(ph, "verdict");
 		if (!verdict || verdict->type != HK_JOBJ)
 			continue;
 		sp->state = dup_or_null(jstr(verdict, "state"));
-		if (!sp->evidence)
-			sp->evidence = dup_or_null(phase_evidence(verdict));
 		/* The diagnosis (docs/diagnosis.md) names denials on the sandbox's contract
 		 * surfaces: harkaq's bug, kept apart from the recipe's debt. */
 		const struct hk_jval *report = hk_jobj_get(ph, "report");
@@ -249,8 +212,8 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 			if (bp)
 				hk_strset_add_owned(&bugs, bp);
 		}
-		if (!sp->evidence && report)
-			sp->evidence = dup_or_null(phase_evidence(report));
+		/* The id of the phase's stored evidence object (cli/report.h), or null. */
+		sp->evidence = dup_or_null(jstr(report, "evidence"));
 		const struct hk_jval *reasons = hk_jobj_get(verdict, "reasons");
 		if (reasons && reasons->type == HK_JARR && reasons->len > 0)
 			sp->reason = dup_or_null(jstr(&reasons->items[0], "code"));
@@ -423,394 +386,6 @@ void hk_sweep_doc_sort(struct hk_sweep_doc *d)
 		qsort(d->items, d->n_items, sizeof(*d->items), cmp_item);
 }
 
-static void jopt_str(struct hk_json *j, const char *key, const char *s)
-{
-	hk_json_key(j, key);
-	if (s)
-		hk_json_str(j, s);
-	else
-		hk_json_null(j);
-}
-
-static void jopt_bytes(struct hk_json *j, const char *key, const char *s)
-{
-	hk_json_key(j, key);
-	if (s)
-		hk_json_bytes(j, s, strlen(s));
-	else
-		hk_json_null(j);
-}
-
-static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_json *j)
-{
-	hk_json_obj_begin(j);
-	jopt_bytes(j, "key", it->key);
-	jopt_str(j, "name", it->name);
-	jopt_str(j, "version", it->version);
-	jopt_str(j, "recipe_hash", it->recipe_hash);
-	jopt_str(j, "policy_id", it->policy_id);
-	jopt_str(j, "outcome", hk_sweep_outcome_name(it->outcome));
-	hk_json_key(j, "failure");
-	if (it->fail_code) {
-		hk_json_obj_begin(j);
-		jopt_str(j, "code", it->fail_code);
-		jopt_bytes(j, "reason", it->reason);
-		hk_json_obj_end(j);
-	} else {
-		hk_json_null(j);
-	}
-	jopt_str(j, "failed_phase", it->failed_phase);
-	hk_json_key(j, "phases");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < it->n_phases; i++) {
-		const struct hk_sweep_phase *p = &it->phases[i];
-		hk_json_obj_begin(j);
-		jopt_str(j, "phase", p->phase);
-		jopt_str(j, "state", p->state);
-		jopt_str(j, "reason", p->reason);
-		hk_json_key(j, "exit_code");
-		hk_json_int(j, p->exit_code);
-		hk_json_key(j, "debt");
-		hk_json_uint(j, p->debt);
-		hk_json_key(j, "expected");
-		hk_json_uint(j, p->expected);
-		hk_json_key(j, "policy_bug");
-		hk_json_uint(j, p->policy_bug);
-		if (with_run) {
-			hk_json_key(j, "ms");
-			hk_json_int(j, p->ms);
-			jopt_str(j, "evidence", p->evidence);
-		}
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
-	hk_json_key(j, "debt");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < it->n_debts; i++) {
-		const struct hk_sweep_debt *d = &it->debts[i];
-		hk_json_obj_begin(j);
-		jopt_bytes(j, "path", d->path);
-		jopt_str(j, "class", d->irreducible ? "irreducible" : "declarable");
-		hk_json_key(j, "providers");
-		hk_json_arr_begin(j);
-		for (size_t k = 0; k < d->n_providers; k++)
-			hk_json_str(j, d->providers[k]);
-		hk_json_arr_end(j);
-		hk_json_key(j, "in_base");
-		hk_json_bool(j, d->in_base);
-		hk_json_key(j, "phases");
-		hk_json_arr_begin(j);
-		for (size_t k = 0; k < it->n_phases && k < 32; k++)
-			if (d->phases & (1u << k))
-				hk_json_str(j, it->phases[k].phase);
-		hk_json_arr_end(j);
-		if (with_run) {
-			/* Which program and how often depend on scheduling (make -j): run data. */
-			jopt_bytes(j, "exe", d->exe);
-			hk_json_key(j, "records");
-			hk_json_uint(j, d->records);
-		}
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
-	hk_json_key(j, "policy_bugs");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < it->n_policy_bugs; i++)
-		hk_json_bytes(j, it->policy_bugs[i], strlen(it->policy_bugs[i]));
-	hk_json_arr_end(j);
-	if (with_run) {
-		hk_json_key(j, "run");
-		hk_json_obj_begin(j);
-		jopt_str(j, "artifact", it->artifact);
-		hk_json_key(j, "ms");
-		hk_json_int(j, it->ms);
-		hk_json_key(j, "exit_status");
-		hk_json_int(j, it->exit_status);
-		jopt_bytes(j, "log", it->log);
-		hk_json_obj_end(j);
-	}
-	hk_json_obj_end(j);
-}
-
-static void summary_json(const struct hk_sweep_summary *s, struct hk_json *j)
-{
-	hk_json_obj_begin(j);
-	hk_json_key(j, "recipes");
-	hk_json_uint(j, s->recipes);
-	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
-		hk_json_key(j, outcome_names[o]);
-		hk_json_uint(j, s->counts[o]);
-	}
-	hk_json_key(j, "measured");
-	hk_json_uint(j, s->measured);
-	hk_json_key(j, "failed_builds");
-	hk_json_uint(j, s->failed_builds);
-	hk_json_key(j, "irreducible_rate");
-	if (s->measured)
-		hk_json_double(j, (double)s->counts[HK_SWEEP_IRREDUCIBLE] / (double)s->measured);
-	else
-		hk_json_null(j);
-	hk_json_key(j, "target_rate");
-	hk_json_double(j, HK_SWEEP_TARGET_PERCENT / 100.0);
-	hk_json_key(j, "meets_target");
-	if (s->measured)
-		hk_json_bool(j, s->counts[HK_SWEEP_IRREDUCIBLE] * 100 <
-					s->measured * HK_SWEEP_TARGET_PERCENT);
-	else
-		hk_json_null(j);
-	hk_json_key(j, "base_debt");
-	hk_json_obj_begin(j);
-	hk_json_key(j, "recipes");
-	hk_json_uint(j, s->base_recipes);
-	hk_json_key(j, "paths_total");
-	hk_json_uint(j, s->base_paths_total);
-	hk_json_key(j, "paths_distinct");
-	hk_json_uint(j, s->base_paths_distinct);
-	hk_json_key(j, "hidden_by_base");
-	hk_json_uint(j, s->hidden_by_base);
-	hk_json_obj_end(j);
-	hk_json_key(j, "policy_bugs");
-	hk_json_obj_begin(j);
-	hk_json_key(j, "recipes");
-	hk_json_uint(j, s->policy_bug_recipes);
-	hk_json_key(j, "paths");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < s->policy_bug_paths.len; i++)
-		hk_json_bytes(j, s->policy_bug_paths.items[i], strlen(s->policy_bug_paths.items[i]));
-	hk_json_arr_end(j);
-	hk_json_obj_end(j);
-	hk_json_key(j, "debt_paths");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < s->n_paths; i++) {
-		const struct hk_sweep_path_count *p = &s->paths[i];
-		hk_json_obj_begin(j);
-		jopt_bytes(j, "path", p->path);
-		hk_json_key(j, "recipes");
-		hk_json_uint(j, p->recipes);
-		jopt_str(j, "class", p->irreducible ? "irreducible" : "declarable");
-		hk_json_key(j, "providers");
-		hk_json_arr_begin(j);
-		for (size_t k = 0; k < p->first->n_providers; k++)
-			hk_json_str(j, p->first->providers[k]);
-		hk_json_arr_end(j);
-		hk_json_key(j, "in_base");
-		hk_json_bool(j, p->in_base);
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
-	hk_json_obj_end(j);
-}
-
-void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_json *j)
-{
-	struct hk_sweep_summary s;
-	hk_sweep_summarise(d->items, d->n_items, &s);
-	hk_json_obj_begin(j);
-	jopt_str(j, "kind", "harkaq.sweep.v1");
-	hk_json_key(j, "catalogue");
-	hk_json_obj_begin(j);
-	jopt_str(j, "id", d->catalogue_id);
-	hk_json_key(j, "recipes");
-	hk_json_uint(j, d->catalogue_size);
-	hk_json_obj_end(j);
-	hk_json_key(j, "shard");
-	if (d->shard_count) {
-		hk_json_obj_begin(j);
-		hk_json_key(j, "index");
-		hk_json_uint(j, d->shard_index);
-		hk_json_key(j, "count");
-		hk_json_uint(j, d->shard_count);
-		hk_json_obj_end(j);
-	} else {
-		hk_json_null(j);
-	}
-	hk_json_key(j, "summary");
-	summary_json(&s, j);
-	hk_json_key(j, "recipes");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < d->n_items; i++)
-		item_json(&d->items[i], with_run, j);
-	hk_json_arr_end(j);
-	if (with_run) {
-		hk_json_key(j, "run");
-		hk_json_obj_begin(j);
-		hk_json_key(j, "jobs");
-		hk_json_uint(j, d->jobs);
-		hk_json_key(j, "elapsed_ms");
-		hk_json_int(j, d->elapsed_ms);
-		jopt_bytes(j, "store", d->store);
-		hk_json_obj_end(j);
-	}
-	hk_json_obj_end(j);
-	hk_sweep_summary_free(&s);
-}
-
-static char *jbytes_dup(const struct hk_jval *obj, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(obj, key);
-	if (!v || v->type == HK_JNULL)
-		return NULL;
-	size_t n;
-	return hk_jval_bytes(v, &n);
-}
-
-static int outcome_from_name(const char *s)
-{
-	for (int o = 0; s && o < HK_SWEEP_OUTCOME_COUNT; o++)
-		if (strcmp(s, outcome_names[o]) == 0)
-			return o;
-	return -1;
-}
-
-static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const char *where,
-		      size_t idx, struct hk_error *err)
-{
-	memset(it, 0, sizeof(*it));
-	it->key = jbytes_dup(v, "key");
-	int o = outcome_from_name(jstr(v, "outcome"));
-	if (v->type != HK_JOBJ || !it->key || o < 0) {
-		hk_sweep_item_free(it);
-		return hk_fail(err, EINVAL, "%s: recipe %zu has no key or no valid outcome", where,
-			       idx);
-	}
-	it->outcome = (enum hk_sweep_outcome)o;
-	it->name = dup_or_null(jstr(v, "name"));
-	it->version = dup_or_null(jstr(v, "version"));
-	it->recipe_hash = dup_or_null(jstr(v, "recipe_hash"));
-	it->policy_id = dup_or_null(jstr(v, "policy_id"));
-	it->failed_phase = dup_or_null(jstr(v, "failed_phase"));
-	const struct hk_jval *f = hk_jobj_get(v, "failure");
-	if (f && f->type == HK_JOBJ) {
-		it->fail_code = dup_or_null(jstr(f, "code"));
-		it->reason = jbytes_dup(f, "reason");
-	}
-	const struct hk_jval *ph = hk_jobj_get(v, "phases");
-	size_t nph = ph && ph->type == HK_JARR ? ph->len : 0;
-	it->phases = hk_xcalloc(nph + 1, sizeof(*it->phases));
-	for (size_t i = 0; i < nph; i++) {
-		const struct hk_jval *p = &ph->items[i];
-		struct hk_sweep_phase *sp = &it->phases[it->n_phases++];
-		const char *name = jstr(p, "phase");
-		sp->phase = hk_xstrdup(name ? name : "?");
-		sp->state = dup_or_null(jstr(p, "state"));
-		sp->reason = dup_or_null(jstr(p, "reason"));
-		sp->evidence = dup_or_null(jstr(p, "evidence"));
-		int64_t x;
-		sp->exit_code = jint(p, "exit_code", &x) ? (int)x : -1;
-		sp->debt = jint(p, "debt", &x) && x > 0 ? (uint64_t)x : 0;
-		sp->expected = jint(p, "expected", &x) && x > 0 ? (uint64_t)x : 0;
-		sp->policy_bug = jint(p, "policy_bug", &x) && x > 0 ? (uint64_t)x : 0;
-		sp->ms = jint(p, "ms", &x) ? x : 0;
-	}
-	const struct hk_jval *db = hk_jobj_get(v, "debt");
-	size_t nd = db && db->type == HK_JARR ? db->len : 0;
-	it->debts = hk_xcalloc(nd + 1, sizeof(*it->debts));
-	for (size_t i = 0; i < nd; i++) {
-		const struct hk_jval *d = &db->items[i];
-		struct hk_sweep_debt *sd = &it->debts[it->n_debts];
-		sd->path = jbytes_dup(d, "path");
-		if (!sd->path) {
-			hk_sweep_item_free(it);
-			return hk_fail(err, EINVAL, "%s: recipe %zu: a debt entry without a path",
-				       where, idx);
-		}
-		it->n_debts++;
-		const char *cls = jstr(d, "class");
-		sd->irreducible = !cls || strcmp(cls, "declarable") != 0;
-		const struct hk_jval *pv = hk_jobj_get(d, "providers");
-		if (pv && pv->type == HK_JARR && pv->len) {
-			sd->providers = hk_xcalloc(pv->len, sizeof(char *));
-			for (size_t k = 0; k < pv->len; k++)
-				if (pv->items[k].type == HK_JSTR)
-					sd->providers[sd->n_providers++] = hk_xstrdup(pv->items[k].str);
-		}
-		const struct hk_jval *ib = hk_jobj_get(d, "in_base");
-		sd->in_base = ib && ib->type == HK_JBOOL && ib->b;
-		const struct hk_jval *dp = hk_jobj_get(d, "phases");
-		for (size_t k = 0; dp && dp->type == HK_JARR && k < dp->len; k++)
-			for (size_t q = 0; q < it->n_phases && q < 32; q++)
-				if (dp->items[k].type == HK_JSTR &&
-				    strcmp(dp->items[k].str, it->phases[q].phase) == 0)
-					sd->phases |= 1u << q;
-		sd->exe = jbytes_dup(d, "exe");
-		int64_t x;
-		sd->records = jint(d, "records", &x) && x > 0 ? (uint64_t)x : 0;
-	}
-	const struct hk_jval *bugs = hk_jobj_get(v, "policy_bugs");
-	size_t nb = bugs && bugs->type == HK_JARR ? bugs->len : 0;
-	it->policy_bugs = hk_xcalloc(nb + 1, sizeof(char *));
-	for (size_t i = 0; i < nb; i++) {
-		size_t n;
-		char *bp = hk_jval_bytes(&bugs->items[i], &n);
-		if (bp)
-			it->policy_bugs[it->n_policy_bugs++] = bp;
-	}
-	const struct hk_jval *run = hk_jobj_get(v, "run");
-	if (run && run->type == HK_JOBJ) {
-		it->artifact = dup_or_null(jstr(run, "artifact"));
-		it->log = jbytes_dup(run, "log");
-		int64_t x;
-		it->ms = jint(run, "ms", &x) ? x : 0;
-		it->exit_status = jint(run, "exit_status", &x) ? (int)x : -1;
-	} else {
-		it->exit_status = -1;
-	}
-	return 0;
-}
-
-int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
-		       struct hk_sweep_doc *out, struct hk_error *err)
-{
-	memset(out, 0, sizeof(*out));
-	struct hk_jval *v = NULL;
-	if (hk_json_parse(text, len, &v, err) < 0)
-		return hk_wrap(err, "%s", filename);
-	int rc = 0;
-	const char *kind = jstr(v, "kind");
-	const struct hk_jval *cat = hk_jobj_get(v, "catalogue");
-	const struct hk_jval *recipes = hk_jobj_get(v, "recipes");
-	const char *id = cat ? jstr(cat, "id") : NULL;
-	int64_t size = 0;
-	if (!kind || strcmp(kind, "harkaq.sweep.v1") != 0 || !id ||
-	    strlen(id) != HK_B3_ID_LEN - 1 || !jint(cat, "recipes", &size) || size < 0 ||
-	    !recipes || recipes->type != HK_JARR) {
-		rc = hk_fail(err, EINVAL, "%s: not a harkaq sweep result (kind harkaq.sweep.v1 "
-					  "with catalogue and recipes)", filename);
-		goto out;
-	}
-	memcpy(out->catalogue_id, id, HK_B3_ID_LEN);
-	out->catalogue_size = (size_t)size;
-	const struct hk_jval *sh = hk_jobj_get(v, "shard");
-	if (sh && sh->type == HK_JOBJ) {
-		int64_t i = 0, n = 0;
-		if (!jint(sh, "index", &i) || !jint(sh, "count", &n) || n < 1 || i < 1 || i > n) {
-			rc = hk_fail(err, EINVAL, "%s: the shard is not I/N with 1 <= I <= N", filename);
-			goto out;
-		}
-		out->shard_index = (unsigned)i;
-		out->shard_count = (unsigned)n;
-	}
-	out->items = hk_xcalloc(recipes->len + 1, sizeof(*out->items));
-	for (size_t i = 0; i < recipes->len; i++) {
-		rc = item_parse(&recipes->items[i], &out->items[out->n_items], filename, i, err);
-		if (rc < 0)
-			goto out;
-		out->n_items++;
-	}
-	const struct hk_jval *run = hk_jobj_get(v, "run");
-	if (run && run->type == HK_JOBJ) {
-		int64_t x;
-		out->jobs = jint(run, "jobs", &x) && x > 0 ? (unsigned)x : 0;
-		out->elapsed_ms = jint(run, "elapsed_ms", &x) ? x : 0;
-		out->store = jbytes_dup(run, "store");
-	}
-out:
-	hk_jval_free(v);
-	if (rc < 0)
-		hk_sweep_doc_free(out);
-	return rc;
-}
-
 int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_doc *out,
 		   struct hk_error *err)
 {
@@ -973,410 +548,4 @@ void hk_sweep_summary_free(struct hk_sweep_summary *s)
 	free(s->paths);
 	hk_strset_free(&s->policy_bug_paths);
 	memset(s, 0, sizeof(*s));
-}
-
-/* ---- text ---- */
-
-/* Printable text for a terminal: control bytes and non-ASCII shown as \xHH. */
-static void put_human(struct hk_buf *b, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p >= 0x20 && *p < 0x7f)
-			hk_buf_putc(b, (char)*p);
-		else
-			hk_buf_printf(b, "\\x%02x", *p);
-	}
-}
-
-static const char *item_label(const struct hk_sweep_item *it)
-{
-	return it->name ? it->name : it->key;
-}
-
-static void pct(struct hk_buf *b, size_t num, size_t den)
-{
-	if (den == 0)
-		hk_buf_puts(b, "  —  ");
-	else
-		hk_buf_printf(b, "%5.1f %%", 100.0 * (double)num / (double)den);
-}
-
-static void suggestion(struct hk_buf *b, const struct hk_sweep_debt *d)
-{
-	if (d->irreducible) {
-		hk_buf_puts(b, "nobody provides it");
-		return;
-	}
-	hk_buf_puts(b, "declare dep: ");
-	for (size_t k = 0; k < d->n_providers; k++)
-		hk_buf_printf(b, "%s%s", k ? " | " : "", d->providers[k]);
-}
-
-#define TABLE_TOP_PATHS 15
-
-void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
-{
-	struct hk_sweep_summary s;
-	hk_sweep_summarise(d->items, d->n_items, &s);
-	hk_buf_printf(b, "harkaq sweep: %zu recipe(s)", d->n_items);
-	if (d->shard_count)
-		hk_buf_printf(b, ", shard %u/%u of a catalogue of %zu", d->shard_index,
-			      d->shard_count, d->catalogue_size);
-	hk_buf_printf(b, " (catalogue %.19s…)\n\n", d->catalogue_id);
-
-	size_t w = 6;
-	for (size_t i = 0; i < d->n_items; i++) {
-		size_t l = strlen(item_label(&d->items[i]));
-		if (l > w)
-			w = l;
-	}
-	if (w > 48)
-		w = 48;
-	hk_buf_printf(b, "%-*s  %-20s  %4s  %4s  %s\n", (int)w, "recipe", "outcome", "debt",
-		      "base", "phases / reason");
-	for (size_t i = 0; i < d->n_items; i++) {
-		const struct hk_sweep_item *it = &d->items[i];
-		size_t base = 0;
-		for (size_t k = 0; k < it->n_debts; k++)
-			base += it->debts[k].in_base;
-		struct hk_buf name = HK_BUF_INIT;
-		put_human(&name, item_label(it));
-		hk_buf_printf(b, "%-*.*s  %-20s  %4zu  %4zu  ", (int)w, (int)w, hk_buf_str(&name),
-			      hk_sweep_outcome_label(it->outcome), it->n_debts, base);
-		hk_buf_free(&name);
-		for (size_t k = 0; k < it->n_phases; k++) {
-			const struct hk_sweep_phase *p = &it->phases[k];
-			hk_buf_printf(b, "%s%s=%s", k ? " " : "", p->phase,
-				      p->state ? p->state : "none");
-			if (p->reason)
-				hk_buf_printf(b, "(%s)", p->reason);
-		}
-		if (it->failed_phase)
-			hk_buf_printf(b, "%s[%s failed]", it->n_phases ? " " : "", it->failed_phase);
-		if (it->fail_code) {
-			hk_buf_printf(b, "%s%s: ", it->n_phases ? " — " : "", it->fail_code);
-			put_human(b, it->reason ? it->reason : "");
-		}
-		hk_buf_putc(b, '\n');
-	}
-
-	hk_buf_printf(b, "\n%-22s %5zu\n", "total", s.recipes);
-	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
-		hk_buf_printf(b, "  %-20s %5zu  ", outcome_labels[o], s.counts[o]);
-		pct(b, s.counts[o], s.recipes);
-		hk_buf_putc(b, '\n');
-	}
-	hk_buf_printf(b, "\nirreducible rate: %zu of %zu measured = ", s.counts[HK_SWEEP_IRREDUCIBLE],
-		      s.measured);
-	if (s.measured)
-		hk_buf_printf(b, "%.1f %% (target < %d %%: %s)",
-			      100.0 * (double)s.counts[HK_SWEEP_IRREDUCIBLE] / (double)s.measured,
-			      HK_SWEEP_TARGET_PERCENT,
-			      s.counts[HK_SWEEP_IRREDUCIBLE] * 100 < s.measured * HK_SWEEP_TARGET_PERCENT
-				      ? "met"
-				      : "NOT met");
-	else
-		hk_buf_puts(b, "— (nothing measured)");
-	hk_buf_printf(b, "\n  not measured: %zu failed, %zu without evidence",
-		      s.counts[HK_SWEEP_FAILED], s.counts[HK_SWEEP_NOEVIDENCE]);
-	if (s.failed_builds)
-		hk_buf_printf(b, "; %zu build(s) with a failed phase", s.failed_builds);
-	hk_buf_printf(b, "\nbase debt (policy = closure vs closure + whole base root): %zu recipe(s) "
-			 "read %zu base-root path(s) beyond their closure (%zu distinct); with the "
-			 "whole base root granted %zu of them would look Hermetic\n",
-		      s.base_recipes, s.base_paths_total, s.base_paths_distinct, s.hidden_by_base);
-	if (s.policy_bug_recipes) {
-		hk_buf_printf(b, "harkaq policy bugs (denials on the sandbox's own contract surfaces, "
-				 "not counted as debt): %zu recipe(s):", s.policy_bug_recipes);
-		for (size_t i = 0; i < s.policy_bug_paths.len; i++) {
-			hk_buf_puts(b, " ");
-			put_human(b, s.policy_bug_paths.items[i]);
-		}
-		hk_buf_putc(b, '\n');
-	}
-	if (s.n_paths) {
-		hk_buf_printf(b, "\nmost frequent debt paths (%zu distinct):\n", s.n_paths);
-		hk_buf_printf(b, "  %7s  %-11s  %-4s  %s\n", "recipes", "class", "base", "path → suggestion");
-		for (size_t i = 0; i < s.n_paths && i < TABLE_TOP_PATHS; i++) {
-			const struct hk_sweep_path_count *p = &s.paths[i];
-			hk_buf_printf(b, "  %7zu  %-11s  %-4s  ", p->recipes,
-				      p->irreducible ? "irreducible" : "declarable",
-				      p->in_base ? "yes" : "no");
-			put_human(b, p->path);
-			hk_buf_puts(b, "  → ");
-			suggestion(b, p->first);
-			hk_buf_putc(b, '\n');
-		}
-		if (s.n_paths > TABLE_TOP_PATHS)
-			hk_buf_printf(b, "  … %zu more in the JSON result\n", s.n_paths - TABLE_TOP_PATHS);
-	}
-	hk_sweep_summary_free(&s);
-}
-
-/* ---- HTML ---- */
-
-void hk_html_escape(struct hk_buf *out, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '&': hk_buf_puts(out, "&amp;"); break;
-		case '<': hk_buf_puts(out, "&lt;"); break;
-		case '>': hk_buf_puts(out, "&gt;"); break;
-		case '"': hk_buf_puts(out, "&quot;"); break;
-		case '\'': hk_buf_puts(out, "&#39;"); break;
-		default:
-			/* Control bytes would be invalid HTML; bytes >= 0x80 are kept (the page
-			 * is UTF-8; an invalid sequence shows as U+FFFD, it cannot break markup). */
-			if (*p < 0x20 && *p != '\t')
-				hk_buf_printf(out, "\\x%02x", *p);
-			else
-				hk_buf_putc(out, (char)*p);
-		}
-	}
-}
-
-static const char *const outcome_colour[HK_SWEEP_OUTCOME_COUNT] = {
-	"#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#546e7a",
-};
-
-static const char html_css[] =
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px 32px;"
-	"color:#1d2329;background:#fafbfc}"
-	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px}"
-	".sub{color:#5b6670;margin-bottom:18px}"
-	".cards{display:flex;gap:12px;flex-wrap:wrap}"
-	".card{background:#fff;border:1px solid #dde2e6;border-radius:8px;padding:10px 16px;"
-	"min-width:120px}"
-	".card b{display:block;font-size:26px}.card span{color:#5b6670;font-size:12px}"
-	".metric{background:#fff;border:1px solid #dde2e6;border-radius:8px;padding:12px 16px;"
-	"margin-top:14px}"
-	".ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}"
-	"table{border-collapse:collapse;background:#fff;width:100%;font-size:13px}"
-	"th,td{border:1px solid #dde2e6;padding:5px 8px;text-align:left;vertical-align:top}"
-	"th{background:#eef1f4}td.num{text-align:right;font-variant-numeric:tabular-nums}"
-	".pill{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-size:12px;"
-	"white-space:nowrap}"
-	"code{font:12px ui-monospace,Menlo,Consolas,monospace;word-break:break-all}"
-	".reason{color:#8a1c1c}.muted{color:#5b6670}ul{margin:0;padding-left:16px}";
-
-static void html_pill(struct hk_buf *b, enum hk_sweep_outcome o)
-{
-	hk_buf_printf(b, "<span class=\"pill\" style=\"background:%s\">%s</span>", outcome_colour[o],
-		      outcome_labels[o]);
-}
-
-#define HTML_TOP_PATHS 20
-
-static void html_chart(struct hk_buf *b, const struct hk_sweep_summary *s)
-{
-	size_t n = s->n_paths < HTML_TOP_PATHS ? s->n_paths : HTML_TOP_PATHS;
-	if (n == 0) {
-		hk_buf_puts(b, "<p class=\"muted\">No debt path in this sweep.</p>\n");
-		return;
-	}
-	const int label_w = 430, bar_w = 520, row_h = 24, top = 8;
-	size_t max = s->paths[0].recipes ? s->paths[0].recipes : 1;
-	int height = top * 2 + (int)n * row_h + 18;
-	hk_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-			 "role=\"img\" aria-label=\"most frequent debt paths\" "
-			 "style=\"background:#fff;border:1px solid #dde2e6;border-radius:8px\">\n",
-		      label_w + bar_w + 60, height);
-	for (size_t i = 0; i < n; i++) {
-		const struct hk_sweep_path_count *p = &s->paths[i];
-		int y = top + (int)i * row_h;
-		int w = (int)((double)bar_w * (double)p->recipes / (double)max);
-		if (w < 2)
-			w = 2;
-		/* Long paths keep their tail (the file name is the informative end). */
-		const char *shown = p->path;
-		size_t len = strlen(shown);
-		bool cut = len > 62;
-		if (cut)
-			shown += len - 61;
-		hk_buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"12\" "
-				 "font-family=\"ui-monospace,Menlo,Consolas,monospace\">%s",
-			      label_w - 8, y + 16, cut ? "…" : "");
-		hk_html_escape(b, shown);
-		hk_buf_printf(b, "<title>");
-		hk_html_escape(b, p->path);
-		hk_buf_printf(b, "</title></text>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				 "rx=\"3\" fill=\"%s\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"12\">%zu"
-				 "</text>\n",
-			      label_w, y + 3, w, row_h - 6,
-			      p->irreducible ? outcome_colour[HK_SWEEP_IRREDUCIBLE]
-					     : outcome_colour[HK_SWEEP_DECLARABLE],
-			      label_w + w + 6, y + 16, p->recipes);
-	}
-	int ly = top + (int)n * row_h + 12;
-	hk_buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			 "<text x=\"%d\" y=\"%d\" font-size=\"11\">declarable (the store provides "
-			 "it)</text>\n<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			 "<text x=\"%d\" y=\"%d\" font-size=\"11\">irreducible (nobody provides it)"
-			 "</text>\n",
-		      label_w, ly - 9, outcome_colour[HK_SWEEP_DECLARABLE], label_w + 14, ly,
-		      label_w + 230, ly - 9, outcome_colour[HK_SWEEP_IRREDUCIBLE], label_w + 244, ly);
-	hk_buf_puts(b, "</svg>\n");
-}
-
-static void html_distribution(struct hk_buf *b, const struct hk_sweep_summary *s)
-{
-	if (s->recipes == 0)
-		return;
-	const int width = 1010;
-	hk_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"26\" "
-			 "role=\"img\" aria-label=\"outcomes\" style=\"margin-top:14px\">\n", width);
-	double x = 0;
-	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
-		if (!s->counts[o])
-			continue;
-		double w = (double)width * (double)s->counts[o] / (double)s->recipes;
-		hk_buf_printf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"26\" fill=\"%s\">"
-				 "<title>%s: %zu</title></rect>\n",
-			      x, w, outcome_colour[o], outcome_labels[o], s->counts[o]);
-		if (w > 28)
-			hk_buf_printf(b, "<text x=\"%.1f\" y=\"17\" font-size=\"12\" fill=\"#fff\" "
-					 "text-anchor=\"middle\">%zu</text>\n",
-				      x + w / 2, s->counts[o]);
-		x += w;
-	}
-	hk_buf_puts(b, "</svg>\n");
-}
-
-void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
-{
-	struct hk_sweep_summary s;
-	hk_sweep_summarise(d->items, d->n_items, &s);
-	hk_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		       "<title>harkaq sweep</title>\n<style>");
-	hk_buf_puts(b, html_css);
-	hk_buf_puts(b, "</style></head><body>\n<h1>harkaq sweep</h1>\n<div class=\"sub\">");
-	hk_buf_printf(b, "%zu recipe(s)", d->n_items);
-	if (d->shard_count)
-		hk_buf_printf(b, " — shard %u/%u of %zu", d->shard_index, d->shard_count,
-			      d->catalogue_size);
-	hk_buf_puts(b, " · catalogue <code>");
-	hk_html_escape(b, d->catalogue_id);
-	hk_buf_puts(b, "</code></div>\n<div class=\"cards\">\n");
-	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++)
-		hk_buf_printf(b, "<div class=\"card\" style=\"border-top:4px solid %s\"><b>%zu</b>"
-				 "<span>%s</span></div>\n",
-			      outcome_colour[o], s.counts[o], outcome_labels[o]);
-	hk_buf_puts(b, "</div>\n");
-	html_distribution(b, &s);
-
-	hk_buf_puts(b, "<div class=\"metric\">Irreducible rate: ");
-	if (s.measured) {
-		bool met = s.counts[HK_SWEEP_IRREDUCIBLE] * 100 < s.measured * HK_SWEEP_TARGET_PERCENT;
-		hk_buf_printf(b, "<b>%zu of %zu measured = %.1f %%</b> — target &lt; %d %%: "
-				 "<span class=\"%s\">%s</span>",
-			      s.counts[HK_SWEEP_IRREDUCIBLE], s.measured,
-			      100.0 * (double)s.counts[HK_SWEEP_IRREDUCIBLE] / (double)s.measured,
-			      HK_SWEEP_TARGET_PERCENT, met ? "ok" : "bad", met ? "met" : "not met");
-	} else {
-		hk_buf_puts(b, "— (nothing measured)");
-	}
-	hk_buf_printf(b, "<br><span class=\"muted\">Not measured: %zu failed, %zu without "
-			 "evidence.</span><br>Base debt (policy = closure vs closure + whole base "
-			 "root): <b>%zu</b> recipe(s) read <b>%zu</b> base-root path(s) beyond their "
-			 "closure (%zu distinct); with the whole base root granted, <b>%zu</b> of "
-			 "them would look Hermetic.</div>\n",
-		      s.counts[HK_SWEEP_FAILED], s.counts[HK_SWEEP_NOEVIDENCE], s.base_recipes,
-		      s.base_paths_total, s.base_paths_distinct, s.hidden_by_base);
-
-	if (s.policy_bug_recipes) {
-		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">harkaq policy bugs</span> "
-				 "in %zu recipe(s) — denials on the sandbox's own contract surfaces, "
-				 "not counted as the recipes' debt:", s.policy_bug_recipes);
-		for (size_t i = 0; i < s.policy_bug_paths.len; i++) {
-			hk_buf_puts(b, " <code>");
-			hk_html_escape(b, s.policy_bug_paths.items[i]);
-			hk_buf_puts(b, "</code>");
-		}
-		hk_buf_puts(b, "</div>\n");
-	}
-	hk_buf_printf(b, "<h2>Most frequent debt paths (%zu distinct)</h2>\n", s.n_paths);
-	html_chart(b, &s);
-	if (s.n_paths) {
-		hk_buf_puts(b, "<table style=\"margin-top:10px\"><tr><th>recipes</th><th>class</th>"
-			       "<th>in base root</th><th>path</th><th>suggestion</th></tr>\n");
-		for (size_t i = 0; i < s.n_paths && i < HTML_TOP_PATHS; i++) {
-			const struct hk_sweep_path_count *p = &s.paths[i];
-			struct hk_buf sug = HK_BUF_INIT;
-			suggestion(&sug, p->first);
-			hk_buf_printf(b, "<tr><td class=\"num\">%zu</td><td>%s</td><td>%s</td><td><code>",
-				      p->recipes, p->irreducible ? "irreducible" : "declarable",
-				      p->in_base ? "yes" : "no");
-			hk_html_escape(b, p->path);
-			hk_buf_puts(b, "</code></td><td>");
-			hk_html_escape(b, hk_buf_str(&sug));
-			hk_buf_puts(b, "</td></tr>\n");
-			hk_buf_free(&sug);
-		}
-		hk_buf_puts(b, "</table>\n");
-	}
-
-	hk_buf_puts(b, "<h2>Recipes</h2>\n<table><tr><th>recipe</th><th>outcome</th><th>phases</th>"
-		       "<th>debt paths</th><th>base</th><th>reason</th></tr>\n");
-	for (size_t i = 0; i < d->n_items; i++) {
-		const struct hk_sweep_item *it = &d->items[i];
-		size_t base = 0;
-		for (size_t k = 0; k < it->n_debts; k++)
-			base += it->debts[k].in_base;
-		hk_buf_puts(b, "<tr><td><b>");
-		hk_html_escape(b, item_label(it));
-		hk_buf_puts(b, "</b>");
-		if (it->version) {
-			hk_buf_puts(b, " ");
-			hk_html_escape(b, it->version);
-		}
-		hk_buf_puts(b, "<br><code class=\"muted\">");
-		hk_html_escape(b, it->key);
-		hk_buf_puts(b, "</code></td><td>");
-		html_pill(b, it->outcome);
-		hk_buf_puts(b, "</td><td>");
-		for (size_t k = 0; k < it->n_phases; k++) {
-			const struct hk_sweep_phase *p = &it->phases[k];
-			hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
-			hk_html_escape(b, p->phase);
-			hk_buf_puts(b, ": ");
-			hk_html_escape(b, p->state ? p->state : "no verdict");
-			if (p->reason) {
-				hk_buf_puts(b, " (");
-				hk_html_escape(b, p->reason);
-				hk_buf_puts(b, ")");
-			}
-			hk_buf_puts(b, "</span><br>");
-		}
-		hk_buf_puts(b, "</td><td>");
-		if (it->n_debts) {
-			hk_buf_puts(b, "<ul>");
-			for (size_t k = 0; k < it->n_debts; k++) {
-				const struct hk_sweep_debt *dd = &it->debts[k];
-				struct hk_buf sug = HK_BUF_INIT;
-				suggestion(&sug, dd);
-				hk_buf_puts(b, "<li><code>");
-				hk_html_escape(b, dd->path);
-				hk_buf_printf(b, "</code> <span class=\"%s\">", dd->irreducible ? "bad" : "muted");
-				hk_html_escape(b, hk_buf_str(&sug));
-				hk_buf_puts(b, "</span></li>");
-				hk_buf_free(&sug);
-			}
-			hk_buf_puts(b, "</ul>");
-		}
-		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"reason\">", base);
-		if (it->failed_phase && !it->fail_code) {
-			hk_buf_puts(b, "phase ");
-			hk_html_escape(b, it->failed_phase);
-			hk_buf_puts(b, " failed (the denied access is the likely cause)");
-		}
-		if (it->fail_code) {
-			hk_html_escape(b, it->fail_code);
-			hk_buf_puts(b, ": ");
-			hk_html_escape(b, it->reason ? it->reason : "");
-		}
-		hk_buf_puts(b, "</td></tr>\n");
-	}
-	hk_buf_puts(b, "</table>\n<p class=\"muted\">Generated by harkaq sweep. Outcome rule, base "
-		       "debt and the success metric: docs/sweep.md.</p>\n</body></html>\n");
-	hk_sweep_summary_free(&s);
 }

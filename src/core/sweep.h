@@ -10,6 +10,9 @@
  *                                                            ├─> hk_sweep_doc_json()  (result)
  *   result JSON of a shard ──hk_sweep_doc_parse()────────────┘   hk_sweep_table()     (text)
  *                                                                hk_sweep_html()      (report)
+ *
+ * sweep.c: items, outcome, shards, merge, summary; sweep_json.c: the result document's codec;
+ * the table and the HTML are the command line's (cli/sweep_render.h).
  */
 #ifndef HK_SWEEP_H
 #define HK_SWEEP_H
@@ -124,9 +127,6 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *bui
 /* The outcome from the item's phases, debts and failure (the rule in docs/sweep.md). */
 enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it);
 
-/* A harkaq build "harkaq build: …" message → HK_SWEEP_FAIL_* code. */
-const char *hk_sweep_fail_code_for(const char *message);
-
 /* ---- catalogue and shards ---- */
 
 /* Sorts keys bytewise (strcmp) and removes duplicates; returns the new count. */
@@ -204,14 +204,5 @@ struct hk_sweep_summary {
 
 void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_sweep_summary *s);
 void hk_sweep_summary_free(struct hk_sweep_summary *s);
-
-/* The human table (stdout of `harkaq sweep`). */
-void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *out);
-/* A self-contained HTML report: inline CSS and SVG, no external resource, every text
- * escaped. */
-void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *out);
-
-/* Escapes text for HTML element content and attribute values (& < > " '). */
-void hk_html_escape(struct hk_buf *out, const char *s);
 
 #endif

@@ -7,7 +7,6 @@
 #include "core/toml.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,18 +58,12 @@ static struct pos here(struct parser *p)
 	return r;
 }
 
-static int fail_at(struct parser *p, struct pos at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct parser *p, struct pos at, const char *fmt, ...)
-{
-	char what[HK_ERROR_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return hk_fail(p->err, EINVAL, "%s:%u:%u: %s", p->filename, at.line, at.col, what);
-}
+/* `at` is often a call (here(p)): evaluated once. */
+#define fail_at(p, at, ...)                                                                   \
+	__extension__({                                                                       \
+		struct pos at_ = (at);                                                        \
+		hk_fail_at((p)->err, EINVAL, (p)->filename, at_.line, at_.col, __VA_ARGS__); \
+	})
 
 static bool at_eof(const struct parser *p)
 {

@@ -4,11 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/abi_tier.h"
 #include "core/util.h"
-
-/* Landlock ABI 7 introduced the audit records (kernel-facts.md §1): below it the kernel cannot
- * report a denial, so no verdict below it can be evidence. */
-#define HK_ABI_EVIDENCE 7
 
 /* How many entries per class the human summary lists before pointing at the JSON. */
 #define SUMMARY_MAX_ITEMS 10
@@ -309,14 +306,14 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 		add_reason(v, HK_REASON_NO_LANDLOCK, hk_xstrdup(
 			"no Landlock: the kernel has no Landlock (or it is disabled at boot), so the "
 			"build ran under the sandbox alone, uncaged and unwitnessed"));
-	else if (in->abi < 3)
+	else if (hk_tier_of_abi(in->abi) == HK_TIER_NONE)
 		/* harkaq-exec's tier none (design.md §3.2): below ABI 3 it applies no Landlock at all,
 		 * so "enforced" would be a false statement (found by tests/integration/hostile.sh). */
 		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
 			"Landlock ABI %d is below 3: the cage applied no Landlock (tier none), so the "
 			"build ran under the sandbox and seccomp alone, and nothing reports denials",
 			in->abi));
-	else if (in->abi < HK_ABI_EVIDENCE)
+	else if (hk_tier_of_abi(in->abi) == HK_TIER_ENFORCE)
 		add_reason(v, HK_REASON_ABI_BELOW_7, hk_xasprintf(
 			"Landlock ABI %d is below 7: the cage was enforced, but this kernel cannot "
 			"report denials", in->abi));
@@ -511,15 +508,6 @@ bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r)
 
 /* ---- JSON ---- */
 
-static void json_opt_str(struct hk_json *j, const char *key, const char *s)
-{
-	hk_json_key(j, key);
-	if (s)
-		hk_json_str(j, s);
-	else
-		hk_json_null(j);
-}
-
 static void json_opt_bytes(struct hk_json *j, const char *key, const char *p, size_t n)
 {
 	hk_json_key(j, key);
@@ -549,15 +537,15 @@ void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j)
 
 void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 {
-	json_opt_str(j, "kind", "harkaq.verdict.v1");
-	json_opt_str(j, "state", hk_verdict_state_name(v->state));
+	hk_json_kv_str(j, "kind", "harkaq.verdict.v1");
+	hk_json_kv_str(j, "state", hk_verdict_state_name(v->state));
 
 	hk_json_key(j, "reasons");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < v->n_reasons; i++) {
 		hk_json_obj_begin(j);
-		json_opt_str(j, "code", hk_reason_code(v->reasons[i].code));
-		json_opt_str(j, "message", v->reasons[i].message);
+		hk_json_kv_str(j, "code", hk_reason_code(v->reasons[i].code));
+		hk_json_kv_str(j, "message", v->reasons[i].message);
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
@@ -566,21 +554,19 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 	hk_json_int(j, v->abi);
 	hk_json_key(j, "kernel_abi");
 	hk_json_int(j, v->kernel_abi);
-	json_opt_str(j, "policy_id", v->policy_id);
-	json_opt_str(j, "recipe_hash", v->recipe_hash);
-	json_opt_str(j, "artifact_hash", v->artifact_hash);
-	json_opt_str(j, "phase", v->phase);
-	json_opt_str(j, "deps_sealed", v->deps_sealed);
+	hk_json_kv_str(j, "policy_id", v->policy_id);
+	hk_json_kv_str(j, "recipe_hash", v->recipe_hash);
+	hk_json_kv_str(j, "artifact_hash", v->artifact_hash);
+	hk_json_kv_str(j, "phase", v->phase);
+	hk_json_kv_str(j, "deps_sealed", v->deps_sealed);
 
 	hk_json_key(j, "base");
 	hk_json_obj_begin(j);
-	json_opt_str(j, "id", v->base.id);
-	json_opt_str(j, "name", v->base.name);
-	hk_json_key(j, "pinned");
-	hk_json_bool(j, v->base.pinned);
-	hk_json_key(j, "packages");
-	hk_json_uint(j, v->base.packages);
-	json_opt_str(j, "view", v->base.view);
+	hk_json_kv_str(j, "id", v->base.id);
+	hk_json_kv_str(j, "name", v->base.name);
+	hk_json_kv_bool(j, "pinned", v->base.pinned);
+	hk_json_kv_uint(j, "packages", v->base.packages);
+	hk_json_kv_str(j, "view", v->base.view);
 	hk_json_obj_end(j);
 
 	hk_json_key(j, "canary");
@@ -616,8 +602,8 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 	for (size_t i = 0; i < v->n_denials; i++) {
 		const struct hk_denial *d = &v->denials[i];
 		hk_json_obj_begin(j);
-		json_opt_str(j, "class", hk_denial_class_name(d->cls));
-		json_opt_str(j, "blockers", d->blockers);
+		hk_json_kv_str(j, "class", hk_denial_class_name(d->cls));
+		hk_json_kv_str(j, "blockers", d->blockers);
 		json_opt_bytes(j, "path", d->path, d->path_len);
 		json_opt_bytes(j, "dev", d->dev, d->dev_len);
 		hk_json_key(j, "ino");

@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/baseroot.h"
+#include "core/deb.h"
+#include "core/rootpath.h"
 #include "core/buf.h"
 #include "core/derive.h"
 #include "core/dir.h"

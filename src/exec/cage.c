@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "core/json.h"
+#include "core/abi_tier.h"
+#include "core/exec_status.h"
 #include "core/policy.h"
 #include "core/util.h"
+#include "sys/caps.h"
 #include "sys/landlock.h"
 #include "sys/seccomp.h"
 
@@ -25,13 +26,13 @@ struct cage_state {
 	const struct hk_exec_opts *o;
 	const struct hk_landlock_probe *probe;
 	int abi;                 /* effective */
-	const char *tier;        /* "none", "enforce", "evidence" */
+	enum hk_tier tier;
 	bool landlock;           /* a ruleset is installed */
 	struct hk_landlock_report ll;
 	uint64_t requested_scopes;
 	struct hk_seccomp_report sc;
 	long closed_fds;         /* -1: unknown (no /proc) */
-	const char *probe_stage; /* "after_exec" or "skipped" */
+	bool probe_after_exec;   /* the canary probe runs after the re-exec (else it is skipped) */
 	char self[PATH_MAX];
 	/* Where the set-up's time went, in ms (reported as "setup_ms"). */
 	double ms_policy, ms_rules, ms_restrict, ms_seccomp;
@@ -49,33 +50,26 @@ static void free_state(struct cage_state *st)
 	hk_landlock_report_free(&st->ll);
 }
 
-static void json_fs_rights(struct hk_json *j, uint64_t mask)
+/* The names of a right mask, borrowed from sys/landlock.c's tables (the array is the caller's
+ * to free, not the names). */
+static struct hk_exec_names mask_names(uint64_t mask, bool scopes)
 {
-	hk_json_arr_begin(j);
-	for (unsigned b = 0; b < HK_LL_FS_NBITS; b++)
+	unsigned nbits = scopes ? 2u : (unsigned)HK_LL_FS_NBITS;
+	struct hk_exec_names n = { hk_xcalloc(nbits + 1, sizeof(char *)), 0 };
+	for (unsigned b = 0; b < nbits; b++)
 		if (mask & (1ULL << b))
-			hk_json_str(j, hk_landlock_fs_right_name(b));
-	hk_json_arr_end(j);
+			n.v[n.n++] = (char *)(uintptr_t)(scopes ? hk_landlock_scope_name(b)
+							      : hk_landlock_fs_right_name(b));
+	return n;
 }
 
-static void json_scopes(struct hk_json *j, uint64_t mask)
+/* The granted paths at the given indices, borrowed from the policy. */
+static struct hk_exec_names grant_paths(const struct hk_policy *p, const size_t *idx, size_t n)
 {
-	hk_json_arr_begin(j);
-	for (unsigned b = 0; b < 2; b++)
-		if (mask & (1ULL << b))
-			hk_json_str(j, hk_landlock_scope_name(b));
-	hk_json_arr_end(j);
-}
-
-static void json_grant_paths(struct hk_json *j, const struct hk_policy *p, const size_t *idx,
-			     size_t n)
-{
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		const char *path = p->grants[idx[i]].path;
-		hk_json_bytes(j, path, strlen(path));
-	}
-	hk_json_arr_end(j);
+	struct hk_exec_names out = { hk_xcalloc(n + 1, sizeof(char *)), n };
+	for (size_t i = 0; i < n; i++)
+		out.v[i] = p->grants[idx[i]].path;
+	return out;
 }
 
 /* Comma-separated names of a right mask, for the stderr sentences. */
@@ -97,89 +91,51 @@ static void names_of(uint64_t mask, bool scopes, char *out, size_t size)
 static void build_cage_line(const struct cage_state *st, const struct hk_policy *p,
 			    struct hk_buf *out)
 {
-	struct hk_json j;
-	hk_json_init(&j, out, 0);
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "event");
-	hk_json_str(&j, "cage");
-	hk_json_key(&j, "abi");
-	hk_json_int(&j, st->abi);
-	hk_json_key(&j, "real_abi");
-	hk_json_int(&j, st->probe->abi);
-	hk_json_key(&j, "errata");
-	hk_json_uint(&j, st->probe->errata);
-	hk_json_key(&j, "forced");
-	hk_json_bool(&j, st->o->force_abi >= 0);
-	hk_json_key(&j, "tier");
-	hk_json_str(&j, st->tier);
-	hk_json_key(&j, "handled_fs");
-	json_fs_rights(&j, st->landlock ? st->ll.handled_fs : 0);
-	hk_json_key(&j, "dropped_fs");
-	json_fs_rights(&j, st->landlock ? st->ll.dropped_fs : HK_LL_FS_ALL);
-	hk_json_key(&j, "scopes");
-	json_scopes(&j, st->landlock ? st->ll.scopes : 0);
-	hk_json_key(&j, "dropped_scopes");
-	json_scopes(&j, st->landlock ? st->ll.dropped_scopes : st->requested_scopes);
-	hk_json_key(&j, "log_flags");
-	hk_json_arr_begin(&j);
-	if (st->landlock && (st->ll.restrict_flags & HK_LL_RESTRICT_LOG_NEW_EXEC_ON))
-		hk_json_str(&j, "log_new_exec_on");
-	hk_json_arr_end(&j);
-	hk_json_key(&j, "log_flag_withheld");
-	hk_json_bool(&j, st->landlock && st->ll.log_flag_withheld);
-	hk_json_key(&j, "tsync");
-	hk_json_bool(&j, st->landlock && (st->ll.restrict_flags & HK_LL_RESTRICT_TSYNC));
-	hk_json_key(&j, "rules");
-	hk_json_uint(&j, st->ll.rules);
-	hk_json_key(&j, "ancestors");
-	hk_json_uint(&j, st->ll.ancestors);
-	hk_json_key(&j, "ro_dirs");
-	hk_json_uint(&j, st->ll.ro_dirs);
-	hk_json_key(&j, "beneath");
-	hk_json_uint(&j, st->ll.beneath);
-	hk_json_key(&j, "covered");
-	hk_json_uint(&j, st->ll.covered);
-	hk_json_key(&j, "declined");
-	hk_json_uint(&j, st->ll.declined);
-	hk_json_key(&j, "ro_sb_truncate");
-	hk_json_uint(&j, st->ll.ro_sb_truncate);
-	hk_json_key(&j, "installers");
-	hk_json_uint(&j, st->ll.installers);
-	hk_json_key(&j, "missing");
-	json_grant_paths(&j, p, st->ll.missing, st->ll.n_missing);
-	hk_json_key(&j, "not_dirs");
-	json_grant_paths(&j, p, st->ll.not_dirs, st->ll.n_not_dirs);
-	hk_json_key(&j, "seccomp");
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "installed");
-	hk_json_bool(&j, st->sc.installed);
-	hk_json_key(&j, "syscalls");
-	hk_json_uint(&j, st->sc.syscalls);
-	hk_json_key(&j, "arches");
-	hk_json_arr_begin(&j);
+	const bool ll = st->landlock;
+	struct hk_exec_event ev = { .kind = HK_EXEC_EVENT_CAGE, .exit_code = -1 };
+	struct hk_cage_report *c = &ev.cage;
+	c->abi = st->abi;
+	c->real_abi = st->probe->abi;
+	c->errata = st->probe->errata;
+	c->forced = st->o->force_abi >= 0;
+	c->tier = st->tier;
+	c->handled_fs = mask_names(ll ? st->ll.handled_fs : 0, false);
+	c->dropped_fs = mask_names(ll ? st->ll.dropped_fs : HK_LL_FS_ALL, false);
+	c->scopes = mask_names(ll ? st->ll.scopes : 0, true);
+	c->dropped_scopes = mask_names(ll ? st->ll.dropped_scopes : st->requested_scopes, true);
+	c->log_new_exec_on = ll && (st->ll.restrict_flags & HK_LL_RESTRICT_LOG_NEW_EXEC_ON);
+	c->log_flag_withheld = ll && st->ll.log_flag_withheld;
+	c->tsync = ll && (st->ll.restrict_flags & HK_LL_RESTRICT_TSYNC);
+	c->rules = st->ll.rules;
+	c->ancestors = st->ll.ancestors;
+	c->ro_dirs = st->ll.ro_dirs;
+	c->beneath = st->ll.beneath;
+	c->covered = st->ll.covered;
+	c->declined = st->ll.declined;
+	c->ro_sb_truncate = st->ll.ro_sb_truncate;
+	c->installers = st->ll.installers;
+	c->missing = grant_paths(p, st->ll.missing, st->ll.n_missing);
+	c->not_dirs = grant_paths(p, st->ll.not_dirs, st->ll.n_not_dirs);
+	c->seccomp_installed = st->sc.installed;
+	c->seccomp_syscalls = st->sc.syscalls;
+	c->seccomp_arches.v = hk_xcalloc(st->sc.n_arches + 1, sizeof(char *));
 	for (size_t i = 0; i < st->sc.n_arches; i++)
-		hk_json_str(&j, st->sc.arches[i]);
-	hk_json_arr_end(&j);
-	hk_json_obj_end(&j);
-	hk_json_key(&j, "setup_ms");
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "policy");
-	hk_json_double(&j, st->ms_policy);
-	hk_json_key(&j, "rules");
-	hk_json_double(&j, st->ms_rules);
-	hk_json_key(&j, "restrict");
-	hk_json_double(&j, st->ms_restrict);
-	hk_json_key(&j, "seccomp");
-	hk_json_double(&j, st->ms_seccomp);
-	hk_json_obj_end(&j);
-	hk_json_key(&j, "closed_fds");
-	if (st->closed_fds < 0)
-		hk_json_null(&j);
-	else
-		hk_json_int(&j, st->closed_fds);
-	hk_json_key(&j, "canary_probe");
-	hk_json_str(&j, st->probe_stage);
-	hk_json_obj_end(&j);
+		c->seccomp_arches.v[c->seccomp_arches.n++] = (char *)(uintptr_t)st->sc.arches[i];
+	c->setup_policy_ms = st->ms_policy;
+	c->setup_rules_ms = st->ms_rules;
+	c->setup_restrict_ms = st->ms_restrict;
+	c->setup_seccomp_ms = st->ms_seccomp;
+	c->closed_fds = st->closed_fds;
+	c->canary_after_exec = st->probe_after_exec;
+	hk_exec_event_encode(&ev, out);
+	/* The names and paths are borrowed: only the arrays are ours. */
+	free(c->handled_fs.v);
+	free(c->dropped_fs.v);
+	free(c->scopes.v);
+	free(c->dropped_scopes.v);
+	free(c->missing.v);
+	free(c->not_dirs.v);
+	free(c->seccomp_arches.v);
 }
 
 /* Says every downgrade out loud, one sentence each (a verifier never downgrades silently). */
@@ -215,7 +171,7 @@ static void announce_downgrades(const struct cage_state *st, const struct hk_pol
 		hk_exec_note("Landlock ABI %d has no scopes: the policy's %s scopes are not enforced.",
 			     st->abi, names);
 	}
-	if (st->abi < 7)
+	if (st->tier != HK_TIER_EVIDENCE)
 		hk_exec_note("Landlock ABI %d cannot log denials: tier enforce, the cage restricts but "
 			     "gives no evidence.",
 			     st->abi);
@@ -281,10 +237,14 @@ static int close_inherited_fds(int keep, long *closed, struct hk_error *err)
 	return 0;
 }
 
+/* One function on purpose, longer than the rest: the order of the layers (policy, ABI and
+ * tier, no_new_privs, Landlock, seccomp, descriptors, report, execve) is the cage's security
+ * argument, and it reads top to bottom in one place, as minijail's does; each step's work is
+ * in the helpers above. */
 int hk_exec_cage(const struct hk_exec_opts *o)
 {
 	__attribute__((cleanup(free_state))) struct cage_state st = {
-		.o = o, .closed_fds = -1, .probe_stage = "skipped",
+		.o = o, .closed_fds = -1,
 	};
 	__attribute__((cleanup(hk_policy_free))) struct hk_policy policy = HK_POLICY_INIT;
 	struct hk_error err = { 0 };
@@ -361,8 +321,8 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 		}
 		st.abi = o->force_abi;
 	}
-	st.landlock = st.abi >= 3;
-	st.tier = !st.landlock ? "none" : st.abi >= 7 ? "evidence" : "enforce";
+	st.tier = hk_tier_of_abi(st.abi);
+	st.landlock = st.tier != HK_TIER_NONE;
 	if (!st.landlock && o->require_landlock) {
 		char msg[512];
 		if (st.probe->abi == 0)
@@ -378,8 +338,9 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 
 	/* 3. no_new_privs first: it lets an unprivileged process restrict itself at all, and no
 	 *    setuid program run later can shed the layers below. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		hk_fail_errno(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
+	int nnp = hk_no_new_privs_set();
+	if (nnp < 0) {
+		hk_fail_errno(&err, -nnp, "prctl(PR_SET_NO_NEW_PRIVS)");
 		return hk_exec_fail(sfd, "no_new_privs", err.msg, HK_EXEC_EXIT_SETUP);
 	}
 
@@ -422,8 +383,7 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 		return hk_exec_fail(sfd, "fds", err.msg, HK_EXEC_EXIT_SETUP);
 
 	/* 7. The report: everything installed, every downgrade named. */
-	if (st.landlock && o->canary_path)
-		st.probe_stage = "after_exec";
+	st.probe_after_exec = st.landlock && o->canary_path;
 	announce_downgrades(&st, &policy);
 	if (!o->canary_path)
 		hk_exec_note("no --canary given: the canary probe is skipped, so this run cannot earn "
@@ -439,7 +399,7 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 
 	/* 8. execve.  With a canary, harkaq-exec re-executes itself first: the probe must run
 	 *    after an execve inside the domain, where the build's own programs run (design.md §4). */
-	if (strcmp(st.probe_stage, "after_exec") != 0)
+	if (!st.probe_after_exec)
 		return hk_exec_command(o->cmd, sfd);
 
 	size_t n_cmd = 0;

@@ -6,11 +6,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "core/json.h"
+#include "core/exec_status.h"
 #include "core/util.h"
 
 static struct sigaction saved_sigpipe;
@@ -69,18 +70,13 @@ int hk_exec_fail(int status_fd, const char *layer, const char *message, int exit
 {
 	hk_exec_note("%s: %s", layer, message);
 	struct hk_buf line = HK_BUF_INIT;
-	struct hk_json j;
-	hk_json_init(&j, &line, 0);
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "event");
-	hk_json_str(&j, "error");
-	hk_json_key(&j, "layer");
-	hk_json_str(&j, layer);
-	hk_json_key(&j, "message");
-	hk_json_bytes(&j, message, strlen(message));
-	hk_json_key(&j, "exit");
-	hk_json_int(&j, exit_code);
-	hk_json_obj_end(&j);
+	const struct hk_exec_event ev = {
+		.kind = HK_EXEC_EVENT_ERROR,
+		.layer = (char *)(uintptr_t)layer,
+		.message = (char *)(uintptr_t)message,
+		.exit_code = exit_code,
+	};
+	hk_exec_event_encode(&ev, &line);
 	struct hk_error ignored;
 	/* The failure is already on stderr; a lost status line cannot be reported anywhere else. */
 	(void)hk_status_write(status_fd, &line, &ignored);
@@ -117,21 +113,18 @@ int hk_exec_command(char **cmd, int status_fd)
 	return hk_exec_fail(status_fd, "exec", msg, HK_EXEC_EXIT_CANNOT_EXEC);
 }
 
-static int report_canary(int status_fd, const char *path, const char *result, int err_no)
+static int report_canary(int status_fd, const char *path, enum hk_canary_result result,
+			 int err_no)
 {
 	struct hk_buf line = HK_BUF_INIT;
-	struct hk_json j;
-	hk_json_init(&j, &line, 0);
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "event");
-	hk_json_str(&j, "canary");
-	hk_json_key(&j, "result");
-	hk_json_str(&j, result);
-	hk_json_key(&j, "errno");
-	hk_json_int(&j, err_no);
-	hk_json_key(&j, "path");
-	hk_json_bytes(&j, path, strlen(path));
-	hk_json_obj_end(&j);
+	const struct hk_exec_event ev = {
+		.kind = HK_EXEC_EVENT_CANARY,
+		.canary = result,
+		.canary_errno = err_no,
+		.canary_path = (char *)(uintptr_t)path,
+		.exit_code = -1,
+	};
+	hk_exec_event_encode(&ev, &line);
 	struct hk_error err;
 	int rc = hk_status_write(status_fd, &line, &err);
 	hk_buf_free(&line);
@@ -157,7 +150,7 @@ int hk_exec_probe(const char *canary_path, int status_fd, char **cmd)
 	char msg[1024];
 	if (fd >= 0) {
 		close(fd);
-		int rc = report_canary(status_fd, canary_path, "opened", 0);
+		int rc = report_canary(status_fd, canary_path, HK_CANARY_OPENED, 0);
 		if (rc)
 			return rc;
 		snprintf(msg, sizeof(msg),
@@ -167,7 +160,7 @@ int hk_exec_probe(const char *canary_path, int status_fd, char **cmd)
 		return hk_exec_fail(status_fd, "canary", msg, HK_EXEC_EXIT_CANARY);
 	}
 	if (e != EACCES) {
-		int rc = report_canary(status_fd, canary_path, "error", e);
+		int rc = report_canary(status_fd, canary_path, HK_CANARY_ERROR, e);
 		if (rc)
 			return rc;
 		snprintf(msg, sizeof(msg),
@@ -177,7 +170,7 @@ int hk_exec_probe(const char *canary_path, int status_fd, char **cmd)
 			 canary_path, strerror(e));
 		return hk_exec_fail(status_fd, "canary", msg, HK_EXEC_EXIT_CANARY);
 	}
-	int rc = report_canary(status_fd, canary_path, "denied", e);
+	int rc = report_canary(status_fd, canary_path, HK_CANARY_DENIED, e);
 	if (rc)
 		return rc;
 	return hk_exec_command(cmd, status_fd);

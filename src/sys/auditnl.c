@@ -65,28 +65,6 @@ bool hk_audit_status_on(const struct hk_audit_status *st)
 	return st->enabled == 1 || st->enabled == 2;
 }
 
-void hk_audit_status_json(struct hk_json *j, const struct hk_audit_status *st)
-{
-	hk_json_obj_begin(j);
-	hk_json_key(j, "enabled");
-	hk_json_uint(j, st->enabled);
-	hk_json_key(j, "failure");
-	hk_json_uint(j, st->failure);
-	hk_json_key(j, "pid");
-	hk_json_uint(j, st->pid);
-	hk_json_key(j, "rate_limit");
-	hk_json_uint(j, st->rate_limit);
-	hk_json_key(j, "backlog_limit");
-	hk_json_uint(j, st->backlog_limit);
-	hk_json_key(j, "lost");
-	hk_json_uint(j, st->lost);
-	hk_json_key(j, "backlog");
-	hk_json_uint(j, st->backlog);
-	hk_json_key(j, "backlog_wait_time");
-	hk_json_uint(j, st->backlog_wait_time);
-	hk_json_obj_end(j);
-}
-
 /* ---- shared socket plumbing ---- */
 
 static int audit_socket(struct hk_error *err, const char *role)

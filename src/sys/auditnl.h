@@ -27,6 +27,7 @@
 
 #include "core/error.h"
 #include "core/json.h"
+#include "core/reader_line.h"
 
 /* Record types.  Debian 12's headers predate the Landlock ones (Linux 6.15). */
 #ifndef AUDIT_SYSCALL
@@ -59,17 +60,8 @@
  * text per denial, 145-170k records/s; a slow moment of the reader must not overrun. */
 #define HK_AUDIT_DEFAULT_RCVBUF (32 * 1024 * 1024)
 
-/* The fields of struct audit_status that harkaq reports (mask and feature_bitmap omitted). */
-struct hk_audit_status {
-	uint32_t enabled;           /* 0 off, 1 on, 2 on and locked (AUDIT_LOCKED) */
-	uint32_t failure;
-	uint32_t pid;               /* registered auditd, 0 = none */
-	uint32_t rate_limit;
-	uint32_t backlog_limit;
-	uint32_t lost;              /* records the kernel dropped (backlog, rate limit) */
-	uint32_t backlog;
-	uint32_t backlog_wait_time; /* jiffies */
-};
+/* struct hk_audit_status and hk_audit_status_json() are the reader line codec's
+ * (core/reader_line.h): the status travels to harkaq in those lines. */
 
 /* Settings AUDIT_SET may change.  PID (registering as auditd) is deliberately absent: harkaq
  * never takes the auditd role. */
@@ -90,11 +82,6 @@ uint32_t hk_audit_status_value(const struct hk_audit_status *st, enum hk_audit_s
 /* True when the status says the kernel emits records: enabled is 1, or 2 (enabled and locked;
  * the kernel and Landlock test audit_enabled as a boolean). */
 bool hk_audit_status_on(const struct hk_audit_status *st);
-
-/* Writes st as one JSON object:
- * {"enabled":1,"failure":1,"pid":0,"rate_limit":0,"backlog_limit":8192,"lost":0,"backlog":0,
- *  "backlog_wait_time":15000} */
-void hk_audit_status_json(struct hk_json *j, const struct hk_audit_status *st);
 
 /* ---- control socket ---- */
 

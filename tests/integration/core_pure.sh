@@ -5,6 +5,9 @@
 #   1. its sources (comments and string literals blanked) include no kernel-interface header
 #      and call no raw syscall or kernel-interface function;
 #   2. its compiled objects reference no such symbol (nm -u), whatever macro hid the call.
+# The programs on top (src/cli, src/audit, src/exec) go through src/sys too for the
+# interfaces src/sys wraps: no raw syscall, prctl, capabilities, mounts, namespaces, pidfds,
+# Landlock or seccomp calls (the kernel boundary, checked the same two ways).
 # Each matcher is first run on generated files that break the rule, and must catch them.
 set -u
 cd "$(dirname "$0")/../.."
@@ -15,14 +18,14 @@ trap 'rm -rf "$T"' EXIT
 
 # Known exceptions, each "FILE<TAB>WHAT" exactly as the matchers print it.  An entry is
 # allowed only while it is still found (a stale entry fails), so the list can only shrink.
-# baseroot.c resolves paths inside a base root with openat2(RESOLVE_IN_ROOT), which glibc
+# rootpath.c resolves paths inside a base root with openat2(RESOLVE_IN_ROOT), which glibc
 # 2.36 does not wrap; the call belongs in src/sys.
 ALLOWED=$(printf '%s\n' \
-	$'src/core/baseroot.c\tinclude <linux/openat2.h>' \
-	$'src/core/baseroot.c\tinclude <sys/syscall.h>' \
-	$'src/core/baseroot.c\tcall syscall(' \
-	$'src/core/baseroot.c\tcall SYS_openat2' \
-	$'baseroot.o\tsymbol syscall')
+	$'src/core/rootpath.c\tinclude <linux/openat2.h>' \
+	$'src/core/rootpath.c\tinclude <sys/syscall.h>' \
+	$'src/core/rootpath.c\tcall syscall(' \
+	$'src/core/rootpath.c\tcall SYS_openat2' \
+	$'rootpath.o\tsymbol syscall')
 
 # scan_sources FILE...: one "FILE<TAB>WHAT" line per violation.
 scan_sources() {
@@ -128,6 +131,53 @@ if cc -c -o "$T/bad_obj.o" "$T/bad_obj.c" 2>"$T/cc.err"; then
 else
 	not_ok "control: compile the object matcher's generated file" "$(cat "$T/cc.err")"
 fi
+
+# ---- the kernel boundary: the programs on top of src/sys ----
+# What src/sys wraps (caps.c, proc.c, mountns.c, landlock.c, seccomp.c, auditnl.c, verity.c):
+# a program naming one of these directly has stepped around it.
+BOUNDARY_SOURCE='^call (syscall|prctl|mount|umount2?|unshare|setns|capset|capget|pidfd_[a-z_]+|landlock_[a-z_]+|seccomp_[a-z_]+)\(|^call (SYS_|__NR_)|^include <(sys/)?(syscall|prctl|mount)\.h>$'
+BOUNDARY_SYMBOLS='^(syscall|prctl|mount|umount2?|unshare|setns|capset|capget|pidfd_.*|landlock_.*|seccomp_.*)$'
+scan_boundary() { # FILE...: the violations of the boundary among scan_sources' findings
+	scan_sources "$@" | awk -F'\t' -v re="$BOUNDARY_SOURCE" '$2 ~ re'
+}
+scan_boundary_objects() { # OBJ...: "OBJ<TAB>symbol NAME" per wrapped interface referenced
+	local o s
+	for o in "$@"; do
+		nm -u "$o" | awk '{print $NF}' | sed 's/@.*//' | grep -E "$BOUNDARY_SYMBOLS" |
+			sort -u | while read -r s; do printf '%s\tsymbol %s\n' "$(basename "$o")" "$s"; done
+	done
+}
+mkdir -p "$T/src/cli"
+cat >"$T/src/cli/bad.c" <<'EOF'
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sched.h>
+#include <sys/socket.h>
+static int f(void) { return (int)syscall(SYS_pidfd_open, 1, 0) + prctl(38, 1, 0, 0, 0); }
+static int g(void) { return unshare(0) + capget(0, 0) + socket(16, 3, 9); }
+EOF
+cat >"$T/src/cli/good.c" <<'EOF'
+/* prctl(PR_SET_NO_NEW_PRIVS) and unshare(2) are src/sys's: hk_sys_unshare_mounts(). */
+static const char *const bwrap[] = { "--unshare-all", "mount(", 0 };
+static int h(void) { return hk_sys_pidfd_open(1) + hk_sys_unshare_mounts(0) + hk_caps_get(0); }
+EOF
+check_eq "control: the boundary matcher catches raw syscalls, prctl, unshare, capget and their headers" \
+	"call SYS_pidfd_open,call capget(,call prctl(,call syscall(,call unshare(,include <sys/prctl.h>,include <sys/syscall.h>," \
+	"$(scan_boundary "$T/src/cli/bad.c" | cut -f2 | tr '\n' ',')"
+check_eq "control: src/sys's wrappers, strings and comments are not boundary violations" "" \
+	"$(scan_boundary "$T/src/cli/good.c")"
+if [ -f "$T/bad_obj.o" ]; then
+	check_eq "control: the boundary object matcher catches syscall, prctl and seccomp_* references" \
+		"prctl,seccomp_load,syscall," \
+		"$(scan_boundary_objects "$T/bad_obj.o" | sed 's/.*symbol //' | tr '\n' ',')"
+fi
+mapfile -t top_sources < <(ls src/cli/*.[ch] src/audit/*.[ch] src/exec/*.[ch])
+mapfile -t top_objects < <(ls "$B"/obj/src/cli/*.o "$B"/obj/src/audit/*.o "$B"/obj/src/exec/*.o 2>/dev/null)
+ntop=$(ls src/cli/*.c src/audit/*.c src/exec/*.c | wc -l)
+check_eq "control: every program source file is scanned ($ntop .c files, their objects built)" \
+	"$ntop" "${#top_objects[@]}"
+check_eq "src/cli, src/audit and src/exec reach those kernel interfaces only through src/sys" "" \
+	"$( { scan_boundary "${top_sources[@]}"; scan_boundary_objects "${top_objects[@]}"; } | sort -u)"
 
 # ---- the core itself ----
 mapfile -t sources < <(ls src/core/*.[ch])

@@ -63,6 +63,28 @@ check_contains "/usr/bin/perl: 1 recipe, irreducible" "$T" \
 check_contains "the JSON summary: make provides /usr/bin/make, 3 recipes" "$(echo "$J" | tr -d ' \n')" \
 	'"debt_paths":[{"path":"/usr/bin/make","recipes":3,"class":"declarable","providers":["make"],"in_base":'
 
+# One classification: every debt path the sweep lists has the class the build's own report
+# (its diagnosis) gave it.  Both classes must occur, or the comparison proves nothing.
+agree=$(python3 - "$S/one" <<'PY'
+import glob, json, sys
+out = sys.argv[1]
+report = {}
+for f in glob.glob(out + "/builds/*.json"):
+    for ph in json.load(open(f)).get("phases", []):
+        for cls in ("declarable", "irreducible"):
+            for it in (ph.get("report") or {}).get(cls, []):
+                report[it["path"]] = cls
+swept = {}
+for it in json.load(open(out + "/result.json"))["recipes"]:
+    for d in it["debt"]:
+        swept[d["path"]] = d["class"]
+diff = sorted(p for p in swept if report.get(p) != swept[p])
+print(" ".join(sorted(set(swept.values()))), "|", " ".join(diff))
+PY
+)
+check_eq "the sweep classifies every debt path as the build's report does (both classes seen)" \
+	"declarable irreducible | " "$agree"
+
 # Base debt: the paths exist in this machine's base root (the host), as the oracle says.
 want_total=0; want_distinct=0
 [ -e /usr/bin/make ] && want_total=$((want_total + 3)) && want_distinct=$((want_distinct + 1))

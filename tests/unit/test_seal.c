@@ -1,4 +1,4 @@
-/* The core half of sealing (src/core/store.c, docs/sealing.md): the seal record, its binding
+/* The core half of sealing (src/core/store_seal.c, docs/sealing.md): the seal record, its binding
  * to the manifest, and the comparison of recorded and measured digests.  The kernel is
  * replaced by a fake hk_seal_fn that keeps a set of "sealed" paths and derives a digest from
  * the content — the kernel half runs for real in tests/integration/verity.sh. */

@@ -13,6 +13,7 @@
 
 #include "core/blake3.h"
 #include "core/buf.h"
+#include "core/deb.h"
 #include "core/store.h"
 #include "core/tree.h"
 #include "core/util.h"

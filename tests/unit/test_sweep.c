@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "cli/sweep_render.h"
 #include "core/sweep.h"
 #include "core/util.h"
 
@@ -197,14 +198,52 @@ TEST(policy_bug_denials_are_not_the_recipes_debt)
 	free(ds);
 }
 
-TEST(fail_codes_from_build_messages)
+/* The code of a build that stopped early, from the result's typed "failure" member: a
+ * message that reads like another stage does not change it. */
+static void failed_item(struct hk_sweep_item *it, const char *failure, int *rc)
 {
-	CHECK_STR_EQ(HK_SWEEP_FAIL_FETCH,
-		     hk_sweep_fail_code_for("fetching the source on the host (…): 'apt-get source' failed"));
-	CHECK_STR_EQ(HK_SWEEP_FAIL_DEPS,
-		     hk_sweep_fail_code_for("r.toml:3:1: build dep 'cmake' (store s; import it …)"));
-	CHECK_STR_EQ(HK_SWEEP_FAIL_SETUP, hk_sweep_fail_code_for("configure: the cage never reported"));
-	CHECK_STR_EQ(HK_SWEEP_FAIL_SETUP, hk_sweep_fail_code_for(NULL));
+	memset(it, 0, sizeof(*it));
+	it->key = hk_xstrdup("k/recipe.toml");
+	char *text = hk_xasprintf("{\"recipe\":{\"name\":\"r\",\"version\":\"1\",\"hash\":\"b3:00\"},"
+				  "\"phases\":[],\"error\":\"fetching the source on the host: "
+				  "'apt-get source' failed; build dep 'cmake'\"%s%s}",
+				  failure ? ",\"failure\":" : "", failure ? failure : "");
+	struct hk_jval *v = NULL;
+	struct hk_error err;
+	REQUIRE(hk_json_parse(text, strlen(text), &v, &err) == 0);
+	*rc = hk_sweep_item_from_build(it, v, fake_classify, NULL, &err);
+	hk_jval_free(v);
+	free(text);
+}
+
+TEST(fail_codes_from_the_build_results_failure_stage)
+{
+	static const struct {
+		const char *failure, *code;
+	} cases[] = {
+		{ "{\"stage\":\"fetch\",\"signal\":null}", HK_SWEEP_FAIL_FETCH },
+		{ "{\"stage\":\"deps\",\"signal\":null}", HK_SWEEP_FAIL_DEPS },
+		{ "{\"stage\":\"recipe\",\"signal\":null}", HK_SWEEP_FAIL_RECIPE },
+		{ "{\"stage\":\"setup\",\"signal\":15}", HK_SWEEP_FAIL_SETUP },
+		/* a result without the member (nothing says where): set-up */
+		{ NULL, HK_SWEEP_FAIL_SETUP },
+		{ "null", HK_SWEEP_FAIL_SETUP },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hk_sweep_item it;
+		int rc = -1;
+		failed_item(&it, cases[i].failure, &rc);
+		CHECK_EQ_INT(0, rc);
+		CHECK_STR_EQ(cases[i].code, it.fail_code);
+		CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+		hk_sweep_item_free(&it);
+	}
+	/* A stage the sweep does not know is a bad result, not a guess. */
+	struct hk_sweep_item it;
+	int rc = 0;
+	failed_item(&it, "{\"stage\":\"compile\"}", &rc);
+	CHECK_EQ_INT(-EINVAL, rc);
+	hk_sweep_item_free(&it);
 }
 
 TEST(shards_partition_the_sorted_catalogue)

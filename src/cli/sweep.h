@@ -1,0 +1,35 @@
+/* harkaq sweep's own parts (docs/sweep.md):
+ *
+ *   cmd_sweep.c  the command: options, the outputs every sweep and merge write, the merge
+ *   sweep_run.c  one sweep: finding the recipes, the store snapshot, the builds, their results
+ */
+#ifndef HK_CLI_SWEEP_H
+#define HK_CLI_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/sweep.h"
+
+struct sweep_opts {
+	unsigned jobs;
+	const char *store_opt;
+	const char *out_dir;
+	const char *shard;
+	const char *html;
+	const char *timeout;
+	const char *profile;
+	const char *user;
+	bool json, quiet;
+};
+
+/* Runs the sweep over the recipes and directories named; returns the exit status. */
+int sweep_run(char **args, size_t n_args, const struct sweep_opts *o);
+
+/* Writes the outputs every sweep and merge produce: --out's files, --html, stdout. */
+int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o, struct hk_error *err);
+int sweep_mkdir_p(const char *path, struct hk_error *err);
+
+#endif

@@ -1,0 +1,763 @@
+/* One sweep (cli/sweep.h): measure a whole catalogue (design.md §11, docs/sweep.md).
+ *
+ * Every recipe is built by its own `harkaq build` child process (its own reader, its own
+ * canaries: concurrent builds are told apart by Landlock domain, design.md §6), its result JSON
+ * read back, each debt path classified against the store and the base root, and the whole
+ * summarised by src/core/sweep.c.  No recipe is dropped: one that cannot be read, resolved,
+ * fetched or built is an item with outcome "failed" and its reason.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/build.h"
+#include "cli/commands.h"
+#include "cli/proc.h"
+#include "cli/sweep.h"
+#include "core/recipe.h"
+#include "core/store.h"
+#include "core/suggest.h"
+#include "core/file.h"
+#include "core/util.h"
+
+#define RECIPE_FILE "recipe.toml"
+
+/* ---- finding recipes ---- */
+
+struct recipes {
+	char **keys;
+	size_t n, cap;
+};
+
+static void recipes_add(struct recipes *r, char *key)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 64;
+		r->keys = hk_xrealloc(r->keys, r->cap * sizeof(char *));
+	}
+	r->keys[r->n++] = key;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Walks `dir` (named `shown`): a directory holding recipe.toml is a recipe and is not
+ * descended (its subdirectories are its sources); hidden directories and stores (a
+ * .harkaq-store marker) are skipped. */
+static int walk(const char *dir, const char *shown, struct recipes *out, int depth,
+		struct hk_error *err)
+{
+	if (depth > 32)
+		return hk_fail(err, ELOOP, "%s: nested more than 32 directories deep", shown);
+	hk_autofree char *rf = hk_xasprintf("%s/" RECIPE_FILE, dir);
+	struct stat st;
+	if (stat(rf, &st) == 0 && S_ISREG(st.st_mode)) {
+		recipes_add(out, hk_xasprintf("%s%s" RECIPE_FILE, shown, *shown ? "/" : ""));
+		return 0;
+	}
+	hk_autofree char *marker = hk_xasprintf("%s/.harkaq-store", dir);
+	if (access(marker, F_OK) == 0)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return hk_fail_errno(err, errno, "reading the directory %s", shown);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			names = hk_xrealloc(names, cap * sizeof(char *));
+		}
+		names[n++] = hk_xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(char *), cmp_name);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		hk_autofree char *sub = hk_xasprintf("%s/%s", dir, names[i]);
+		/* lstat: a symlinked directory could loop or leave the catalogue. */
+		if (rc == 0 && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+			hk_autofree char *subshown =
+				hk_xasprintf("%s%s%s", shown, *shown ? "/" : "", names[i]);
+			rc = walk(sub, subshown, out, depth + 1, err);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int find_recipes(char **args, size_t n_args, struct recipes *out, struct hk_error *err)
+{
+	for (size_t i = 0; i < n_args; i++) {
+		struct stat st;
+		if (stat(args[i], &st) < 0)
+			return hk_fail_errno(err, errno, "%s", args[i]);
+		if (!S_ISDIR(st.st_mode)) {
+			recipes_add(out, hk_xstrdup(args[i]));
+			continue;
+		}
+		/* The directory as named, without trailing slashes ("." names nothing). */
+		char *shown = hk_xstrdup(args[i]);
+		size_t l = strlen(shown);
+		while (l > 1 && shown[l - 1] == '/')
+			shown[--l] = '\0';
+		if (strcmp(shown, ".") == 0)
+			shown[0] = '\0';
+		size_t before = out->n;
+		int rc = walk(args[i], shown, out, 0, err);
+		free(shown);
+		if (rc < 0)
+			return rc;
+		if (out->n == before)
+			return hk_fail(err, ENOENT, "%s: no " RECIPE_FILE " in this directory or below",
+				       args[i]);
+	}
+	return 0;
+}
+
+/* ---- classification ---- */
+
+struct classify_ctx {
+	/* Over the store snapshot: its path index and symlink map were loaded before any build
+	 * (prime_classifier). */
+	struct hk_suggester *sugg;
+	const char *base_root;
+};
+
+/* A debt path is classified by the build's own diagnosis (core/suggest.h, design.md §8):
+ * declarable when an artifact of the store provides it, irreducible otherwise.  It asks the
+ * store handle opened before the first build, whose path index and symlink map are loaded
+ * once: builds of this sweep that seal new artifacts do not change the answer, so the order
+ * and concurrency of the builds, and how the catalogue is sharded, cannot change a
+ * classification.  No closure is given: "declarable" is "the store provides it". */
+static void classify(void *vctx, const char *path, struct hk_sweep_class *out)
+{
+	const struct classify_ctx *c = vctx;
+	memset(out, 0, sizeof(*out));
+	struct hk_diag_item it;
+	struct hk_error e;
+	if (c->sugg && hk_diagnose_path(c->sugg, path, NULL, &it, &e) == 0) {
+		if (it.cls == HK_DIAG_DECLARABLE) {
+			out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
+			for (size_t i = 0; i < it.n_providers; i++) {
+				bool dup = false;
+				for (size_t k = 0; k < out->n_providers; k++)
+					dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
+				if (!dup)
+					out->providers[out->n_providers++] =
+						hk_xstrdup(it.providers[i].name);
+			}
+		}
+		hk_diag_item_free(&it);
+	}
+	/* The base-debt measure: would `policy = closure + whole base root` have granted it?
+	 * Not what the sandbox itself mounts there (its contract surfaces). */
+	if (!hk_contract_surface(path)) {
+		const char *root = c->base_root ? c->base_root : "/";
+		size_t rl = strlen(root);
+		hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
+						      root, path);
+		struct stat st;
+		out->in_base = lstat(host, &st) == 0;
+	}
+}
+
+/* ---- running the builds ---- */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+struct job {
+	size_t item;             /* index into the doc's items */
+	pid_t pid;
+	long long t0;
+	char *result_path, *log_path, *abs_recipe, *base_root;
+};
+
+static char *file_slug(size_t pos, const char *key)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	hk_buf_printf(&b, "%04zu-", pos);
+	for (const char *p = key; *p && b.len < 100; p++)
+		hk_buf_putc(&b, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+					(*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'
+				       ? *p
+				       : '_');
+	return hk_buf_steal(&b);
+}
+
+/* Replaces every occurrence of `from` in *s by `to`. */
+static void replace_all(char **s, const char *from, const char *to)
+{
+	if (!from || !*from || !strstr(*s, from))
+		return;
+	struct hk_buf b = HK_BUF_INIT;
+	const char *p = *s, *q;
+	while ((q = strstr(p, from))) {
+		hk_buf_append(&b, p, (size_t)(q - p));
+		hk_buf_puts(&b, to);
+		p = q + strlen(from);
+	}
+	hk_buf_puts(&b, p);
+	free(*s);
+	*s = hk_buf_steal(&b);
+}
+
+/* A reason must read the same on every machine (it is part of the summary): the recipe is
+ * named as the sweep names it, and a build's random work directory is elided. */
+static char *clean_reason(const char *msg, const char *abs_recipe, const char *key)
+{
+	char *s = hk_xstrdup(msg);
+	replace_all(&s, abs_recipe, key);
+	const char *tag = "/var/tmp/harkaq-build-";
+	char *p = s;
+	while ((p = strstr(p, tag))) {
+		char *h = p + strlen(tag), *e = h;
+		while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f'))
+			e++;
+		if (e - h >= 8) {
+			memmove(h + 3, e, strlen(e) + 1);
+			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
+		}
+		p = h;
+	}
+	return s;
+}
+
+/* The last "harkaq build: …" line of the log: the build's own statement of why it stopped
+ * (the line announcing a failed phase is not one: the result JSON says that). */
+static char *reason_from_log(const char *log)
+{
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error e;
+	char *found = NULL;
+	if (hk_file_read(log, &text, &e) == 0) {
+		const char *p = hk_buf_str(&text);
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			static const char pre[] = "harkaq build: ";
+			if (n > sizeof(pre) - 1 && strncmp(p, pre, sizeof(pre) - 1) == 0 &&
+			    !(strstr(p, "failed; later phases were not run") &&
+			      strstr(p, "failed; later phases were not run") < p + n)) {
+				free(found);
+				found = hk_xstrndup(p + sizeof(pre) - 1, n - (sizeof(pre) - 1));
+			}
+			p += n + (nl ? 1 : 0);
+		}
+	}
+	hk_buf_free(&text);
+	return found;
+}
+
+static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
+		       struct hk_suggester *sugg)
+{
+	it->ms = hk_now_ms() - jb->t0;
+	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error e = { 0 };
+	struct hk_jval *v = NULL;
+	bool have = access(jb->result_path, F_OK) == 0 &&
+		    hk_file_read(jb->result_path, &text, &e) == 0 &&
+		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
+	struct classify_ctx cc = { sugg, jb->base_root };
+	if (have && hk_sweep_item_from_build(it, v, classify, &cc, &e) == 0) {
+		if (it->reason) {
+			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
+			free(it->reason);
+			it->reason = r;
+		}
+		/* A result written for a status >= 64 without an "error" member: say so. */
+		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
+			char *why = reason_from_log(jb->log_path);
+			char *r = why ? clean_reason(why, jb->abs_recipe, it->key)
+				      : hk_xasprintf("harkaq build exited with status %d",
+						     it->exit_status);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
+			free(r);
+			free(why);
+		}
+	} else {
+		char *why = reason_from_log(jb->log_path);
+		char *r;
+		if (why)
+			r = clean_reason(why, jb->abs_recipe, it->key);
+		else if (WIFSIGNALED(status))
+			r = hk_xasprintf("harkaq build was killed by signal %d", WTERMSIG(status));
+		else
+			r = hk_xasprintf("harkaq build exited with status %d and left no result",
+					 it->exit_status);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
+		free(r);
+		free(why);
+	}
+	hk_jval_free(v);
+	hk_buf_free(&text);
+}
+
+/* Pre-flight in the sweep itself, so the most common reasons (a recipe that does not parse,
+ * a dep the store lacks) are stated exactly and cost no build. */
+static bool preflight(struct hk_sweep_item *it, struct hk_store *store, const char *store_dir,
+		      struct hk_recipe *r)
+{
+	struct hk_error e = { 0 };
+	if (hk_recipe_load(it->key, r, &e) < 0) {
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_RECIPE, e.msg);
+		return false;
+	}
+	free(it->name);
+	free(it->version);
+	it->name = hk_xstrdup(r->name);
+	it->version = hk_xstrdup(r->version);
+	char hash[HK_B3_ID_LEN];
+	hk_recipe_hash(r, hash);
+	free(it->recipe_hash);
+	it->recipe_hash = hk_xstrdup(hash);
+	for (size_t i = 0; i < r->n_build_deps; i++) {
+		const struct hk_recipe_dep *d = &r->build_deps[i];
+		const struct hk_artifact *a;
+		if (store && hk_store_find(store, d->spec, &a, &e) == 0)
+			continue;
+		char *msg;
+		if (!store)
+			msg = hk_xasprintf("%s:%u:%u: build dep '%s': there is no store (--store, "
+					   "$HARKAQ_STORE or a store/ above the recipe)",
+					   it->key, d->pos.line, d->pos.col, d->spec);
+		else if (e.code == EEXIST)
+			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is ambiguous in the store",
+					   it->key, d->pos.line, d->pos.col, d->spec);
+		else
+			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is not in the store (import it "
+					   "with 'harkaq store import-apt' or build its recipe first)",
+					   it->key, d->pos.line, d->pos.col, d->spec);
+		(void)store_dir;
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_DEPS, msg);
+		free(msg);
+		return false;
+	}
+	return true;
+}
+
+static bool tty_progress;
+
+static void progress(const struct sweep_opts *o, size_t done, size_t total, const struct job *jobs,
+		     size_t n_jobs, const struct hk_sweep_doc *d, long long t0, const char *finished)
+{
+	if (o->quiet)
+		return;
+	long long s = (hk_now_ms() - t0) / 1000;
+	if (!tty_progress) {
+		if (finished)
+			fprintf(stderr, "[sweep] %zu/%zu %s (%lld:%02lld elapsed)\n", done, total,
+				finished, s / 60, s % 60);
+		return;
+	}
+	struct hk_buf b = HK_BUF_INIT;
+	hk_buf_printf(&b, "\r\033[K[sweep] %zu/%zu done · %zu running", done, total, n_jobs);
+	for (size_t i = 0; i < n_jobs; i++) {
+		const struct hk_sweep_item *it = &d->items[jobs[i].item];
+		hk_buf_printf(&b, "%s%s", i ? ", " : ": ", it->name ? it->name : it->key);
+		if (b.len > 110) {
+			hk_buf_puts(&b, "…");
+			break;
+		}
+	}
+	hk_buf_printf(&b, " · %lld:%02lld", s / 60, s % 60);
+	fputs(hk_buf_str(&b), stderr);
+	fflush(stderr);
+	hk_buf_free(&b);
+}
+
+static char *self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return hk_xstrdup(buf);
+}
+
+static pid_t spawn_build(const char *self, const struct sweep_opts *o, const char *store_dir,
+			 const struct job *jb, const char *key, struct hk_error *err)
+{
+	struct hk_argv a = { 0 };
+	hk_argv_push(&a, self);
+	hk_argv_push(&a, "build");
+	if (store_dir) {
+		hk_argv_push(&a, "--store");
+		hk_argv_push(&a, store_dir);
+	}
+	hk_argv_push(&a, "--result-out");
+	hk_argv_push(&a, jb->result_path);
+	if (o->timeout) {
+		hk_argv_push(&a, "--timeout");
+		hk_argv_push(&a, o->timeout);
+	}
+	if (o->profile) {
+		hk_argv_push(&a, "--profile");
+		hk_argv_push(&a, o->profile);
+	}
+	if (o->user) {
+		hk_argv_push(&a, "--user");
+		hk_argv_push(&a, o->user);
+	}
+	hk_argv_push(&a, "--");
+	hk_argv_push(&a, key);
+	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0) {
+		hk_argv_free(a.v);
+		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(logfd);
+		hk_argv_free(a.v);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		dup2(logfd, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execv(self, a.v);
+		fprintf(stderr, "harkaq build: could not run %s: %s\n", self, strerror(errno));
+		_exit(127);
+	}
+	close(logfd);
+	hk_argv_free(a.v);
+	return pid;
+}
+
+/* ---- one sweep, step by step ---- */
+
+/* Everything one sweep holds while it runs; released by release_sweep(). */
+struct sweep_run {
+	const struct sweep_opts *o;
+	struct hk_error err;
+	struct hk_sweep_doc d;
+	size_t *positions;          /* each item's position in the whole catalogue */
+	char *store_dir;
+	struct hk_store *store;     /* the snapshot every classification uses */
+	struct hk_suggester *sugg;
+	char *work;                 /* logs and build results: --out, or a scratch directory */
+	bool scratch;
+	char *logs, *builds, *self;
+	struct job *jobs;
+	size_t n_jobs, next, done;
+	long long t0;
+};
+
+static void release_sweep(struct sweep_run *sr)
+{
+	if (sr->scratch && sr->work) {
+		struct hk_error ignored;
+		hk_store_remove_tree(sr->work, &ignored);
+	}
+	hk_suggester_free(sr->sugg);
+	if (sr->store)
+		hk_store_close(sr->store);
+	free(sr->jobs);
+	free(sr->positions);
+	free(sr->self);
+	free(sr->logs);
+	free(sr->builds);
+	free(sr->work);
+	free(sr->store_dir);
+	hk_sweep_doc_free(&sr->d);
+}
+
+/* The catalogue: the recipes found, sorted, named by their keys, and this shard's items. */
+static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
+{
+	struct recipes found = { 0 };
+	if (find_recipes(args, n_args, &found, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		for (size_t i = 0; i < found.n; i++)
+			free(found.keys[i]);
+		free(found.keys);
+		return HK_EXIT_DATAERR;
+	}
+	found.n = hk_sweep_sort_keys(found.keys, found.n);
+	struct hk_sweep_doc *d = &sr->d;
+	hk_sweep_catalogue_id((const char *const *)found.keys, found.n, d->catalogue_id);
+	d->catalogue_size = found.n;
+	d->jobs = sr->o->jobs;
+	d->items = hk_xcalloc(found.n + 1, sizeof(*d->items));
+	sr->positions = hk_xcalloc(found.n + 1, sizeof(size_t));
+	int code = 0;
+	if (sr->o->shard &&
+	    hk_sweep_parse_shard(sr->o->shard, &d->shard_index, &d->shard_count, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		code = HK_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < found.n; i++) {
+		if (code == 0 && hk_sweep_in_shard(i, d->shard_index, d->shard_count)) {
+			sr->positions[d->n_items] = i;
+			d->items[d->n_items].exit_status = -1;
+			d->items[d->n_items++].key = found.keys[i];
+		} else {
+			free(found.keys[i]);
+		}
+	}
+	free(found.keys);
+	return code;
+}
+
+/* One store for every build, resolved once, and its snapshot: the path index and the
+ * symlink map the diagnosis reads, loaded now, before any build can seal into the store. */
+static int open_snapshot(struct sweep_run *sr)
+{
+	const struct sweep_opts *o = sr->o;
+	if (o->store_opt || (getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE"))) {
+		sr->store_dir = hk_xstrdup(hk_store_choose_dir(o->store_opt));
+	} else {
+		for (size_t i = 0; i < sr->d.n_items && !sr->store_dir; i++) {
+			struct hk_recipe r;
+			struct hk_error e;
+			if (hk_recipe_load(sr->d.items[i].key, &r, &e) == 0) {
+				sr->store_dir = hk_build_store_dir(&r, NULL);
+				hk_recipe_free(&r);
+			}
+		}
+	}
+	if (!sr->store_dir)
+		return 0;
+	const struct hk_artifact **p = NULL;
+	size_t np = 0;
+	struct hk_diag_item primed;
+	if (hk_store_open(sr->store_dir, false, &sr->store, &sr->err) < 0 ||
+	    hk_store_providers(sr->store, "/", &p, &np, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return HK_EXIT_DATAERR;
+	}
+	free(p);
+	const struct hk_suggest_input in = { .store = sr->store, .sandbox_contract = true };
+	sr->sugg = hk_suggester_new(&in);
+	if (hk_diagnose_path(sr->sugg, "/", NULL, &primed, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return HK_EXIT_DATAERR;
+	}
+	hk_diag_item_free(&primed);
+	char *abs = realpath(sr->store_dir, NULL);
+	if (abs) {
+		free(sr->store_dir);
+		sr->store_dir = abs;
+	}
+	sr->d.store = hk_xstrdup(sr->store_dir);
+	return 0;
+}
+
+/* Where logs and build results go: --out, else a scratch directory removed at the end. */
+static int make_workspace(struct sweep_run *sr)
+{
+	sr->scratch = !sr->o->out_dir;
+	if (sr->o->out_dir) {
+		sr->work = hk_xstrdup(sr->o->out_dir);
+	} else {
+		sr->work = hk_xstrdup("/var/tmp/harkaq-sweep-XXXXXX");
+		if (!mkdtemp(sr->work)) {
+			fprintf(stderr, "harkaq sweep: creating a scratch directory: %s\n",
+				strerror(errno));
+			free(sr->work);
+			sr->work = NULL;
+			return HK_EXIT_SOFTWARE;
+		}
+	}
+	sr->logs = hk_xasprintf("%s/logs", sr->work);
+	sr->builds = hk_xasprintf("%s/builds", sr->work);
+	sr->self = self_exe();
+	if (!sr->self) {
+		fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
+		return HK_EXIT_SOFTWARE;
+	}
+	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 || sweep_mkdir_p(sr->builds, &sr->err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return HK_EXIT_SOFTWARE;
+	}
+	return 0;
+}
+
+static void job_free(struct job *jb)
+{
+	free(jb->result_path);
+	free(jb->log_path);
+	free(jb->abs_recipe);
+	free(jb->base_root);
+}
+
+/* Starts builds while there are slots and recipes: each checked first (preflight), then
+ * built by its own `harkaq build` child. */
+static void start_jobs(struct sweep_run *sr)
+{
+	struct hk_sweep_doc *d = &sr->d;
+	while (!stop_signal && sr->n_jobs < sr->o->jobs && sr->next < d->n_items) {
+		struct hk_sweep_item *it = &d->items[sr->next];
+		size_t pos = sr->positions[sr->next];
+		sr->next++;
+		struct hk_recipe r;
+		if (!preflight(it, sr->store, sr->store_dir, &r)) {
+			sr->done++;
+			char *line = hk_xasprintf("%s: failed (%s)", it->name ? it->name : it->key,
+						  it->fail_code);
+			progress(sr->o, sr->done, d->n_items, sr->jobs, sr->n_jobs, d, sr->t0, line);
+			free(line);
+			continue;
+		}
+		struct job *jb = &sr->jobs[sr->n_jobs];
+		memset(jb, 0, sizeof(*jb));
+		jb->item = (size_t)(it - d->items);
+		hk_autofree char *slug = file_slug(pos, it->key);
+		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
+		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
+		jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
+		jb->base_root = hk_xstrdup(r.base_kind == HK_BASE_ROOT ? r.base_root : "/");
+		hk_recipe_free(&r);
+		unlink(jb->result_path);
+		jb->t0 = hk_now_ms();
+		jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
+		if (jb->pid < 0) {
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
+			job_free(jb);
+			sr->done++;
+			continue;
+		}
+		if (!sr->scratch) {
+			free(it->log);
+			it->log = hk_xstrdup(jb->log_path);
+		}
+		sr->n_jobs++;
+	}
+}
+
+/* Reaps one finished build, if any, and reads its result.  Returns whether one was reaped. */
+static bool reap_job(struct sweep_run *sr)
+{
+	int status;
+	pid_t pid = waitpid(-1, &status, WNOHANG);
+	if (pid <= 0)
+		return false;
+	for (size_t i = 0; i < sr->n_jobs; i++) {
+		if (sr->jobs[i].pid != pid)
+			continue;
+		struct hk_sweep_item *it = &sr->d.items[sr->jobs[i].item];
+		finish_job(&sr->jobs[i], status, it, sr->sugg);
+		job_free(&sr->jobs[i]);
+		sr->jobs[i] = sr->jobs[--sr->n_jobs];
+		sr->done++;
+		char *line = hk_xasprintf("%s: %s (%.1f s)", it->name ? it->name : it->key,
+					  hk_sweep_outcome_label(it->outcome), (double)it->ms / 1000.0);
+		progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0, line);
+		free(line);
+		break;
+	}
+	return true;
+}
+
+/* Builds every item, --jobs at a time.  A stop signal is passed on to the running builds
+ * (each stops cleanly on SIGTERM: its work directory removed, nothing half-sealed), and the
+ * recipes it kept from running are reported, not dropped. */
+static void run_builds(struct sweep_run *sr)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	stop_signal = 0;
+	tty_progress = isatty(2);
+
+	sr->t0 = hk_now_ms();
+	if (!sr->o->quiet)
+		fprintf(stderr, "[sweep] %zu recipe(s)%s, %u at a time, store %s\n", sr->d.n_items,
+			sr->d.shard_count ? " in this shard" : "", sr->o->jobs,
+			sr->store_dir ? sr->store_dir : "(none)");
+	sr->jobs = hk_xcalloc(sr->o->jobs + 1, sizeof(*sr->jobs));
+	bool forwarded = false;
+	while (sr->next < sr->d.n_items || sr->n_jobs > 0) {
+		if (stop_signal && !forwarded) {
+			for (size_t i = 0; i < sr->n_jobs; i++)
+				kill(sr->jobs[i].pid, SIGTERM);
+			forwarded = true;
+		}
+		start_jobs(sr);
+		if (sr->n_jobs == 0) {
+			if (stop_signal)
+				break;
+			continue;
+		}
+		if (!reap_job(sr)) {
+			progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0,
+				 NULL);
+			struct timespec ts = { 0, 200 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (tty_progress && !sr->o->quiet)
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < sr->d.n_items; i++)
+		if (sr->d.items[i].n_phases == 0 && !sr->d.items[i].fail_code) {
+			char *msg = hk_xasprintf("the sweep was interrupted (signal %d) before this "
+						 "recipe was built", (int)stop_signal);
+			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
+			free(msg);
+		}
+	sr->d.elapsed_ms = hk_now_ms() - sr->t0;
+}
+
+int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
+{
+	struct sweep_run sr = { .o = o };
+	int code = collect_items(&sr, args, n_args);
+	if (code == 0)
+		code = open_snapshot(&sr);
+	if (code == 0)
+		code = make_workspace(&sr);
+	if (code) {
+		release_sweep(&sr);
+		return code;
+	}
+	run_builds(&sr);
+	/* The classifications are made: the snapshot is no longer needed. */
+	hk_suggester_free(sr.sugg);
+	sr.sugg = NULL;
+	hk_store_close(sr.store);
+	sr.store = NULL;
+	if (sweep_emit(&sr.d, o, &sr.err) < 0) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr.err.msg);
+		code = HK_EXIT_SOFTWARE;
+	}
+	if (!sr.scratch && !o->quiet)
+		fprintf(stderr, "[sweep] results, logs and build results in %s\n", sr.work);
+	release_sweep(&sr);
+	return stop_signal ? 128 + (int)stop_signal : code;
+}
+

@@ -1,0 +1,398 @@
+/* The sweep's result document (harkaq.sweep.v1, docs/sweep.md): its one encoder and its one
+ * decoder.  The merge of shards reads what this file writes, byte for byte. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sweep.h"
+#include "core/sweep_internal.h"
+#include "core/util.h"
+
+static void jopt_str(struct hk_json *j, const char *key, const char *s)
+{
+	hk_json_key(j, key);
+	if (s)
+		hk_json_str(j, s);
+	else
+		hk_json_null(j);
+}
+
+static void jopt_bytes(struct hk_json *j, const char *key, const char *s)
+{
+	hk_json_key(j, key);
+	if (s)
+		hk_json_bytes(j, s, strlen(s));
+	else
+		hk_json_null(j);
+}
+
+static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_json *j)
+{
+	hk_json_obj_begin(j);
+	jopt_bytes(j, "key", it->key);
+	jopt_str(j, "name", it->name);
+	jopt_str(j, "version", it->version);
+	jopt_str(j, "recipe_hash", it->recipe_hash);
+	jopt_str(j, "policy_id", it->policy_id);
+	jopt_str(j, "outcome", hk_sweep_outcome_name(it->outcome));
+	hk_json_key(j, "failure");
+	if (it->fail_code) {
+		hk_json_obj_begin(j);
+		jopt_str(j, "code", it->fail_code);
+		jopt_bytes(j, "reason", it->reason);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
+	jopt_str(j, "failed_phase", it->failed_phase);
+	hk_json_key(j, "phases");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < it->n_phases; i++) {
+		const struct hk_sweep_phase *p = &it->phases[i];
+		hk_json_obj_begin(j);
+		jopt_str(j, "phase", p->phase);
+		jopt_str(j, "state", p->state);
+		jopt_str(j, "reason", p->reason);
+		hk_json_key(j, "exit_code");
+		hk_json_int(j, p->exit_code);
+		hk_json_key(j, "debt");
+		hk_json_uint(j, p->debt);
+		hk_json_key(j, "expected");
+		hk_json_uint(j, p->expected);
+		hk_json_key(j, "policy_bug");
+		hk_json_uint(j, p->policy_bug);
+		if (with_run) {
+			hk_json_key(j, "ms");
+			hk_json_int(j, p->ms);
+			jopt_str(j, "evidence", p->evidence);
+		}
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "debt");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < it->n_debts; i++) {
+		const struct hk_sweep_debt *d = &it->debts[i];
+		hk_json_obj_begin(j);
+		jopt_bytes(j, "path", d->path);
+		jopt_str(j, "class", d->irreducible ? "irreducible" : "declarable");
+		hk_json_key(j, "providers");
+		hk_json_arr_begin(j);
+		for (size_t k = 0; k < d->n_providers; k++)
+			hk_json_str(j, d->providers[k]);
+		hk_json_arr_end(j);
+		hk_json_key(j, "in_base");
+		hk_json_bool(j, d->in_base);
+		hk_json_key(j, "phases");
+		hk_json_arr_begin(j);
+		for (size_t k = 0; k < it->n_phases && k < 32; k++)
+			if (d->phases & (1u << k))
+				hk_json_str(j, it->phases[k].phase);
+		hk_json_arr_end(j);
+		if (with_run) {
+			/* Which program and how often depend on scheduling (make -j): run data. */
+			jopt_bytes(j, "exe", d->exe);
+			hk_json_key(j, "records");
+			hk_json_uint(j, d->records);
+		}
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "policy_bugs");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < it->n_policy_bugs; i++)
+		hk_json_bytes(j, it->policy_bugs[i], strlen(it->policy_bugs[i]));
+	hk_json_arr_end(j);
+	if (with_run) {
+		hk_json_key(j, "run");
+		hk_json_obj_begin(j);
+		jopt_str(j, "artifact", it->artifact);
+		hk_json_key(j, "ms");
+		hk_json_int(j, it->ms);
+		hk_json_key(j, "exit_status");
+		hk_json_int(j, it->exit_status);
+		jopt_bytes(j, "log", it->log);
+		hk_json_obj_end(j);
+	}
+	hk_json_obj_end(j);
+}
+
+static void summary_json(const struct hk_sweep_summary *s, struct hk_json *j)
+{
+	hk_json_obj_begin(j);
+	hk_json_key(j, "recipes");
+	hk_json_uint(j, s->recipes);
+	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
+		hk_json_key(j, hk_sweep_outcome_name((enum hk_sweep_outcome)o));
+		hk_json_uint(j, s->counts[o]);
+	}
+	hk_json_key(j, "measured");
+	hk_json_uint(j, s->measured);
+	hk_json_key(j, "failed_builds");
+	hk_json_uint(j, s->failed_builds);
+	hk_json_key(j, "irreducible_rate");
+	if (s->measured)
+		hk_json_double(j, (double)s->counts[HK_SWEEP_IRREDUCIBLE] / (double)s->measured);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "target_rate");
+	hk_json_double(j, HK_SWEEP_TARGET_PERCENT / 100.0);
+	hk_json_key(j, "meets_target");
+	if (s->measured)
+		hk_json_bool(j, s->counts[HK_SWEEP_IRREDUCIBLE] * 100 <
+					s->measured * HK_SWEEP_TARGET_PERCENT);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "base_debt");
+	hk_json_obj_begin(j);
+	hk_json_key(j, "recipes");
+	hk_json_uint(j, s->base_recipes);
+	hk_json_key(j, "paths_total");
+	hk_json_uint(j, s->base_paths_total);
+	hk_json_key(j, "paths_distinct");
+	hk_json_uint(j, s->base_paths_distinct);
+	hk_json_key(j, "hidden_by_base");
+	hk_json_uint(j, s->hidden_by_base);
+	hk_json_obj_end(j);
+	hk_json_key(j, "policy_bugs");
+	hk_json_obj_begin(j);
+	hk_json_key(j, "recipes");
+	hk_json_uint(j, s->policy_bug_recipes);
+	hk_json_key(j, "paths");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < s->policy_bug_paths.len; i++)
+		hk_json_bytes(j, s->policy_bug_paths.items[i], strlen(s->policy_bug_paths.items[i]));
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
+	hk_json_key(j, "debt_paths");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < s->n_paths; i++) {
+		const struct hk_sweep_path_count *p = &s->paths[i];
+		hk_json_obj_begin(j);
+		jopt_bytes(j, "path", p->path);
+		hk_json_key(j, "recipes");
+		hk_json_uint(j, p->recipes);
+		jopt_str(j, "class", p->irreducible ? "irreducible" : "declarable");
+		hk_json_key(j, "providers");
+		hk_json_arr_begin(j);
+		for (size_t k = 0; k < p->first->n_providers; k++)
+			hk_json_str(j, p->first->providers[k]);
+		hk_json_arr_end(j);
+		hk_json_key(j, "in_base");
+		hk_json_bool(j, p->in_base);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
+}
+
+void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_json *j)
+{
+	struct hk_sweep_summary s;
+	hk_sweep_summarise(d->items, d->n_items, &s);
+	hk_json_obj_begin(j);
+	jopt_str(j, "kind", "harkaq.sweep.v1");
+	hk_json_key(j, "catalogue");
+	hk_json_obj_begin(j);
+	jopt_str(j, "id", d->catalogue_id);
+	hk_json_key(j, "recipes");
+	hk_json_uint(j, d->catalogue_size);
+	hk_json_obj_end(j);
+	hk_json_key(j, "shard");
+	if (d->shard_count) {
+		hk_json_obj_begin(j);
+		hk_json_key(j, "index");
+		hk_json_uint(j, d->shard_index);
+		hk_json_key(j, "count");
+		hk_json_uint(j, d->shard_count);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
+	hk_json_key(j, "summary");
+	summary_json(&s, j);
+	hk_json_key(j, "recipes");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < d->n_items; i++)
+		item_json(&d->items[i], with_run, j);
+	hk_json_arr_end(j);
+	if (with_run) {
+		hk_json_key(j, "run");
+		hk_json_obj_begin(j);
+		hk_json_key(j, "jobs");
+		hk_json_uint(j, d->jobs);
+		hk_json_key(j, "elapsed_ms");
+		hk_json_int(j, d->elapsed_ms);
+		jopt_bytes(j, "store", d->store);
+		hk_json_obj_end(j);
+	}
+	hk_json_obj_end(j);
+	hk_sweep_summary_free(&s);
+}
+
+static char *jbytes_dup(const struct hk_jval *obj, const char *key)
+{
+	const struct hk_jval *v = hk_jobj_get(obj, key);
+	if (!v || v->type == HK_JNULL)
+		return NULL;
+	size_t n;
+	return hk_jval_bytes(v, &n);
+}
+
+static int outcome_from_name(const char *s)
+{
+	for (int o = 0; s && o < HK_SWEEP_OUTCOME_COUNT; o++)
+		if (strcmp(s, hk_sweep_outcome_name((enum hk_sweep_outcome)o)) == 0)
+			return o;
+	return -1;
+}
+
+static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const char *where,
+		      size_t idx, struct hk_error *err)
+{
+	memset(it, 0, sizeof(*it));
+	it->key = jbytes_dup(v, "key");
+	int o = outcome_from_name(jstr(v, "outcome"));
+	if (v->type != HK_JOBJ || !it->key || o < 0) {
+		hk_sweep_item_free(it);
+		return hk_fail(err, EINVAL, "%s: recipe %zu has no key or no valid outcome", where,
+			       idx);
+	}
+	it->outcome = (enum hk_sweep_outcome)o;
+	it->name = dup_or_null(jstr(v, "name"));
+	it->version = dup_or_null(jstr(v, "version"));
+	it->recipe_hash = dup_or_null(jstr(v, "recipe_hash"));
+	it->policy_id = dup_or_null(jstr(v, "policy_id"));
+	it->failed_phase = dup_or_null(jstr(v, "failed_phase"));
+	const struct hk_jval *f = hk_jobj_get(v, "failure");
+	if (f && f->type == HK_JOBJ) {
+		it->fail_code = dup_or_null(jstr(f, "code"));
+		it->reason = jbytes_dup(f, "reason");
+	}
+	const struct hk_jval *ph = hk_jobj_get(v, "phases");
+	size_t nph = ph && ph->type == HK_JARR ? ph->len : 0;
+	it->phases = hk_xcalloc(nph + 1, sizeof(*it->phases));
+	for (size_t i = 0; i < nph; i++) {
+		const struct hk_jval *p = &ph->items[i];
+		struct hk_sweep_phase *sp = &it->phases[it->n_phases++];
+		const char *name = jstr(p, "phase");
+		sp->phase = hk_xstrdup(name ? name : "?");
+		sp->state = dup_or_null(jstr(p, "state"));
+		sp->reason = dup_or_null(jstr(p, "reason"));
+		sp->evidence = dup_or_null(jstr(p, "evidence"));
+		int64_t x;
+		sp->exit_code = jint(p, "exit_code", &x) ? (int)x : -1;
+		sp->debt = jint(p, "debt", &x) && x > 0 ? (uint64_t)x : 0;
+		sp->expected = jint(p, "expected", &x) && x > 0 ? (uint64_t)x : 0;
+		sp->policy_bug = jint(p, "policy_bug", &x) && x > 0 ? (uint64_t)x : 0;
+		sp->ms = jint(p, "ms", &x) ? x : 0;
+	}
+	const struct hk_jval *db = hk_jobj_get(v, "debt");
+	size_t nd = db && db->type == HK_JARR ? db->len : 0;
+	it->debts = hk_xcalloc(nd + 1, sizeof(*it->debts));
+	for (size_t i = 0; i < nd; i++) {
+		const struct hk_jval *d = &db->items[i];
+		struct hk_sweep_debt *sd = &it->debts[it->n_debts];
+		sd->path = jbytes_dup(d, "path");
+		if (!sd->path) {
+			hk_sweep_item_free(it);
+			return hk_fail(err, EINVAL, "%s: recipe %zu: a debt entry without a path",
+				       where, idx);
+		}
+		it->n_debts++;
+		const char *cls = jstr(d, "class");
+		sd->irreducible = !cls || strcmp(cls, "declarable") != 0;
+		const struct hk_jval *pv = hk_jobj_get(d, "providers");
+		if (pv && pv->type == HK_JARR && pv->len) {
+			sd->providers = hk_xcalloc(pv->len, sizeof(char *));
+			for (size_t k = 0; k < pv->len; k++)
+				if (pv->items[k].type == HK_JSTR)
+					sd->providers[sd->n_providers++] = hk_xstrdup(pv->items[k].str);
+		}
+		const struct hk_jval *ib = hk_jobj_get(d, "in_base");
+		sd->in_base = ib && ib->type == HK_JBOOL && ib->b;
+		const struct hk_jval *dp = hk_jobj_get(d, "phases");
+		for (size_t k = 0; dp && dp->type == HK_JARR && k < dp->len; k++)
+			for (size_t q = 0; q < it->n_phases && q < 32; q++)
+				if (dp->items[k].type == HK_JSTR &&
+				    strcmp(dp->items[k].str, it->phases[q].phase) == 0)
+					sd->phases |= 1u << q;
+		sd->exe = jbytes_dup(d, "exe");
+		int64_t x;
+		sd->records = jint(d, "records", &x) && x > 0 ? (uint64_t)x : 0;
+	}
+	const struct hk_jval *bugs = hk_jobj_get(v, "policy_bugs");
+	size_t nb = bugs && bugs->type == HK_JARR ? bugs->len : 0;
+	it->policy_bugs = hk_xcalloc(nb + 1, sizeof(char *));
+	for (size_t i = 0; i < nb; i++) {
+		size_t n;
+		char *bp = hk_jval_bytes(&bugs->items[i], &n);
+		if (bp)
+			it->policy_bugs[it->n_policy_bugs++] = bp;
+	}
+	const struct hk_jval *run = hk_jobj_get(v, "run");
+	if (run && run->type == HK_JOBJ) {
+		it->artifact = dup_or_null(jstr(run, "artifact"));
+		it->log = jbytes_dup(run, "log");
+		int64_t x;
+		it->ms = jint(run, "ms", &x) ? x : 0;
+		it->exit_status = jint(run, "exit_status", &x) ? (int)x : -1;
+	} else {
+		it->exit_status = -1;
+	}
+	return 0;
+}
+
+int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
+		       struct hk_sweep_doc *out, struct hk_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct hk_jval *v = NULL;
+	if (hk_json_parse(text, len, &v, err) < 0)
+		return hk_wrap(err, "%s", filename);
+	int rc = 0;
+	const char *kind = jstr(v, "kind");
+	const struct hk_jval *cat = hk_jobj_get(v, "catalogue");
+	const struct hk_jval *recipes = hk_jobj_get(v, "recipes");
+	const char *id = cat ? jstr(cat, "id") : NULL;
+	int64_t size = 0;
+	if (!kind || strcmp(kind, "harkaq.sweep.v1") != 0 || !id ||
+	    strlen(id) != HK_B3_ID_LEN - 1 || !jint(cat, "recipes", &size) || size < 0 ||
+	    !recipes || recipes->type != HK_JARR) {
+		rc = hk_fail(err, EINVAL, "%s: not a harkaq sweep result (kind harkaq.sweep.v1 "
+					  "with catalogue and recipes)", filename);
+		goto out;
+	}
+	memcpy(out->catalogue_id, id, HK_B3_ID_LEN);
+	out->catalogue_size = (size_t)size;
+	const struct hk_jval *sh = hk_jobj_get(v, "shard");
+	if (sh && sh->type == HK_JOBJ) {
+		int64_t i = 0, n = 0;
+		if (!jint(sh, "index", &i) || !jint(sh, "count", &n) || n < 1 || i < 1 || i > n) {
+			rc = hk_fail(err, EINVAL, "%s: the shard is not I/N with 1 <= I <= N", filename);
+			goto out;
+		}
+		out->shard_index = (unsigned)i;
+		out->shard_count = (unsigned)n;
+	}
+	out->items = hk_xcalloc(recipes->len + 1, sizeof(*out->items));
+	for (size_t i = 0; i < recipes->len; i++) {
+		rc = item_parse(&recipes->items[i], &out->items[out->n_items], filename, i, err);
+		if (rc < 0)
+			goto out;
+		out->n_items++;
+	}
+	const struct hk_jval *run = hk_jobj_get(v, "run");
+	if (run && run->type == HK_JOBJ) {
+		int64_t x;
+		out->jobs = jint(run, "jobs", &x) && x > 0 ? (unsigned)x : 0;
+		out->elapsed_ms = jint(run, "elapsed_ms", &x) ? x : 0;
+		out->store = jbytes_dup(run, "store");
+	}
+out:
+	hk_jval_free(v);
+	if (rc < 0)
+		hk_sweep_doc_free(out);
+	return rc;
+}
+

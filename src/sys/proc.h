@@ -1,0 +1,16 @@
+/* Process-level kernel interfaces the orchestrator and the reader use: pidfds, the child
+ * subreaper, a thread's name.  Each returns 0 (or the documented value) or -errno. */
+#ifndef HK_SYS_PROC_H
+#define HK_SYS_PROC_H
+
+#include <sys/types.h>
+
+/* pidfd_open(pid, 0): a descriptor that polls readable when the process exits; -errno
+ * (a kernel without pidfds: -ENOSYS; the caller then polls the child). */
+int hk_sys_pidfd_open(pid_t pid);
+/* PR_SET_CHILD_SUBREAPER: orphans of our descendants become our children. */
+int hk_sys_become_subreaper(void);
+/* PR_SET_NAME: the calling thread's name in ps and /proc (at most 15 bytes are kept). */
+int hk_sys_set_thread_name(const char *name);
+
+#endif
