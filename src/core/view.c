@@ -20,7 +20,9 @@
 #include "core/util.h"
 
 #define VIEWS_DIR ".views"
-#define VIEW_MAGIC "harkaq-view 1\n"
+/* Part of the snapshot id: a change in how views are made gives new views, never an old one
+ * made the old way. */
+#define VIEW_MAGIC "harkaq-view 2\n"
 #define HEX_LEN 64
 
 /* ---- the snapshot: which artifacts, in which order ---------------------------------------- */
@@ -212,7 +214,9 @@ static int trap_link(struct builder *b, const struct pending_link *l, struct hk_
 		r = make_parents(b->plainfd, rel, "the view's links", err);
 	if (r < 0)
 		return r;
-	int fd = openat(b->linksfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	/* Executable: a program run through the link must reach Landlock's execute check, and
+	 * DAC refuses a file without an x bit before Landlock is asked (kernel-facts.md §6). */
+	int fd = openat(b->linksfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
 	if (fd < 0)
 		return hk_fail_errno(err, errno, "cannot create the trap for %s", sandbox_path);
 	close(fd);

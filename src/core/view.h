@@ -31,7 +31,7 @@
  * sandbox binds `links-plain/` at the same place instead: there each trap is a symlink to the
  * original target, so the build behaves as with the original link.
  *
- * The snapshot id is BLAKE3 over "harkaq-view 1\n" and the ids of the artifacts merged, in
+ * The snapshot id is BLAKE3 over "harkaq-view 2\n" and the ids of the artifacts merged, in
  * merge order, one per line: the same store content gives the same view on any machine, and
  * the evidence names it.
  *
