@@ -79,6 +79,7 @@ struct hk_build_opts {
 	bool quiet;
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
 	bool per_file_rules;             /* never hand the cage collapsed directories */
+	bool verify_full;                /* re-hash the closure and base, stat caches ignored */
 	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
 					  * around each phase's shell inside the sandbox */
 	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;

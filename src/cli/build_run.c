@@ -184,8 +184,12 @@ static int verify_closure(const struct hk_build_opts *bo, const struct hk_recipe
 		if (!what)
 			break;   /* an unpinned base: nothing of the store to verify */
 		bool warm = false;
-		if (hk_store_find(store, what, &dep, err) < 0 ||
-		    hk_statcache_verify(store, dep, hk_verity_check_artifact, &warm, err) < 0) {
+		int vr = hk_store_find(store, what, &dep, err);
+		if (vr == 0)
+			vr = bo->verify_full ? hk_verity_check_artifact(store, dep, err)
+					     : hk_statcache_verify(store, dep, hk_verity_check_artifact,
+								   &warm, err);
+		if (vr < 0) {
 			hk_wrap(err, "refusing to build %s: %s %s does not verify",
 				r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
 			return hk_exit_for_errno(err->code);
