@@ -463,6 +463,14 @@ static void print_plan(const struct build *b)
 		b->r->name, b->r->version, p->n_closure, p->policy_id, p->report.files,
 		p->report.symlinks, p->report.base_runtime,
 		b->bo->cage ? "" : " — not enforced (--no-cage)");
+	if (p->base.pinned)
+		fprintf(stderr, "[base] %s %s (%zu packages; %zu of them in the closure, granted "
+				"from the base's package lists)\n",
+			p->base.name, p->base.id, p->base.packages, p->n_base_packages);
+	else
+		fprintf(stderr, "[base] %s: unpinned (this machine's own directories or a "
+				"directory): the verdict measures the machine, not the recipe\n",
+			b->r->base);
 }
 
 /* The source in /src, owned (with /out) by the build user. */
