@@ -1,28 +1,18 @@
 # Shared by demo/run and tests/integration/diagnosis.sh (sourced): the demo store and the
 # zlib recipe the closed loop edits.  Needs ROOT (the repository) and HARKAQ (build/harkaq).
 
-# The demo store: the toolchain fixture (real .debs of gcc-12, libc6-dev, make and their
-# closure, tests/fixtures/debstore.sh) plus coreutils, cached once beside the fixture, then
-# copied (hard links: artifacts are read-only) to a fresh store in $1 for each run, so the
-# artifacts and evidence objects a run adds never leak into the next.
+# The demo store: the toolchain fixture (the pinned base debian-12-essential, real .debs of
+# gcc-12, libc6-dev, make and their closure, tests/fixtures/debstore.sh), copied (hard links:
+# artifacts are read-only) to a fresh store in $1 for each run, so the artifacts and evidence
+# objects a run adds never leak into the next.  coreutils is a package of the base: a recipe
+# declares it by name and harkaq grants its files from the base.
 demo_store() {
-	local dest=$1 fixture cache
+	local dest=$1 fixture
 	fixture=$("$ROOT/tests/fixtures/debstore.sh") || return 1
-	cache=$fixture.demo
-	if [ ! -f "$cache/.complete" ]; then
-		rm -rf "$cache" "$cache.tmp"
-		cp -al "$fixture" "$cache.tmp" && rm -rf "$cache.tmp/.evidence" &&
-			"$HARKAQ" store --store "$cache.tmp" import-apt --with-deps --include-base \
-				coreutils >"$cache.log" 2>&1 &&
-			touch "$cache.tmp/.complete" && mv "$cache.tmp" "$cache" || {
-			echo "demo: importing coreutils into the demo store failed (log: $cache.log)" >&2
-			return 1
-		}
-	fi
 	rm -rf "$dest"
 	mkdir -p "$(dirname "$dest")"
-	cp -al "$cache" "$dest"
-	rm -f "$dest/.complete"
+	cp -al "$fixture" "$dest"
+	rm -rf "$dest/.complete" "$dest/.evidence" "$dest/.views"
 }
 
 # zlib_recipe FILE "DEP…" "EXPECT…": the recipe of demo/recipes/zlib with other deps/expects.
@@ -44,7 +34,7 @@ build = [${deps%, }]
 [phases]
 configure = "CHOST=x86_64-linux-gnu ./configure --prefix=/usr --libdir=/usr/lib/x86_64-linux-gnu --shared"
 compile = "make -j2"
-install = ["make install DESTDIR=/out", "rm -rf /out/usr/share/man"]
+install = ["make install DESTDIR=/out LDCONFIG=true", "rm -rf /out/usr/share/man"]
 
 [expect]
 paths = [${exps%, }]

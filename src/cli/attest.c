@@ -41,12 +41,15 @@ void hk_attest_end(struct hk_attest_ctx *ctx)
 	ctx->have_key = false;
 }
 
-struct hk_base_identity hk_attest_base_of(const struct hk_recipe *r)
+struct hk_base_identity hk_attest_base_of(const struct hk_build_result *br)
 {
-	/* A recipe's base today is a directory named by its path ("root:PATH") or the host's
-	 * own system: neither is content-addressed, so neither is pinned. */
-	struct hk_base_identity b = { .id = r->base, .name = r->base, .pinned = false };
-	return b;
+	/* A pinned base is named by its id (docs/bases.md); "host" and "root:PATH" are not
+	 * content-addressed: their identity is the recipe's text, and they are not pinned. */
+	if (br->plan_ok && br->plan.base.pinned)
+		return (struct hk_base_identity){ .id = br->plan.base.id,
+						  .name = br->plan.base.name, .pinned = true };
+	return (struct hk_base_identity){ .id = br->recipe.base, .name = br->recipe.base,
+					  .pinned = false };
 }
 
 void hk_attest_envelope(const struct hk_sign_key *key, const void *payload, size_t n,
@@ -332,7 +335,7 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		return 0;
 	struct attest_parts p = { .files = HK_TREE_INIT, .owned = HK_STRV_INIT,
 				  .recipe_bytes = HK_BUF_INIT };
-	p.in.base = hk_attest_base_of(&br->recipe);
+	p.in.base = hk_attest_base_of(br);
 	int r = gather_subjects(&p, br->store, br->artifact_dir, err);
 	if (r == 0)
 		r = gather_recipe(&p, br, err);

@@ -36,7 +36,7 @@ void hk_attest_end(struct hk_attest_ctx *ctx);
 
 /* The base a build ran on, as its attestations name it: the one place that decides whether
  * the base is pinned (only a content-addressed base id is). */
-struct hk_base_identity hk_attest_base_of(const struct hk_recipe *r);
+struct hk_base_identity hk_attest_base_of(const struct hk_build_result *br);
 
 /* Signs `payload` as a DSSE envelope of HK_DSSE_INTOTO_TYPE with `key` (NULL: unsigned) and
  * appends its JSON to out. */

@@ -14,6 +14,7 @@
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/verdict.h"
+#include "core/view.h"
 
 struct hk_build_plan {
 	struct hk_policy policy;         /* the derived policy (finished) */
@@ -24,19 +25,37 @@ struct hk_build_plan {
 	char **closure_names;            /* artifact dirnames of the closure, deps first */
 	size_t n_unmerged;               /* dep files outside the merged system directories */
 	size_t n_closure;
-	/* Directories the cage may install as one rule each (core/collapse.h), and counts. */
+	/* Packages of the base the closure needs (declared by name, or the runtime deps of store
+	 * artifacts that the base satisfies): their files are granted from the base. */
+	size_t n_base_packages;
+	/* Directories the cage may install as one rule each (core/collapse.h), and counts.
+	 * Planned by hk_build_collapse, once the sandbox's store view is known. */
 	struct hk_strset collapse;
 	struct hk_collapse_stats collapse_stats;
+	/* The base the sandbox stands on (core/base.h): its tree ("/" for the host), and what
+	 * the evidence says of it (the view's id is filled in by the run). */
+	char *base_root;
+	struct hk_verdict_base base;
+	/* Kept for hk_build_collapse: the closure's sandbox-visible entries. */
+	struct hk_derive_entry *entries;
+	size_t n_entries;
+	char **entry_paths;
+	struct hk_tree *trees;           /* the closure's manifests the entries point into */
+	size_t n_trees;
 	/* When hk_build_derive fails: HK_BUILD_STAGE_DEPS when a declared dep or the closure
 	 * failed, else HK_BUILD_STAGE_NONE (another set-up step). */
 	enum hk_build_stage fail_stage;
 };
 
-/* Resolves the recipe's deps in the store (relative names are the store's), computes the
- * closure and derives the policy for `sandbox`'s contract surfaces.  `store` may be NULL for
- * a recipe without build deps (its closure is empty). */
+/* Resolves the recipe's base and deps in the store (relative names are the store's), computes
+ * the closure and derives the policy for `sandbox`'s contract surfaces; the policy names the
+ * base (its id when pinned).  `store` may be NULL for a recipe on an unpinned base without
+ * build deps (its closure is empty). */
 int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
 		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
+/* Plans the collapsed directories of bp's policy, given the store view the sandbox shows
+ * (NULL: none). */
+int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
 void hk_build_plan_free(struct hk_build_plan *bp);
 
 /* The store a build of `r` uses: `store_opt`, else $HARKAQ_STORE, else the nearest store/
@@ -60,6 +79,7 @@ struct hk_build_opts {
 	bool quiet;
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
 	bool per_file_rules;             /* never hand the cage collapsed directories */
+	bool verify_full;                /* re-hash the closure and base, stat caches ignored */
 	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
 					  * around each phase's shell inside the sandbox */
 	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;
@@ -94,6 +114,7 @@ struct hk_build_result {
 	char artifact_id[HK_B3_ID_LEN];
 	char *artifact_dir;
 	char *work;
+	struct hk_view view;             /* the store view the sandbox showed (core/view.h) */
 	size_t deps_sealed;              /* closure artifacts whose fs-verity seal was verified */
 	int interrupted;                 /* the signal that stopped the build, or 0 */
 	/* Where the build stopped with a status >= 64: the JSON result's "failure". */

@@ -47,6 +47,20 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_str(j, sealed_word);
 	else
 		hk_json_null(j);
+	/* The base the build stood on (docs/bases.md), whether or not a phase ran. */
+	hk_json_key(j, "base");
+	if (br->plan_ok) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "id", br->plan.base.id);
+		hk_json_kv_str(j, "name", br->plan.base.name);
+		hk_json_kv_bool(j, "pinned", br->plan.base.pinned);
+		hk_json_kv_uint(j, "packages", br->plan.base.packages);
+		hk_json_kv_str(j, "view", br->plan.base.view);
+		hk_json_kv_uint(j, "base_packages_granted", br->plan.n_base_packages);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
 	/* The wait, after the last phase and the seal, for the phases' deallocation records
 	 * (each phase's part is its timing_ms.dealloc_wait; bench/run adds this to the phases). */
 	hk_json_key(j, "evidence_finish_ms");
@@ -141,6 +155,8 @@ void hk_build_result_free(struct hk_build_result *br)
 	}
 	if (br->plan_ok)
 		hk_build_plan_free(&br->plan);
+	if (br->view.path)
+		hk_view_release(&br->view);
 	if (br->recipe_loaded)
 		hk_recipe_free(&br->recipe);
 	if (br->store)

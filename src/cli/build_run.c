@@ -22,6 +22,7 @@
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/file.h"
+#include "core/statcache.h"
 #include "core/util.h"
 #include "core/verdict.h"
 #include "sys/mountns.h"
@@ -165,27 +166,43 @@ static int worse(int a, int b)
 	return rank[a] >= rank[b] ? a : b;
 }
 
-/* Every dep of the closure is checked before any sandbox starts, with the check of
- * `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its manifest and,
- * if sealed, its fs-verity digests — so a dep changed on disk, or under the filesystem, is
- * refused before anything runs, naming the artifact and the file.  Returns 0 or an exit code. */
+/* Every dep of the closure, and the pinned base, are checked before any sandbox starts, with
+ * the check of `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its
+ * manifest and, if sealed, its fs-verity digests — so an artifact changed on disk, or under
+ * the filesystem, is refused before anything runs, naming it and the file.  Warm when nothing
+ * changed since the last full check: by the artifact's stat cache (core/statcache.h).
+ * Returns 0 or an exit code. */
 static int verify_closure(const struct hk_build_opts *bo, const struct hk_recipe *r,
 			  struct hk_store *store, struct hk_build_result *br, struct hk_error *err)
 {
 	long long t_verify = hk_now_ms();
-	for (size_t i = 0; i < br->plan.n_closure; i++) {
+	size_t warm_count = 0, n_checked = 0;
+	for (size_t i = 0; i <= br->plan.n_closure; i++) {
 		const struct hk_artifact *dep = NULL;
-		if (hk_store_find(store, br->plan.closure_names[i], &dep, err) < 0 ||
-		    hk_verity_check_artifact(store, dep, err) < 0) {
-			hk_wrap(err, "refusing to build %s: dep %s does not verify",
-				r->path ? r->path : r->name, br->plan.closure_names[i]);
+		bool is_dep = i < br->plan.n_closure;
+		const char *what = is_dep ? br->plan.closure_names[i] : br->plan.base.id;
+		if (!what)
+			break;   /* an unpinned base: nothing of the store to verify */
+		bool warm = false;
+		int vr = hk_store_find(store, what, &dep, err);
+		if (vr == 0)
+			vr = bo->verify_full ? hk_verity_check_artifact(store, dep, err)
+					     : hk_statcache_verify(store, dep, hk_verity_check_artifact,
+								   &warm, err);
+		if (vr < 0) {
+			hk_wrap(err, "refusing to build %s: %s %s does not verify",
+				r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
 			return hk_exit_for_errno(err->code);
 		}
-		br->deps_sealed += dep->sealed;
+		n_checked++;
+		warm_count += warm;
+		if (is_dep)
+			br->deps_sealed += dep->sealed;
 	}
-	if (!bo->quiet && br->plan.n_closure)
-		fprintf(stderr, "[deps] %zu dep artifact(s) verified (%zu sealed with fs-verity) in "
-				"%.1f s\n", br->plan.n_closure, br->deps_sealed,
+	if (!bo->quiet && n_checked)
+		fprintf(stderr, "[deps] %zu artifact(s) verified (%zu%s sealed with fs-verity; %zu "
+				"unchanged since the last full check) in %.1f s\n",
+			n_checked, br->deps_sealed, br->plan.base.id ? " deps" : "", warm_count,
 			(double)(hk_now_ms() - t_verify) / 1000.0);
 	return 0;
 }
@@ -274,21 +291,29 @@ static int open_inputs(struct build *b)
 	b->t_build = hk_now_ms();
 
 	const struct hk_recipe *r = b->r;
+	bool needs_store = r->n_build_deps > 0 || r->base_kind == HK_BASE_STORE;
 	char *store_dir = hk_build_store_dir(r, b->bo->store_dir);
-	if (!store_dir && r->n_build_deps > 0) {
-		hk_fail(b->err, ENOENT, "%s: the recipe has build deps but no store: none beside or "
-					"above %s (a directory store/), and neither --store nor "
-					"$HARKAQ_STORE was given",
-			r->path ? r->path : "recipe", r->recipe_dir);
+	if (!store_dir && needs_store) {
+		if (r->n_build_deps > 0)
+			hk_fail(b->err, ENOENT, "%s: the recipe has build deps but no store: none "
+						"beside or above %s (a directory store/), and neither "
+						"--store nor $HARKAQ_STORE was given",
+				r->path ? r->path : "recipe", r->recipe_dir);
+		else
+			hk_fail(b->err, ENOENT, "%s: the recipe stands on the base '%s', and there is "
+						"no store: none beside or above %s (a directory "
+						"store/), and neither --store nor $HARKAQ_STORE was given "
+						"(make one with 'harkaq store --store DIR base create %s')",
+				r->path ? r->path : "recipe", r->base, r->recipe_dir, r->base);
 		return stop_at(b, HK_BUILD_STAGE_DEPS, HK_EXIT_DATAERR);
 	}
 	if (!store_dir)
 		store_dir = hk_xstrdup("./store");
-	int rc = hk_store_open(store_dir, r->n_build_deps == 0, &br->store, b->err);
+	int rc = hk_store_open(store_dir, !needs_store, &br->store, b->err);
 	free(store_dir);
 	if (rc < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP,
-			       r->n_build_deps > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE);
+			       needs_store ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE);
 	if (b->bo->cage && hk_helper_path("harkaq-exec", &b->exec_path, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	return 0;
@@ -322,12 +347,30 @@ static int name_work(struct build *b)
 static int plan_build(struct build *b)
 {
 	struct hk_build_result *br = b->br;
-	if (hk_build_derive(b->r, br->store, b->bo->profile, &b->sb, &br->plan, b->err) < 0)
-		return stop_at(b, br->plan.fail_stage ? br->plan.fail_stage : HK_BUILD_STAGE_SETUP,
-			       hk_exit_for_errno(b->err->code));
+	if (hk_build_derive(b->r, br->store, b->bo->profile, &b->sb, &br->plan, b->err) < 0) {
+		enum hk_build_stage stage = br->plan.fail_stage ? br->plan.fail_stage
+								 : HK_BUILD_STAGE_SETUP;
+		hk_build_plan_free(&br->plan);
+		return stop_at(b, stage, hk_exit_for_errno(b->err->code));
+	}
 	br->plan_ok = true;
+	b->sb.base_root = br->plan.base_root;
 	b->sb.layers = (const char *const *)br->plan.layers;
 	b->sb.n_layers = br->plan.n_layers;
+	/* What the build may see beyond its closure: every artifact of the store, read-only and
+	 * not granted, so that using one is a named denial (core/view.h). */
+	if (hk_view_ensure(br->store, br->plan.base_root, hk_sandbox_merges_path, &br->view,
+			   b->err) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	if (!b->bo->quiet && br->view.made)
+		fprintf(stderr, "[view] store view %s made: %zu artifact(s), %zu files linked, "
+				"%zu symlink(s) trapped\n",
+			br->view.id, br->view.n_artifacts, br->view.n_files, br->view.n_traps);
+	br->plan.base.view = hk_xstrdup(br->view.id);
+	b->sb.view_root = br->view.path;
+	b->sb.view_links = b->bo->cage ? br->view.links : br->view.links_plain;
+	if (hk_build_collapse(&br->plan, br->view.path, b->err) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	if (hk_sandbox_plan(&b->sb, &b->plan, b->err) < 0) {
 		/* A dep whose tree is gone or altered is named as such, before the plan's error. */
 		struct hk_error plan_err = *b->err;
@@ -420,6 +463,14 @@ static void print_plan(const struct build *b)
 		b->r->name, b->r->version, p->n_closure, p->policy_id, p->report.files,
 		p->report.symlinks, p->report.base_runtime,
 		b->bo->cage ? "" : " — not enforced (--no-cage)");
+	if (p->base.pinned)
+		fprintf(stderr, "[base] %s %s (%zu packages; %zu of them in the closure, granted "
+				"from the base's package lists)\n",
+			p->base.name, p->base.id, p->base.packages, p->n_base_packages);
+	else
+		fprintf(stderr, "[base] %s: unpinned (this machine's own directories or a "
+				"directory): the verdict measures the machine, not the recipe\n",
+			b->r->base);
 }
 
 /* The source in /src, owned (with /out) by the build user. */
@@ -674,6 +725,7 @@ static int give_verdicts(struct build *b)
 				.evidence_requested = !bo->no_evidence,
 			};
 			hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
+			hk_verdict_set_base(&pr->verdict, &br->plan.base);
 			hk_verdict_set_deps_sealed(&pr->verdict,
 						   hk_deps_sealed_word(br->deps_sealed,
 								       br->plan.n_closure));

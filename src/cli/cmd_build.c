@@ -47,6 +47,11 @@ static void build_usage(FILE *f)
 		"  --per-file-rules   install one Landlock rule per granted file even beneath a\n"
 		"                     read-only directory whose whole content is granted (the same\n"
 		"                     grants, installed slower; docs/cage.md, \"Collapsed directories\")\n"
+		"  --verify-full      re-hash every artifact of the closure and the base before the\n"
+		"                     build, even when its stat cache says nothing changed: the\n"
+		"                     warm check trusts the filesystem's metadata, so bytes changed\n"
+		"                     beneath the filesystem are caught only by this or by fs-verity\n"
+		"                     (docs/bases.md, \"Verification, warm\")\n"
 		"  --key FILE         sign the build's attestations (in-toto, DSSE) with this\n"
 		"                     Ed25519 key (harkaq attest keygen; docs/attestations.md)\n"
 		"  --force-abi N      tests only: the cage behaves as Landlock ABI N (harkaq-exec\n"
@@ -63,7 +68,7 @@ static void build_usage(FILE *f)
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
-       OPT_KEY, OPT_HELP };
+       OPT_KEY, OPT_VERIFY_FULL, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -80,6 +85,7 @@ static const struct option build_options[] = {
 	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
 	{ "per-file-rules", no_argument, NULL, OPT_PER_FILE_RULES },
 	{ "key", required_argument, NULL, OPT_KEY },
+	{ "verify-full", no_argument, NULL, OPT_VERIFY_FULL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -88,7 +94,7 @@ int cmd_build(int argc, char **argv)
 {
 	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
 	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
-	bool per_file_rules = false;
+	bool per_file_rules = false, verify_full = false;
 	const char *wrap = NULL, *key = NULL;
 	long timeout = 3600, force_abi = 0;
 	int c;
@@ -107,6 +113,7 @@ int cmd_build(int argc, char **argv)
 		case OPT_WRAP: wrap = optarg; break;
 		case OPT_PER_FILE_RULES: per_file_rules = true; break;
 		case OPT_KEY: key = optarg; break;
+		case OPT_VERIFY_FULL: verify_full = true; break;
 		case OPT_FORCE_ABI: {
 			char *end;
 			force_abi = strtol(optarg, &end, 10);
@@ -152,6 +159,7 @@ int cmd_build(int argc, char **argv)
 		.cage = cage,
 		.no_evidence = no_evidence,
 		.per_file_rules = per_file_rules,
+		.verify_full = verify_full,
 		.wrap = wrap,
 		.force_abi = (int)force_abi,
 		.user = user,

@@ -51,6 +51,7 @@ static const char store_usage[] =
 	"  verify [ID...]      re-hash artifacts (all by default) and, for sealed ones, measure\n"
 	"                      their fs-verity digests again; report any tampering\n"
 	"  reindex             rebuild the path index from every artifact's manifest\n"
+	"  base ...            pinned bases: create, list, show (harkaq store base --help)\n"
 	"\n"
 	"ID is a name, NAME=VERSION, an id or id prefix (b3:1f2e... or at least 8 hex digits),\n"
 	"or the directory name <hex>-<name>.  The store is --store DIR, else $HARKAQ_STORE,\n"
@@ -674,6 +675,8 @@ int cmd_store(int argc, char **argv)
 		rc = sub_verify(store_dir, n, args);
 	} else if (strcmp(args[0], "reindex") == 0) {
 		rc = sub_reindex(store_dir, n, args);
+	} else if (strcmp(args[0], "base") == 0) {
+		rc = cmd_store_base(store_dir, n, args);
 	} else {
 		rc = usage_error("unknown subcommand '%s'", args[0]);
 	}

@@ -45,5 +45,7 @@ int cmd_evidence(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
+/* harkaq store base …: argv[0] is "base"; store_dir is --store or NULL (cmd_base.c). */
+int cmd_store_base(const char *store_dir, int argc, char **argv);
 
 #endif

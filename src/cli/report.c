@@ -218,6 +218,23 @@ static void put_expected_inline(struct hk_buf *b, const struct item *its, size_t
 		hk_buf_puts(b, " none");
 }
 
+/* What the verdict stood on (docs/bases.md): "base debian-12-essential b3:e58099e1… (69
+ * packages)", or the unpinned base and what that means.  Nothing for an object without one. */
+static void put_base(struct hk_buf *out, const struct hk_jval *base)
+{
+	const char *name = hk_jobj_str(base, "name");
+	if (!name)
+		return;
+	const char *id = hk_jobj_str(base, "id");
+	hk_buf_printf(out, "%-10s base ", "");
+	put_human_str(out, name);
+	if (hk_jobj_bool(base, "pinned") && id)
+		hk_buf_printf(out, " %.14s… (%lld packages)\n", id,
+			      (long long)hk_jobj_int(base, "packages", 0));
+	else
+		hk_buf_puts(out, " (unpinned: the verdict measures this machine, not the recipe)\n");
+}
+
 void hk_report_human(const struct hk_jval *ev, const char *label, const char *evidence_id,
 		     struct hk_buf *out)
 {
@@ -287,6 +304,7 @@ void hk_report_human(const struct hk_jval *ev, const char *label, const char *ev
 			hk_buf_puts(out, "debt: none");
 	}
 	hk_buf_putc(out, '\n');
+	put_base(out, hk_jobj_get(ev, "base"));
 	if (evidence_id)
 		hk_buf_printf(out, "%-10s evidence %s  (harkaq explain %.11s)\n", "", evidence_id,
 			      evidence_id);
@@ -366,6 +384,8 @@ struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br)
 		.closure = br->plan_ok ? (const char *const *)br->plan.closure_names : NULL,
 		.n_closure = br->plan_ok ? br->plan.n_closure : 0,
 		.sandbox_contract = true,
+		/* Any base with a dpkg database names the package of a denied base file. */
+		.base_root = br->plan_ok ? br->plan.base_root : NULL,
 	};
 	return hk_suggester_new(&in);
 }

@@ -12,6 +12,7 @@
 
 #include "cli/proc.h"
 #include "core/util.h"
+#include "core/view.h"
 #include "sys/mountns.h"
 
 /* The base root's directories that make up a system; everything else of the host (home,
@@ -64,6 +65,44 @@ bool hk_sandbox_merges_path(const char *path)
 		if (strlen(base_tops[i]) == n && memcmp(base_tops[i], p, n) == 0)
 			return true;
 	return false;
+}
+
+static int add_view_tops(const struct hk_sandbox *s, struct hk_sandbox_plan *plan,
+			 struct hk_error *err)
+{
+	for (size_t i = 0; i < HK_ARRAY_LEN(base_tops); i++) {
+		char *p = hk_xasprintf("%s/%s", s->view_root, base_tops[i]);
+		struct stat st;
+		if (lstat(p, &st) < 0) {
+			int e = errno;
+			free(p);
+			if (e == ENOENT)
+				continue;
+			return hk_fail_errno(err, e, "the store view %s", s->view_root);
+		}
+		struct hk_top *t = find_top(plan, base_tops[i]);
+		if (!S_ISDIR(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if (t && t->kind == HK_TOP_SYMLINK) {
+			free(p);
+			continue;
+		}
+		if (!t) {
+			t = add_top(plan, base_tops[i]);
+			t->kind = HK_TOP_OVERLAY;
+		} else if (t->kind == HK_TOP_BIND) {
+			/* A base directory alone so far: it becomes the first lower. */
+			t->kind = HK_TOP_OVERLAY;
+			add_lower(t, t->bind_source);
+			free(t->bind_source);
+			t->bind_source = NULL;
+		}
+		add_lower(t, p);
+		free(p);
+	}
+	return 0;
 }
 
 int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, struct hk_error *err)
@@ -153,6 +192,16 @@ int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, st
 			}
 		}
 		free(p);
+	}
+	/* The store view, lowest of all: it only adds what neither the deps nor the base show
+	 * (core/view.h).  Only where the base has a real directory, or nothing: the view never
+	 * replaces a base symlink such as /bin -> usr/bin. */
+	if (s->view_root) {
+		int r = add_view_tops(s, plan, err);
+		if (r < 0) {
+			hk_sandbox_plan_free(plan);
+			return r;
+		}
 	}
 	/* A merged view with a single layer is just that layer. */
 	for (size_t i = 0; i < plan->n_tops; i++) {
@@ -316,6 +365,8 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 		if (s->canary_host_path)
 			push3(&a, "--ro-bind", s->canary_host_path, s->canary_sandbox_path);
 	}
+	if (s->view_links)
+		push3(&a, "--ro-bind", s->view_links, HK_VIEW_TRAP_DIR);
 	push3(&a, "--chdir", "/src", NULL);
 	push(&a, "--");
 	if (s->cage) {

@@ -31,6 +31,10 @@ struct hk_sandbox {
 	const char *base_root;      /* "/" for the host's own system directories */
 	const char *const *layers;  /* dep artifact trees, highest priority first */
 	size_t n_layers;
+	/* The store view (core/view.h): every artifact, visible but not granted, merged below
+	 * the base; and its trap directory, bound at HK_VIEW_TRAP_DIR.  NULL: no view. */
+	const char *view_root;
+	const char *view_links;
 	const char *src_dir;        /* host directory bound read-write at /src */
 	const char *out_dir;        /* host directory bound read-write at /out */
 	const char *cache_dir;      /* optional host directory bound at /cache */

@@ -112,6 +112,10 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 		      s.counts[HK_SWEEP_FAILED], s.counts[HK_SWEEP_NOEVIDENCE]);
 	if (s.failed_builds)
 		hk_buf_printf(b, "; %zu build(s) with a failed phase", s.failed_builds);
+	if (s.unpinned)
+		hk_buf_printf(b, "\nunpinned: %zu recipe(s) (%zu measured) stood on an unpinned base (host "
+				 "or root:): their verdicts measure that machine, not the recipe",
+			      s.unpinned, s.unpinned_measured);
 	hk_buf_printf(b, "\nbase debt (policy = closure vs closure + whole base root): %zu recipe(s) "
 			 "read %zu base-root path(s) beyond their closure (%zu distinct); with the "
 			 "whole base root granted %zu of them would look Hermetic\n",
@@ -313,6 +317,11 @@ void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 			 "them would look Hermetic.</div>\n",
 		      s.counts[HK_SWEEP_FAILED], s.counts[HK_SWEEP_NOEVIDENCE], s.base_recipes,
 		      s.base_paths_total, s.base_paths_distinct, s.hidden_by_base);
+	if (s.unpinned)
+		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">Unpinned</span>: %zu "
+				 "recipe(s) (%zu measured) stood on an unpinned base (host or root:): "
+				 "their verdicts measure that machine, not the recipe.</div>\n",
+			      s.unpinned, s.unpinned_measured);
 
 	if (s.policy_bug_recipes) {
 		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">harkaq policy bugs</span> "

@@ -27,6 +27,7 @@
 #include "core/store.h"
 #include "core/suggest.h"
 #include "core/file.h"
+#include "core/base.h"
 #include "core/util.h"
 
 #define RECIPE_FILE "recipe.toml"
@@ -192,6 +193,7 @@ struct job {
 	pid_t pid;
 	long long t0;
 	char *result_path, *log_path, *abs_recipe, *base_root;
+	struct hk_suggester *sugg;   /* the sweep's, for this recipe's base (not owned) */
 };
 
 static char *file_slug(size_t pos, const char *key)
@@ -281,7 +283,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
 	bool have = access(jb->result_path, F_OK) == 0 &&
 		    hk_file_read(jb->result_path, &text, &e) == 0 &&
 		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	struct classify_ctx cc = { sugg, jb->base_root };
+	struct classify_ctx cc = { jb->sugg ? jb->sugg : sugg, jb->base_root };
 	if (have && hk_sweep_item_from_build(it, v, classify, &cc, &e) == 0) {
 		if (it->reason) {
 			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
@@ -467,6 +469,13 @@ struct sweep_run {
 	char *store_dir;
 	struct hk_store *store;     /* the snapshot every classification uses */
 	struct hk_suggester *sugg;
+	/* One more suggester per base the recipes stand on: a denied file of a base is named
+	 * with that base's package (core/debroot.h), as the build's own report does. */
+	struct base_sugg {
+		char *root;
+		struct hk_suggester *sugg;
+	} *bases;
+	size_t n_bases;
 	char *work;                 /* logs and build results: --out, or a scratch directory */
 	bool scratch;
 	char *logs, *builds, *self;
@@ -482,6 +491,11 @@ static void release_sweep(struct sweep_run *sr)
 		hk_store_remove_tree(sr->work, &ignored);
 	}
 	hk_suggester_free(sr->sugg);
+	for (size_t i = 0; i < sr->n_bases; i++) {
+		hk_suggester_free(sr->bases[i].sugg);
+		free(sr->bases[i].root);
+	}
+	free(sr->bases);
 	if (sr->store)
 		hk_store_close(sr->store);
 	free(sr->jobs);
@@ -531,6 +545,36 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 	return code;
 }
 
+/* The suggester for recipes standing on the base tree `root`, made on first need over the
+ * sweep's store snapshot. */
+static struct hk_suggester *suggester_for(struct sweep_run *sr, const char *root)
+{
+	if (!sr->store)
+		return NULL;
+	for (size_t i = 0; i < sr->n_bases; i++)
+		if (strcmp(sr->bases[i].root, root) == 0)
+			return sr->bases[i].sugg;
+	sr->bases = hk_xrealloc(sr->bases, (sr->n_bases + 1) * sizeof(*sr->bases));
+	struct base_sugg *b = &sr->bases[sr->n_bases++];
+	b->root = hk_xstrdup(root);
+	const struct hk_suggest_input in = { .store = sr->store, .sandbox_contract = true,
+					     .base_root = b->root };
+	b->sugg = hk_suggester_new(&in);
+	return b->sugg;
+}
+
+/* The tree a recipe's base is: a pinned base's in the store, a root: directory, or "/". */
+static char *base_root_of(struct sweep_run *sr, const struct hk_recipe *r)
+{
+	if (r->base_kind == HK_BASE_ROOT)
+		return hk_xstrdup(r->base_root);
+	const struct hk_artifact *a = NULL;
+	struct hk_error e;
+	if (r->base_kind == HK_BASE_STORE && sr->store && hk_base_find(sr->store, r->base, &a, &e) == 0)
+		return hk_xstrdup(a->path);
+	return hk_xstrdup("/");
+}
+
 /* One store for every build, resolved once, and its snapshot: the path index and the
  * symlink map the diagnosis reads, loaded now, before any build can seal into the store. */
 static int open_snapshot(struct sweep_run *sr)
@@ -566,6 +610,18 @@ static int open_snapshot(struct sweep_run *sr)
 		return HK_EXIT_DATAERR;
 	}
 	hk_diag_item_free(&primed);
+	/* The bases' suggesters too, before any build seals anything into the store. */
+	for (size_t i = 0; i < sr->d.n_items; i++) {
+		struct hk_recipe r;
+		struct hk_error e;
+		if (hk_recipe_load(sr->d.items[i].key, &r, &e) < 0)
+			continue;
+		hk_autofree char *root = base_root_of(sr, &r);
+		hk_recipe_free(&r);
+		struct hk_suggester *bs = suggester_for(sr, root);
+		if (bs && hk_diagnose_path(bs, "/", NULL, &primed, &e) == 0)
+			hk_diag_item_free(&primed);
+	}
 	char *abs = realpath(sr->store_dir, NULL);
 	if (abs) {
 		free(sr->store_dir);
@@ -638,7 +694,8 @@ static void start_jobs(struct sweep_run *sr)
 		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
 		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
 		jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
-		jb->base_root = hk_xstrdup(r.base_kind == HK_BASE_ROOT ? r.base_root : "/");
+		jb->base_root = base_root_of(sr, &r);
+		jb->sugg = suggester_for(sr, jb->base_root);
 		hk_recipe_free(&r);
 		unlink(jb->result_path);
 		jb->t0 = hk_now_ms();

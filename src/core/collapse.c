@@ -22,6 +22,7 @@ struct planner {
 	size_t nv;
 	size_t *v_ungranted;               /* prefix sums: ungranted entries in v[0..i) */
 	const char *base;                  /* base root without its trailing '/' ("" for /) */
+	const char *view;                  /* the store view's tree (core/view.h), or NULL */
 	bool (*merged)(const char *path);
 	struct hk_strset *out;
 	struct hk_collapse_stats *stats;
@@ -67,12 +68,14 @@ static bool deps_have_ungranted(const struct planner *pl, const char *dir, size_
 	return pl->v_ungranted[hi] - pl->v_ungranted[lo] > 0;
 }
 
-/* The base root's part of dir: only granted non-directories, and subdirectories that are
- * qualifying children.  Absent is fine (nothing of the base shows there). */
-static bool base_part_is_granted(struct planner *pl, const char *dir, size_t dlen, size_t lo,
-				 size_t hi, const struct group *groups, size_t n_groups)
+/* A lower layer's part of dir (the base root's, or the store view's): only granted
+ * non-directories, and subdirectories that are qualifying children.  Absent is fine (nothing
+ * of that layer shows there). */
+static bool layer_part_is_granted(struct planner *pl, const char *layer, const char *dir,
+				  size_t dlen, size_t lo, size_t hi, const struct group *groups,
+				  size_t n_groups)
 {
-	char *bpath = hk_xasprintf("%s%.*s", pl->base, (int)dlen, dir);
+	char *bpath = hk_xasprintf("%s%.*s", layer, (int)dlen, dir);
 	struct stat st;
 	bool ok;
 	if (lstat(bpath, &st) < 0) {
@@ -164,7 +167,9 @@ static bool plan_dir(struct planner *pl, size_t dlen, size_t lo, size_t hi)
 	const char *dir = pl->g[lo]->path;
 	bool whole = dlen > 0 && direct_ok && children_whole &&
 		     !deps_have_ungranted(pl, dir, dlen) &&
-		     base_part_is_granted(pl, dir, dlen, lo, hi, groups, n_groups);
+		     layer_part_is_granted(pl, pl->base, dir, dlen, lo, hi, groups, n_groups) &&
+		     (!pl->view ||
+		      layer_part_is_granted(pl, pl->view, dir, dlen, lo, hi, groups, n_groups));
 	if (!whole) {
 		/* This directory keeps per-file rules; its qualifying children are the result. */
 		for (size_t k = 0; k < n_groups; k++) {
@@ -185,7 +190,8 @@ static int cmp_str_ptr(const void *a, const void *b)
 }
 
 int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
-		     size_t n_entries, const char *base_root, struct hk_strset *out,
+		     size_t n_entries, const char *base_root, const char *view_root,
+		     struct hk_strset *out,
 		     struct hk_collapse_stats *stats, bool (*merged)(const char *path),
 		     struct hk_error *err)
 {
@@ -198,6 +204,7 @@ int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entr
 		blen--;
 	char *base = hk_xstrndup(base_root, blen);
 	pl.base = base;
+	pl.view = view_root;
 
 	pl.ng = policy->n_grants;
 	pl.g = hk_policy_grants_by_path(policy);

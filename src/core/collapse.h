@@ -16,6 +16,8 @@
  *   - the base root's D, if any, holds only granted files and directories that qualify in
  *     turn (an undeclared base file beneath D disqualifies it: reading it must stay a
  *     logged denial);
+ *   - so does the store view's D (core/view.h: every store artifact, visible but not
+ *     granted), when the sandbox shows one;
  *   - D is not the root, and its top-level directory is not a symlink in the base root.
  * The dep layers are the store's verified trees (every build re-checks them against their
  * manifests, extra files included), so their content is read from the manifests; only the
@@ -39,12 +41,14 @@ struct hk_collapse_stats {
 
 /* Fills `out` (sorted) with the top-most qualifying directories of `policy` given the
  * sandbox-visible dep entries `entries` (as passed to hk_derive_policy) and the base root
- * directory `base_root` ("/" for the host).  `merged(path)` says whether the sandbox shows
+ * directory `base_root` ("/" for the host) and the store view's tree `view_root` (NULL when the
+ * sandbox shows none).  `merged(path)` says whether the sandbox shows
  * path from the merged system directories (hk_sandbox_merges_path): nothing else (/proc,
  * /dev, /tmp…) is ever a candidate.  A base root that cannot be read beneath some directory
  * only disqualifies that directory.  Returns 0; -errno only on a bad argument. */
 int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
-		     size_t n_entries, const char *base_root, struct hk_strset *out,
+		     size_t n_entries, const char *base_root, const char *view_root,
+		     struct hk_strset *out,
 		     struct hk_collapse_stats *stats, bool (*merged)(const char *path),
 		     struct hk_error *err);
 

@@ -211,6 +211,7 @@ void hk_policy_free(struct hk_policy *p)
 		free(p->expects[i].path);
 	free(p->grants);
 	free(p->expects);
+	free(p->base);
 	*p = (struct hk_policy)HK_POLICY_INIT;
 }
 
@@ -407,6 +408,24 @@ out:
 	return r;
 }
 
+bool hk_policy_base_valid(const char *s, size_t n)
+{
+	if ((n == 4 && memcmp(s, "host", 4) == 0) || (n == 4 && memcmp(s, "root", 4) == 0))
+		return true;
+	if (n != HK_B3_ID_LEN - 1 || memcmp(s, "b3:", 3) != 0)
+		return false;
+	for (size_t i = 3; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+void hk_policy_set_base(struct hk_policy *p, const char *base)
+{
+	free(p->base);
+	p->base = base ? hk_xstrdup(base) : NULL;
+}
+
 /* ---------------------------------------------------------------- encoding */
 
 void hk_policy_encode(const struct hk_policy *p, struct hk_buf *out)
@@ -418,6 +437,11 @@ void hk_policy_encode(const struct hk_policy *p, struct hk_buf *out)
 		abort();
 	}
 	hk_buf_puts(out, HEADER_KEYWORD " " HEADER_VERSION "\n");
+	if (p->base) {
+		hk_buf_puts(out, "base ");
+		hk_buf_puts(out, p->base);
+		hk_buf_putc(out, '\n');
+	}
 	for (size_t i = 0; i < HK_ARRAY_LEN(scope_names); i++) {
 		if (p->scopes & scope_names[i].bit) {
 			hk_buf_puts(out, "scope ");
@@ -520,6 +544,8 @@ bool hk_policy_equal(const struct hk_policy *a, const struct hk_policy *b)
 {
 	if (a->scopes != b->scopes || a->n_grants != b->n_grants || a->n_expects != b->n_expects)
 		return false;
+	if ((a->base == NULL) != (b->base == NULL) || (a->base && strcmp(a->base, b->base) != 0))
+		return false;
 	for (size_t i = 0; i < a->n_grants; i++) {
 		if (a->grants[i].kind != b->grants[i].kind ||
 		    strcmp(a->grants[i].path, b->grants[i].path) != 0)
@@ -541,12 +567,14 @@ enum directive {
 	DIR_RW,
 	DIR_SCOPE,
 	DIR_EXPECT,
+	DIR_BASE,
 	DIR_UNKNOWN,
 };
 
 static const char *const directive_names[] = {
 	[DIR_HEADER] = HEADER_KEYWORD, [DIR_RO] = "ro",	      [DIR_LIST] = "list",
 	[DIR_RW] = "rw",	       [DIR_SCOPE] = "scope", [DIR_EXPECT] = "expect",
+	[DIR_BASE] = "base",
 };
 
 struct parser {
@@ -570,6 +598,7 @@ struct parser {
 	bool have_header;
 	size_t header_line;
 	size_t scope_line[HK_ARRAY_LEN(scope_names)];
+	size_t base_line;
 };
 
 #define fail_at(ps, line, col, ...) \
@@ -733,6 +762,8 @@ static const char *argument_hint(enum directive d)
 		return "the version: 1";
 	case DIR_SCOPE:
 		return "a scope name: abstract-unix-socket or signal";
+	case DIR_BASE:
+		return "the base: b3:<64 hex digits>, host or root";
 	default:
 		return "an absolute path";
 	}
@@ -802,7 +833,7 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 			       ps->header_line);
 	} else if (d == DIR_UNKNOWN) {
 		return fail_at(ps, ps->line_no, 1,
-			       "unknown keyword '%s' (expected ro, list, rw, scope or expect)",
+			       "unknown keyword '%s' (expected ro, list, rw, scope, expect or base)",
 			       shown_source(ps, line, kw_len));
 	}
 	const char *kw = directive_names[d];
@@ -870,6 +901,18 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 		return fail_at(ps, ps->line_no, base + 1,
 			       "unknown scope '%s' (expected abstract-unix-socket or signal)",
 			       shown_source(ps, arg, arg_len));
+	case DIR_BASE:
+		if (ps->base_line)
+			return fail_at(ps, ps->line_no, 1, "base given twice (first at line %zu)",
+				       ps->base_line);
+		if (!hk_policy_base_valid(arg, arg_len))
+			return fail_at(ps, ps->line_no, base + 1,
+				       "invalid base '%s' (expected b3:<64 lowercase hex digits> for a "
+				       "pinned base, or host or root for an unpinned one)",
+				       shown_source(ps, arg, arg_len));
+		ps->base_line = ps->line_no;
+		ps->out->base = hk_xstrndup(arg, arg_len);
+		return 0;
 	default:
 		return parse_path_directive(ps, d, arg, arg_len, base, ordinary);
 	}

@@ -4,6 +4,9 @@
  * Text form (one directive per line; '#' at the start of a line begins a comment):
  *
  *     harkaq-policy 1                 first directive, mandatory
+ *     base b3:<hex>                   the base the sandbox stands on (at most once): a pinned
+ *                                     base's id, or "host" / "root" for an unpinned one;
+ *                                     harkaq-exec ignores it, the PolicyId covers it
  *     scope abstract-unix-socket      ABI >= 6 scopes
  *     scope signal
  *     ro /usr/include/zlib.h          read + execute rights valid on the object's type
@@ -56,12 +59,13 @@ struct hk_policy {
 	struct hk_policy_expect *expects;
 	size_t n_expects, cap_expects;
 	unsigned scopes;     /* HK_SCOPE_* bitmask */
+	char *base;          /* owned: "b3:<hex>", "host", "root", or NULL (not stated) */
 	/* Set by hk_policy_finish() and hk_policy_parse(): grants and expects are sorted by path
 	 * bytes (strcmp order) and unique.  Cleared by hk_policy_add_*(). */
 	bool finished;
 };
 
-#define HK_POLICY_INIT { NULL, 0, 0, NULL, 0, 0, 0, false }
+#define HK_POLICY_INIT { NULL, 0, 0, NULL, 0, 0, 0, NULL, false }
 
 /* Parses policy text.  `filename` is used only in error messages ("FILE:LINE:COL: …"; NULL
  * reads as "<policy>").  Rejects: a missing or wrong header, unknown keywords, relative or
@@ -122,6 +126,10 @@ void hk_policy_escape_path(const char *path, struct hk_buf *out);
 void hk_policy_escape_bytes(const void *bytes, size_t n, struct hk_buf *out);
 
 const char *hk_grant_kind_name(enum hk_grant_kind kind);
+/* The base line's argument: "b3:" and 64 lowercase hex digits, "host" or "root". */
+bool hk_policy_base_valid(const char *s, size_t n);
+/* Sets (a copy of) or clears the base; `base` must satisfy hk_policy_base_valid. */
+void hk_policy_set_base(struct hk_policy *p, const char *base);
 void hk_policy_free(struct hk_policy *p);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/base.h"
 #include "core/toml.h"
 #include "core/util.h"
 
@@ -299,6 +300,18 @@ static int load_name_version(struct loader *l, const struct hk_toml_table *root,
 	return 0;
 }
 
+/* "b3:" and at least 8 lowercase hex digits (an id or a prefix of one, as the store finds). */
+static bool b3_ref_valid(const char *s)
+{
+	if (strncmp(s, "b3:", 3) != 0)
+		return false;
+	size_t n = 0;
+	for (s += 3; *s; s++, n++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return false;
+	return n >= 8 && n <= 64;
+}
+
 static int load_base(struct loader *l, const struct hk_toml_table *root, struct hk_recipe *r)
 {
 	const struct hk_toml_entry *e;
@@ -307,17 +320,24 @@ static int load_base(struct loader *l, const struct hk_toml_table *root, struct 
 		return rc;
 	r->base_pos.line = e ? e->value.line : 1;
 	r->base_pos.col = e ? e->value.col : 1;
-	const char *base = e ? e->value.string : "host";
+	/* No base named: the pinned default, never this machine's own directories. */
+	const char *base = e ? e->value.string : HK_BASE_DEFAULT;
 	if (strcmp(base, "host") == 0) {
 		r->base_kind = HK_BASE_HOST;
 	} else if (strncmp(base, "root:", 5) == 0 && base[5] != '\0') {
 		r->base_kind = HK_BASE_ROOT;
 		r->base_root = fold_path(r->recipe_dir, base + 5);
+	} else if (b3_ref_valid(base) || (strncmp(base, "b3:", 3) != 0 &&
+					    strncmp(base, "root:", 5) != 0 &&
+					    hk_artifact_name_valid(base))) {
+		r->base_kind = HK_BASE_STORE;
 	} else {
 		return fail_at(l, r->base_pos.line, r->base_pos.col,
-			       "invalid base \"%s\": expected \"host\" (this machine's system "
-			       "directories) or \"root:PATH\" (a root file system; a relative PATH "
-			       "is relative to the recipe's directory)", base);
+			       "invalid base \"%s\": expected a base of the store by name (e.g. "
+			       "\"" HK_BASE_DEFAULT "\") or id (\"b3:\" and 8 to 64 hex digits), "
+			       "\"host\" (this machine's system directories, unpinned) or "
+			       "\"root:PATH\" (a root file system directory, unpinned; a relative "
+			       "PATH is relative to the recipe's directory)", base);
 	}
 	r->base = hk_xstrdup(base);
 	return 0;

@@ -4,7 +4,8 @@
  *
  *     name = "zlib"
  *     version = "1.2.13"
- *     base = "host"                      # or "root:/path/to/root" (relative: to the recipe)
+ *     base = "debian-12-essential"       # a pinned base of the store (the default), "b3:…",
+ *                                        # or "host" / "root:/path/to/root" (unpinned)
  *     [source]
  *     dir = "src"                        # or tarball = "…" + sha256/b3 = "…", or apt = "p=v"
  *     [deps]
@@ -47,8 +48,9 @@ struct hk_recipe_pos {
 };
 
 enum hk_base_kind {
-	HK_BASE_HOST,   /* this machine's system directories */
-	HK_BASE_ROOT,   /* a root filesystem directory (base_root) */
+	HK_BASE_STORE,  /* a pinned base of the store, by name or id (core/base.h); the default */
+	HK_BASE_HOST,   /* this machine's system directories (unpinned) */
+	HK_BASE_ROOT,   /* a root filesystem directory, base_root (unpinned) */
 };
 
 enum hk_source_kind {
@@ -113,7 +115,7 @@ struct hk_recipe {
 	                             * neighbours, or reached through a symlink, still resolves */
 	char *name;
 	char *version;
-	char *base;                 /* as written; "host" when the key is absent */
+	char *base;                 /* as written; HK_BASE_DEFAULT when the key is absent */
 	enum hk_base_kind base_kind;
 	char *base_root;            /* HK_BASE_ROOT: absolute, folded; else NULL */
 	struct hk_recipe_pos base_pos;   /* of the base value (1:1 when absent) */

@@ -24,6 +24,17 @@
 /* ---------------------------------------------------------------------------------------- */
 /* names, dependency groups, identity                                                       */
 
+const char *hk_artifact_origin_name(enum hk_artifact_origin o)
+{
+	switch (o) {
+	case HK_ORIGIN_DEB: return "deb";
+	case HK_ORIGIN_OTHER: return "added";
+	case HK_ORIGIN_BUILD: return "build";
+	case HK_ORIGIN_BASE: return "base";
+	}
+	return "added";
+}
+
 bool hk_artifact_name_valid(const char *name)
 {
 	size_t n = strlen(name);
@@ -299,6 +310,34 @@ static const char *jstr(const struct hk_jval *obj, const char *key)
 	return v && v->type == HK_JSTR && strlen(v->str) == v->len ? v->str : NULL;
 }
 
+/* Where an artifact came from, read from its provenance ("source"): a Debian package's
+ * import writes "type": "deb", a pinned base "type": "base", a sealed build output
+ * "built_by". */
+static enum hk_artifact_origin origin_of(const struct hk_jval *source)
+{
+	if (!source || source->type != HK_JOBJ)
+		return HK_ORIGIN_OTHER;
+	const char *type = jstr(source, "type");
+	if (type && strcmp(type, "deb") == 0)
+		return HK_ORIGIN_DEB;
+	if (type && strcmp(type, "base") == 0)
+		return HK_ORIGIN_BASE;
+	if (jstr(source, "built_by"))
+		return HK_ORIGIN_BUILD;
+	return HK_ORIGIN_OTHER;
+}
+
+enum hk_artifact_origin store_origin_of_json(const char *source_json)
+{
+	struct hk_jval *v = NULL;
+	struct hk_error ignored;
+	if (!source_json || hk_json_parse(source_json, strlen(source_json), &v, &ignored) < 0)
+		return HK_ORIGIN_OTHER;
+	enum hk_artifact_origin o = origin_of(v);
+	hk_jval_free(v);
+	return o;
+}
+
 /* Parses and checks one metadata file.  `dirname` is its expected directory name (from the
  * file name).  The recorded identity must hash to the directory name, so metadata cannot be
  * edited without the store noticing. */
@@ -380,6 +419,8 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 			a->provides[a->n_provides++] = hk_xstrdup(p->str);
 		}
 	}
+	if (!why)
+		a->origin = origin_of(hk_jobj_get(v, "source"));
 	hk_jval_free(v);
 	char expect_dir[HEX_LEN + 2 + NAME_MAX_LEN + 1];
 	if (!why) {

@@ -24,6 +24,19 @@ struct hk_dep_group {
 	size_t n_alts;
 };
 
+/* Where an artifact came from (its provenance, recorded beside its identity, not in it).
+ * Ranked in this order wherever artifacts shipping one path compete: a Debian package before
+ * a tree added by hand before a local build's output (docs/store.md). */
+enum hk_artifact_origin {
+	HK_ORIGIN_DEB = 0,      /* imported from a .deb (import-deb, import-apt) */
+	HK_ORIGIN_OTHER = 1,    /* added by hand (store add) */
+	HK_ORIGIN_BUILD = 2,    /* a build's sealed /out */
+	HK_ORIGIN_BASE = 3,     /* a pinned base root (store base create): never a dep */
+};
+
+/* "deb", "added", "build", "base" */
+const char *hk_artifact_origin_name(enum hk_artifact_origin o);
+
 struct hk_artifact {
 	char id[HK_B3_ID_LEN];        /* "b3:<64 hex>" */
 	char tree_id[HK_B3_ID_LEN];   /* "b3:<64 hex>": tree hash (docs/store.md) */
@@ -39,6 +52,7 @@ struct hk_artifact {
 	size_t file_count;            /* entries that are not directories */
 	char *meta_json;              /* the metadata file's text (valid JSON) */
 	bool sealed;                  /* a seal record exists (STORE/.meta/<dirname>.verity) */
+	enum hk_artifact_origin origin;
 	size_t index_;                /* private: position in the store's list */
 };
 

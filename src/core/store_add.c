@@ -474,6 +474,7 @@ static struct hk_artifact *artifact_new(const struct hk_store *s,
 	a->path = hk_xasprintf("%s/%s", s->root, a->dirname);
 	a->meta_path = hk_xasprintf("%s/" META_DIR "/%s.json", s->root, a->dirname);
 	a->meta_json = meta_encode(a, spec->source_json);
+	a->origin = store_origin_of_json(spec->source_json);
 	return a;
 }
 

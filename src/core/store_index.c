@@ -103,6 +103,10 @@ static int index_load(struct hk_store *s, struct hk_error *err)
 static void index_lines_of(const struct hk_artifact *a, const struct hk_tree *t,
 			   struct hk_strv *lines)
 {
+	/* A pinned base is the ground every build stands on, never a dep to declare: who ships
+	 * one of its paths is answered by its own dpkg database (core/debroot.h). */
+	if (a->origin == HK_ORIGIN_BASE)
+		return;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hk_tree_entry *e = &t->entries[i];
 		if (e->type == HK_TREE_DIR)

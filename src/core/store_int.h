@@ -87,4 +87,7 @@ int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_
 		      const struct hk_artifact *extra, const struct hk_tree *extra_tree,
 		      char **tmp_path, struct hk_error *err);
 
+/* The origin a provenance ("source" JSON text) records (store.c). */
+enum hk_artifact_origin store_origin_of_json(const char *source_json);
+
 #endif

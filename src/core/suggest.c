@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/debroot.h"
 #include "core/derive.h"
 #include "core/tree.h"
 #include "core/util.h"
+#include "core/view.h"
 
 /* A symlink chain longer than this is not followed back (the kernel's own limit is 40; real
  * packages chain two or three: /usr/bin/cc -> gcc -> gcc-12 -> x86_64-linux-gnu-gcc-12). */
@@ -150,6 +153,9 @@ struct link_entry {
 
 struct hk_suggester {
 	struct hk_suggest_input in;
+	bool owners_loaded;
+	struct hk_debroot_owners owners;  /* the pinned base's path -> package */
+	struct hk_deb_pkglist base_pkgs;
 	bool links_loaded;
 	struct link_entry *by_target;     /* sorted by target */
 	struct link_entry *by_link;       /* the same entries, sorted by (link, artifact id) */
@@ -173,6 +179,8 @@ void hk_suggester_free(struct hk_suggester *s)
 	}
 	free(s->by_target);
 	free(s->by_link);
+	hk_debroot_owners_free(&s->owners);
+	hk_deb_pkglist_free(&s->base_pkgs);
 	free(s);
 }
 
@@ -217,6 +225,9 @@ static int load_links(struct hk_suggester *s, struct hk_error *err)
 		return r;
 	size_t cap = 0;
 	for (size_t i = 0; i < n_arts; i++) {
+		/* A base is never a dep to declare: its own links name nothing declarable. */
+		if (arts[i]->origin == HK_ORIGIN_BASE)
+			continue;
 		struct hk_tree t = HK_TREE_INIT;
 		r = hk_store_files(s->in.store, arts[i], &t, err);
 		if (r < 0) {
@@ -408,6 +419,97 @@ static int find_providers(struct hk_suggester *s, const char *path, struct cand 
 	return 0;
 }
 
+/* ---- the pinned base ---- */
+
+static int load_owners(struct hk_suggester *s, struct hk_error *err)
+{
+	if (s->owners_loaded || !s->in.base_root)
+		return 0;
+	int r = hk_debroot_owners_load(s->in.base_root, &s->owners, err);
+	if (r == 0)
+		r = hk_debroot_packages(s->in.base_root, &s->base_pkgs, err);
+	if (r < 0)
+		return hk_wrap(err, "the base's package database");
+	s->owners_loaded = true;
+	return 0;
+}
+
+/* The base package that ships `path` (the first, when several list it; malloc'd), or NULL. */
+static int base_owner(struct hk_suggester *s, const char *path, char **pkg, struct hk_error *err)
+{
+	*pkg = NULL;
+	int r = load_owners(s, err);
+	if (r < 0 || !s->in.base_root)
+		return r;
+	const char *owners = hk_debroot_owner(&s->owners, path);
+	/* "a, b": the path is listed by several packages; name the first. */
+	if (owners)
+		*pkg = hk_xstrndup(owners, strcspn(owners, ","));
+	return 0;
+}
+
+static const char *base_version(const struct hk_suggester *s, const char *pkg)
+{
+	for (size_t i = 0; i < s->base_pkgs.n; i++)
+		if (strcmp(s->base_pkgs.items[i].name, pkg) == 0)
+			return s->base_pkgs.items[i].version;
+	return "";
+}
+
+/* Whether the pinned base has a non-directory at `path` (a file its maintainer scripts made
+ * has no owner in the database, yet it is the base's). */
+static bool base_ships(const struct hk_suggester *s, const char *path)
+{
+	if (!s->in.base_root)
+		return false;
+	hk_autofree char *p = hk_xasprintf("%s%s", s->in.base_root, path);
+	struct stat st;
+	return lstat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+static bool has_provider_named(const struct hk_diag_item *it, const char *name)
+{
+	for (size_t i = 0; i < it->n_providers; i++)
+		if (strcmp(it->providers[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A trap of the store view: the build followed an undeclared artifact's symlink. */
+static int diagnose_trap(struct hk_suggester *s, const char *dirname, const char *link,
+			 struct hk_diag_item *it, struct hk_error *err)
+{
+	const struct hk_artifact *a = NULL;
+	struct hk_error e2;
+	if (!s->in.store || hk_store_find(s->in.store, dirname, &a, &e2) < 0) {
+		it->cls = HK_DIAG_IRREDUCIBLE;
+		it->reason = hk_xasprintf("the build followed the symlink %s of an artifact no "
+					  "longer in the store (%s)", link, dirname);
+		return 0;
+	}
+	(void)err;
+	if (in_closure(s, a)) {
+		it->cls = HK_DIAG_POLICY_BUG;
+		it->reason = hk_xasprintf("the build reached the view's trap for %s, a symlink of "
+					  "the declared %s: a declared dep's links must come from "
+					  "its own layer, a harkaq bug", link, a->name);
+		return 0;
+	}
+	it->providers = hk_xcalloc(1, sizeof(*it->providers));
+	struct hk_provider *p = &it->providers[it->n_providers++];
+	p->name = hk_xstrdup(a->name);
+	p->version = hk_xstrdup(a->version);
+	p->id = hk_xstrdup(a->id);
+	p->how = HK_PROVIDES_LINK;
+	p->via = hk_xstrdup(link);
+	p->spec = dep_spec(s->in.store, a);
+	p->origin = hk_artifact_origin_name(a->origin);
+	it->cls = HK_DIAG_DECLARABLE;
+	it->line = hk_xasprintf("declare dep: %s (the build followed its symlink %s)", p->spec,
+				link);
+	return 0;
+}
+
 /* ---- diagnosis ---- */
 
 static char *human_path(const struct hk_denial *d)
@@ -432,6 +534,13 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 		return 0;
 	}
 	hk_autofree char *shown = human_path(d);
+	char *trap_art = NULL, *trap_link = NULL;
+	if (s->in.sandbox_contract && hk_view_trap_parse(d->path, &trap_art, &trap_link)) {
+		int r = diagnose_trap(s, trap_art, trap_link, it, err);
+		free(trap_art);
+		free(trap_link);
+		return r;
+	}
 	if (s->in.sandbox_contract && hk_contract_surface(d->path)) {
 		it->cls = HK_DIAG_POLICY_BUG;
 		it->reason = hk_xasprintf("%s is on a contract surface of the sandbox: the sandbox "
@@ -466,7 +575,8 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 	if (r < 0)
 		return r;
 	size_t declared = 0;
-	it->providers = hk_xcalloc(n + 1, sizeof(*it->providers));
+	/* One slot more than the store's candidates: the base's package. */
+	it->providers = hk_xcalloc(n + 2, sizeof(*it->providers));
 	for (size_t i = 0; i < n; i++) {
 		if (in_closure(s, cs[i].art)) {
 			declared++;
@@ -480,11 +590,34 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 		p->via = cs[i].via ? hk_xstrdup(cs[i].via) : NULL;
 		p->hops = cs[i].hops;
 		p->spec = dep_spec(s->in.store, cs[i].art);
+		p->origin = hk_artifact_origin_name(cs[i].art->origin);
 	}
 	free(cs);
+	hk_autofree char *base_pkg = NULL;
+	int rb = base_owner(s, d->path, &base_pkg, err);
+	if (rb < 0)
+		return rb;
+	if (base_pkg && !has_provider_named(it, base_pkg)) {
+		struct hk_provider *p = &it->providers[it->n_providers++];
+		p->name = hk_xstrdup(base_pkg);
+		p->version = hk_xstrdup(base_version(s, base_pkg));
+		p->how = HK_PROVIDES_FILE;
+		p->spec = hk_xstrdup(base_pkg);
+		p->origin = "base";
+	}
 	if (it->n_providers) {
 		it->cls = HK_DIAG_DECLARABLE;
-		it->line = hk_xasprintf("declare dep: %s", it->providers[0].spec);
+		const struct hk_provider *best = &it->providers[0];
+		if (strcmp(best->origin, "base") == 0)
+			it->line = hk_xasprintf("declare dep: %s (%s is in the base, from %s)",
+						best->spec, shown, best->name);
+		else
+			it->line = hk_xasprintf("declare dep: %s", best->spec);
+	} else if (base_ships(s, d->path)) {
+		it->cls = HK_DIAG_IRREDUCIBLE;
+		it->reason = hk_xasprintf("%s is in the base, made by its maintainer scripts (no "
+					  "package ships it): only the base profile can grant it",
+					  shown);
 	} else {
 		it->cls = HK_DIAG_IRREDUCIBLE;
 		it->reason = declared
@@ -608,6 +741,7 @@ void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
 			else
 				hk_json_null(j);
 			hk_json_kv_str(j, "spec", p->spec);
+			hk_json_kv_str(j, "origin", p->origin);
 			hk_json_obj_end(j);
 		}
 		hk_json_arr_end(j);

@@ -22,6 +22,13 @@
  * Providers that are already in the build's closure are not suggested (declaring them again
  * changes nothing); if only those remain, the debt is irreducible with a reason saying so.
  *
+ * Two kinds of denied path are answered without the path index:
+ *   - a trap of the store view (core/view.h, /.harkaq/links/<artifact>/<link>): the build
+ *     followed an undeclared artifact's symlink; that artifact is the provider ("link", via
+ *     the link's own path);
+ *   - a file of the pinned base that no store artifact provides: the base package that ships
+ *     it is named (origin "base"), so a file of the base is never "nobody provides it".
+ *
  * Ownership: every string of a diagnosis is owned by it; hk_diagnosis_free releases them. */
 #ifndef HK_SUGGEST_H
 #define HK_SUGGEST_H
@@ -61,6 +68,10 @@ struct hk_provider {
 	unsigned hops;               /* alias: symlinks between `via` and the path (>= 1) */
 	char *spec;                  /* what to write in [deps]: "make", or "make=4.3-4.1" when
 					the name alone is ambiguous in the store, or the id */
+	/* Where the provider came from: "deb", "added", "build" (a store artifact of that
+	 * origin, core/store.h), or "base": a package of the pinned base that ships the path
+	 * and is not in the store (id NULL; import it to declare it). */
+	const char *origin;          /* static string */
 };
 
 struct hk_diag_item {
@@ -89,6 +100,9 @@ struct hk_suggest_input {
 	/* The denials come from harkaq's sandbox, whose contract surfaces (/src, /tmp, /dev, …)
 	 * are harkaq's to grant.  False for `harkaq run` on the host, where /tmp is the host's. */
 	bool sandbox_contract;
+	/* The pinned base's tree (core/base.h), or NULL: a denied file of the base is then
+	 * named with the Debian package that ships it, read from the base's dpkg database. */
+	const char *base_root;
 };
 
 /* Holds the store's reverse symlink map, built on first need and reused across phases.

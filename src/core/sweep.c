@@ -47,6 +47,8 @@ void hk_sweep_item_free(struct hk_sweep_item *it)
 	free(it->version);
 	free(it->recipe_hash);
 	free(it->policy_id);
+	free(it->base_id);
+	free(it->base_name);
 	free(it->fail_code);
 	free(it->reason);
 	free(it->failed_phase);
@@ -171,8 +173,14 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 	free(it->version);
 	free(it->recipe_hash);
 	free(it->policy_id);
+	free(it->base_id);
+	free(it->base_name);
 	free(it->artifact);
 	free(it->failed_phase);
+	const struct hk_jval *base = hk_jobj_get(b, "base");
+	it->base_id = dup_or_null(jstr(base, "id"));
+	it->base_name = dup_or_null(jstr(base, "name"));
+	it->base_pinned = hk_jobj_bool(base, "pinned");
 	it->name = dup_or_null(jstr(recipe, "name"));
 	it->version = dup_or_null(jstr(recipe, "version"));
 	it->recipe_hash = dup_or_null(jstr(recipe, "hash"));
@@ -494,6 +502,12 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 		s->counts[it->outcome]++;
 		if (it->failed_phase)
 			s->failed_builds++;
+		if (it->base_name && !it->base_pinned) {
+			s->unpinned++;
+			s->unpinned_measured += it->outcome == HK_SWEEP_HERMETIC ||
+						it->outcome == HK_SWEEP_DECLARABLE ||
+						it->outcome == HK_SWEEP_IRREDUCIBLE;
+		}
 		size_t in_base = 0;
 		for (size_t k = 0; k < it->n_debts; k++) {
 			const struct hk_sweep_debt *d = &it->debts[k];

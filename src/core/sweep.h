@@ -93,6 +93,11 @@ struct hk_sweep_item {
 	char *name, *version;    /* NULL when the recipe could not be read */
 	char *recipe_hash;
 	char *policy_id;
+	/* The base it stood on (docs/bases.md): a pinned base's id and name, or base_id NULL
+	 * and base_name "host" / "root" — such a verdict measures the machine, and the summary
+	 * counts those recipes apart. */
+	char *base_id, *base_name;
+	bool base_pinned;
 	enum hk_sweep_outcome outcome;
 	char *fail_code;         /* HK_SWEEP_FAIL_*; NULL when the build ran to the end */
 	char *reason;            /* why it failed, or NULL */
@@ -194,6 +199,8 @@ struct hk_sweep_summary {
 	size_t hidden_by_base;           /* recipes with debt whose every debt path is in the base
 	                                  * root: under closure + base root they look Hermetic */
 	size_t policy_bug_recipes;       /* recipes with >= 1 harkaq policy-bug denial */
+	size_t unpinned;                 /* recipes built on an unpinned base (host, root:) */
+	size_t unpinned_measured;        /* ... of them measured (in `measured` too) */
 	struct hk_strset policy_bug_paths;    /* distinct, sorted */
 	struct hk_sweep_path_count *paths;   /* every distinct debt path, most frequent first */
 	size_t n_paths;

@@ -34,6 +34,16 @@ static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_j
 	jopt_str(j, "version", it->version);
 	jopt_str(j, "recipe_hash", it->recipe_hash);
 	jopt_str(j, "policy_id", it->policy_id);
+	hk_json_key(j, "base");
+	if (it->base_name) {
+		hk_json_obj_begin(j);
+		jopt_str(j, "id", it->base_id);
+		jopt_str(j, "name", it->base_name);
+		hk_json_kv_bool(j, "pinned", it->base_pinned);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
 	jopt_str(j, "outcome", hk_sweep_outcome_name(it->outcome));
 	hk_json_key(j, "failure");
 	if (it->fail_code) {
@@ -130,6 +140,8 @@ static void summary_json(const struct hk_sweep_summary *s, struct hk_json *j)
 	hk_json_uint(j, s->measured);
 	hk_json_key(j, "failed_builds");
 	hk_json_uint(j, s->failed_builds);
+	hk_json_kv_uint(j, "unpinned", s->unpinned);
+	hk_json_kv_uint(j, "unpinned_measured", s->unpinned_measured);
 	hk_json_key(j, "irreducible_rate");
 	if (s->measured)
 		hk_json_double(j, (double)s->counts[HK_SWEEP_IRREDUCIBLE] / (double)s->measured);
@@ -263,6 +275,10 @@ static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const c
 	it->version = dup_or_null(jstr(v, "version"));
 	it->recipe_hash = dup_or_null(jstr(v, "recipe_hash"));
 	it->policy_id = dup_or_null(jstr(v, "policy_id"));
+	const struct hk_jval *base = hk_jobj_get(v, "base");
+	it->base_id = dup_or_null(jstr(base, "id"));
+	it->base_name = dup_or_null(jstr(base, "name"));
+	it->base_pinned = hk_jobj_bool(base, "pinned");
 	it->failed_phase = dup_or_null(jstr(v, "failed_phase"));
 	const struct hk_jval *f = hk_jobj_get(v, "failure");
 	if (f && f->type == HK_JOBJ) {

@@ -464,6 +464,9 @@ void hk_verdict_free(struct hk_verdict *v)
 	free(v->artifact_hash);
 	free(v->phase);
 	free(v->deps_sealed);
+	free(v->base.id);
+	free(v->base.name);
+	free(v->base.view);
 	free(v->canary_path);
 	memset(v, 0, sizeof(*v));
 }
@@ -479,6 +482,20 @@ void hk_verdict_set_deps_sealed(struct hk_verdict *v, const char *word)
 {
 	free(v->deps_sealed);
 	v->deps_sealed = word ? hk_xstrdup(word) : NULL;
+}
+
+void hk_verdict_set_base(struct hk_verdict *v, const struct hk_verdict_base *base)
+{
+	free(v->base.id);
+	free(v->base.name);
+	free(v->base.view);
+	v->base = (struct hk_verdict_base){
+		.id = base->id ? hk_xstrdup(base->id) : NULL,
+		.name = base->name ? hk_xstrdup(base->name) : NULL,
+		.pinned = base->pinned,
+		.packages = base->packages,
+		.view = base->view ? hk_xstrdup(base->view) : NULL,
+	};
 }
 
 bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r)
@@ -542,6 +559,15 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 	hk_json_kv_str(j, "artifact_hash", v->artifact_hash);
 	hk_json_kv_str(j, "phase", v->phase);
 	hk_json_kv_str(j, "deps_sealed", v->deps_sealed);
+
+	hk_json_key(j, "base");
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "id", v->base.id);
+	hk_json_kv_str(j, "name", v->base.name);
+	hk_json_kv_bool(j, "pinned", v->base.pinned);
+	hk_json_kv_uint(j, "packages", v->base.packages);
+	hk_json_kv_str(j, "view", v->base.view);
+	hk_json_obj_end(j);
 
 	hk_json_key(j, "canary");
 	hk_json_obj_begin(j);

@@ -140,6 +140,16 @@ struct hk_verdict_reason {
 	char *message;           /* owned: a sentence with this run's specifics */
 };
 
+/* The base a run stood on: a pinned base of the store (id and name), or an unpinned one
+ * ("host": this machine's own directories; "root": a directory). */
+struct hk_verdict_base {
+	char *id;              /* owned: "b3:<hex>" for a pinned base; NULL when unpinned */
+	char *name;            /* owned: the base's name, or "host" / "root"; NULL: not stated */
+	bool pinned;
+	size_t packages;       /* dpkg packages of a pinned base */
+	char *view;            /* owned: the store view's snapshot id (core/view.h), or NULL */
+};
+
 struct hk_verdict {
 	enum hk_verdict_state state;
 	struct hk_verdict_reason *reasons;   /* NoEvidence: >= 1, the first is primary */
@@ -148,6 +158,9 @@ struct hk_verdict {
 	int abi, kernel_abi;
 	char *policy_id, *recipe_hash, *artifact_hash, *phase;   /* owned or NULL */
 	char *deps_sealed;                   /* owned or NULL: "all", "some", "none" */
+	/* What the sandbox stood on and showed (docs/bases.md), so the evidence names what the
+	 * verdict measured; none of it decides the state. */
+	struct hk_verdict_base base;
 
 	char *canary_path;                   /* owned, NULL if no evidence was collected */
 	bool canary_seen;
@@ -180,13 +193,16 @@ const char *hk_deps_sealed_word(size_t sealed, size_t total);
 /* Sets (or, with NULL, clears) the verdict's deps_sealed after it was computed, for the
  * orchestrator that learns it outside the run (harkaq build checks the deps' seals). */
 void hk_verdict_set_deps_sealed(struct hk_verdict *v, const char *word);
+/* Sets the verdict's base (a copy of every string), for the orchestrator that knows it. */
+void hk_verdict_set_base(struct hk_verdict *v, const struct hk_verdict_base *base);
 
 /* Whether the verdict carries this reason. */
 bool hk_verdict_has_reason(const struct hk_verdict *v, enum hk_reason r);
 
 /* The verdict as one JSON object (kind harkaq.verdict.v1), fields in a fixed order:
  *   kind, state, reasons [{code, message}], abi, kernel_abi, policy_id, recipe_hash,
- *   artifact_hash, phase, deps_sealed, canary {path, seen, domain}, kernel {denials, records_received,
+ *   artifact_hash, phase, deps_sealed, base {id, name, pinned, packages, view},
+ *   canary {path, seen, domain}, kernel {denials, records_received,
  *   canary_records, lost_before, lost_after, enobufs}, denials [{class, blockers, path, dev,
  *   ino, opid, ocomm, exe, comm, count}]
  * Paths, dev, exe, comm, ocomm go through hk_json_bytes(); absent values are null; domain is

@@ -101,8 +101,12 @@ check_eq "provenance: the subject's sha256 is the artifact file's" \
 check_eq "provenance: make is resolved as a Debian purl with its .deb's sha256" \
 	"pkg:deb/debian/make@4.3-4.1?arch=amd64 64" \
 	"$(jq -r '.predicate.buildDefinition.resolvedDependencies[] | select(.uri | startswith("pkg:deb/debian/make@")) | "\(.uri) \(.digest.sha256 | length)"' <<<"$stmt")"
-check_eq "provenance: the base is named and unpinned" "host false" \
-	"$(jq -r '.predicate.buildDefinition.internalParameters.base | "\(.name) \(.pinned)"' <<<"$stmt")"
+BASE_ID=$("$HARKAQ" store --store "$S" base show debian-12-essential | awk '$1 == "id" {print $2}')
+check_eq "provenance: the base is the pinned debian-12-essential, by its id" \
+	"debian-12-essential true $BASE_ID" \
+	"$(jq -r '.predicate.buildDefinition.internalParameters.base | "\(.name) \(.pinned) \(.id)"' <<<"$stmt")"
+check_eq "provenance: the base is a resolved dependency named by its id" "harkaq:base:$BASE_ID" \
+	"$(jq -r '.predicate.buildDefinition.resolvedDependencies[] | select(.name == "base") | .uri' <<<"$stmt")"
 check_eq "provenance: one byproduct per phase's evidence object" \
 	"$(jq -r '.phases[0].report.evidence' "$W/result.json")" \
 	"$(jq -r '.predicate.runDetails.byproducts[] | select(.name == "evidence/install") | .uri | sub("^harkaq:evidence:"; "")' <<<"$stmt")"
@@ -138,18 +142,19 @@ check "harkaq verifies the independent implementation's signature with harkaq's 
 	"$HARKAQ" attest verify "$W/py-prov2.json" --pub "$W/keys/build.pub" --store "$S"
 
 # ---- the hermetic policy ------------------------------------------------------------------
-"$HARKAQ" attest verify "$VERD" --pub "$W/keys/build.pub" --store "$S" --policy hermetic \
+out=$("$HARKAQ" attest verify "$VERD" --pub "$W/keys/build.pub" --store "$S" --policy hermetic 2>&1)
+check_eq "policy hermetic passes for the build on the pinned base, every phase Hermetic (0)" 0 $?
+check_contains "and says so" "$out" "policy hermetic satisfied"
+# Control: the same statement with the base unpinned (host), signed by the independent signer.
+"$PY" "$PYDSSE" payload "$VERD" |
+	jq -c '.predicate.base = {"id": "host", "name": "host", "pinned": false}' >"$W/verd-host.json"
+"$PY" "$PYDSSE" sign "$W/verd-host.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-host.json"
+"$HARKAQ" attest verify "$W/py-host.json" --pub "$W/keys/py.pub" --store "$S" --policy hermetic \
 	>/dev/null 2>"$W/err"
-check_eq "policy hermetic fails for a build on the unpinned host base (14)" 14 $?
+check_eq "control: policy hermetic fails for the same build on the unpinned host base (14)" 14 $?
 check_contains "and says why" "$(cat "$W/err")" "the base host is not pinned"
 check_not_contains "and only that: every phase was Hermetic" "$(cat "$W/err")" "phase install"
-# Positive control: the same statement with a pinned base, signed by the independent signer.
-"$PY" "$PYDSSE" payload "$VERD" |
-	jq -c '.predicate.base = {"id": "b3:0000000000000000000000000000000000000000000000000000000000000000", "name": "debian-12-test", "pinned": true}' >"$W/verd-pinned.json"
-"$PY" "$PYDSSE" sign "$W/verd-pinned.json" application/vnd.in-toto+json "$W/keys/py.key" "$W/py-verd.json"
-out=$("$HARKAQ" attest verify "$W/py-verd.json" --pub "$W/keys/py.pub" --store "$S" --policy hermetic 2>&1)
-check_eq "control: policy hermetic passes on a pinned base with every phase Hermetic (0)" 0 $?
-check_contains "and says so" "$out" "policy hermetic satisfied"
+"$PY" "$PYDSSE" payload "$VERD" >"$W/verd-pinned.json"
 # A verdict whose embedded evidence object was changed (then re-signed) no longer hashes to the
 # evidenceId it claims: malformed (65), while the unchanged one above passed.
 jq -c '.predicate.phases[0].evidence.kernel.denials = 0' "$W/verd-pinned.json" >"$W/verd-ev.json"

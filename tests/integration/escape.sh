@@ -57,9 +57,12 @@ ATTEMPTS="ptrace-child , ptrace 1 , vm-read-child , io-uring , bpf , userfaultfd
  handle /etc/shells , rename /usr/include/limits.h /tmp/s , rename /etc/shells /src/s ,
  ldso /lib64/ld-linux-x86-64.so.2 /usr/bin/id , memfd-copy /usr/bin/whoami ,
  memfd-exec /src/esc_attempt read /usr/include/unistd.h"
+# On this machine's own directories (base = "host"): the attempts name host files
+# (/usr/include/…) that an essential base does not have; what is tested is the cage.
 cat >"$S/r/recipe.toml" <<EOF
 name = "escape"
 version = "1"
+base = "host"
 [source]
 dir = "src"
 [deps]

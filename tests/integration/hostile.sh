@@ -24,11 +24,13 @@ echo declared >"$S/tree/usr/share/esc/declared.txt"
 ST=$S/store
 "$HARKAQ" store --store "$ST" add "$S/tree" --name esc-tools --version 1 >/dev/null
 
-# recipe DIR PHASE-TOML-LINES...: a recipe with the esc-tools dep and the given [phases] lines.
+# recipe DIR PHASE-TOML-LINES...: a recipe with the esc-tools dep and the given [phases] lines,
+# on this machine's own directories (base = "host"): the faults tested here are harkaq's, and
+# one store is a filesystem too small for a base.
 recipe() {
 	local d=$S/$1; shift
 	mkdir -p "$d/src"
-	{ printf 'name = "%s"\nversion = "1"\n[source]\ndir = "src"\n' "$(basename "$d")"
+	{ printf 'name = "%s"\nversion = "1"\nbase = "host"\n[source]\ndir = "src"\n' "$(basename "$d")"
 	  printf '[deps]\nbuild = ["esc-tools"]\n[phases]\n'
 	  printf '%s\n' "$@"; } >"$d/recipe.toml"
 	chmod -R a+rX "$d"
@@ -143,9 +145,9 @@ printf 'name = "x"\nversion = "1"\n[source]\ndir = "src"\n[phases]\ncompile = "t
 bad_recipe dotdot 'dotdot.toml:8:10: expect path "/usr/../etc/shells" is not normalised'
 sed 's|/usr/../etc/shells|usr/lib|' "$S/bad/dotdot.toml" >"$S/bad/relative.toml"
 bad_recipe relative 'relative.toml:8:10: expect path "usr/lib" must be absolute'
-printf 'name = "x"\nversion = "1"\n[source]\ndir = "src"\n[deps]\nbuild = ["no-such-dep"]\n[phases]\ncompile = "true"\n' >"$S/bad/missingdep.toml"
-bad_recipe missingdep "missingdep.toml:6:10: build dep 'no-such-dep'"
-printf 'name = "x"\nversion = "1"\n[source]\ndir = "nosrc"\n[phases]\ncompile = "true"\n' >"$S/bad/nosrc.toml"
+printf 'name = "x"\nversion = "1"\nbase = "host"\n[source]\ndir = "src"\n[deps]\nbuild = ["no-such-dep"]\n[phases]\ncompile = "true"\n' >"$S/bad/missingdep.toml"
+bad_recipe missingdep "missingdep.toml:7:10: build dep 'no-such-dep'"
+printf 'name = "x"\nversion = "1"\nbase = "host"\n[source]\ndir = "nosrc"\n[phases]\ncompile = "true"\n' >"$S/bad/nosrc.toml"
 build bad "$S/bad/nosrc.toml"
 check_contains "recipe with a missing source dir: refused, naming it" "$RC $ERR" "nosrc"
 check_eq "broken recipes: nothing written to the store (no artifact, evidence or temporary)" \
@@ -165,7 +167,7 @@ echo inj >"$W/x"$'\n'"rw /etc"; echo q >"$W/q\"uote"; echo sp >"$W/s p"; echo bs
 echo nb >"$W/"$'\xe9\xff'
 check "store add of a tree with hostile names" "$HARKAQ" store --store "$ST" add "$S/wtree" --name weird --version 1
 mkdir -p "$S/weird/src"
-printf '%s\n' 'name = "weird"' 'version = "1"' '[source]' 'dir = "src"' '[deps]' 'build = ["weird"]' \
+printf '%s\n' 'name = "weird"' 'version = "1"' 'base = "host"' '[source]' 'dir = "src"' '[deps]' 'build = ["weird"]' \
 	'[phases]' "compile = [\"cat /usr/share/w/q* /usr/share/w/s* /usr/share/w/b* /usr/share/w/x*/etc /usr/share/w/\$(printf '\\\\351\\\\377')\", \"cat /etc/shells\"]" \
 	>"$S/weird/recipe.toml"
 chmod -R a+rX "$S/weird"
@@ -228,7 +230,7 @@ mkdir -p "$S/ca/usr/share/ca" "$S/cb/usr/share/cb"
 echo a >"$S/ca/usr/share/ca/a"; echo b >"$S/cb/usr/share/cb/b"
 "$HARKAQ" store --store "$ST" add "$S/ca" --name cyc-a --version 1 --dep cyc-b >/dev/null
 "$HARKAQ" store --store "$ST" add "$S/cb" --name cyc-b --version 1 --dep cyc-a >/dev/null
-printf '%s\n' 'name = "cyc"' 'version = "1"' '[source]' 'dir = "src"' '[deps]' 'build = ["cyc-a"]' \
+printf '%s\n' 'name = "cyc"' 'version = "1"' 'base = "host"' '[source]' 'dir = "src"' '[deps]' 'build = ["cyc-a"]' \
 	'[phases]' 'compile = "cat /usr/share/ca/a /usr/share/cb/b"' >"$S/ok/cyc.toml"
 build cyc "$S/ok/cyc.toml"
 check_eq "dep cycle a <-> b: accepted; both in the closure, the build Hermetic" "0 Hermetic 2 a b" \

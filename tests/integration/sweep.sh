@@ -43,7 +43,7 @@ check_contains "undeclared make: declarable debt, the build failed" "$(row sweep
 	"only declarable debt     1"
 check_contains "a probe with a fallback: declarable debt, the build succeeded" \
 	"$(row sweep-declarable-probe)" "configure=Impure compile=Hermetic install=Hermetic"
-check_contains "perl from the base root: irreducible" "$(row sweep-irreducible)" "irreducible debt"
+check_contains "a base file no package ships: irreducible" "$(row sweep-irreducible)" "irreducible debt"
 
 # Every broken recipe is in the table with its reason.
 check_contains "a recipe that does not load, with file:line:col" "$T" \
@@ -56,10 +56,10 @@ check_contains "a compile error without debt: failed, with the phase" "$(row swe
 	"phase: compile exited with status 1"
 
 # The debt paths, counted per recipe, classified against the store.
-check_contains "/usr/bin/make: 3 recipes, declarable, provider make" "$T" \
-	"3  declarable   yes   /usr/bin/make  → declare dep: make"
-check_contains "/usr/bin/perl: 1 recipe, irreducible" "$T" \
-	"1  irreducible  yes   /usr/bin/perl  → nobody provides it"
+check_contains "/usr/bin/make: 3 recipes, declarable, provider make, not in the base" "$T" \
+	"3  declarable   no    /usr/bin/make  → declare dep: make"
+check_contains "/etc/subuid: 1 recipe, irreducible, in the base" "$T" \
+	"1  irreducible  yes   /etc/subuid  → nobody provides it"
 check_contains "the JSON summary: make provides /usr/bin/make, 3 recipes" "$(echo "$J" | tr -d ' \n')" \
 	'"debt_paths":[{"path":"/usr/bin/make","recipes":3,"class":"declarable","providers":["make"],"in_base":'
 
@@ -85,10 +85,13 @@ PY
 check_eq "the sweep classifies every debt path as the build's report does (both classes seen)" \
 	"declarable irreducible | " "$agree"
 
-# Base debt: the paths exist in this machine's base root (the host), as the oracle says.
+# Base debt: the paths exist in the recipes' base (the pinned debian-12-essential), as the
+# oracle says: /etc/subuid does, make (not an essential package) does not.
+tree=$("$HARKAQ" store --store "$S/store" base show debian-12-essential | awk '$1 == "tree" {print $2}')
+check "control: the oracle reads the pinned base's tree" test -d "$tree/etc"
 want_total=0; want_distinct=0
-[ -e /usr/bin/make ] && want_total=$((want_total + 3)) && want_distinct=$((want_distinct + 1))
-[ -e /usr/bin/perl ] && want_total=$((want_total + 1)) && want_distinct=$((want_distinct + 1))
+[ -e "$tree/usr/bin/make" ] && want_total=$((want_total + 3)) && want_distinct=$((want_distinct + 1))
+[ -e "$tree/etc/subuid" ] && want_total=$((want_total + 1)) && want_distinct=$((want_distinct + 1))
 check_eq "base-debt paths summed over recipes" "$want_total" "$(field paths_total one)"
 check_eq "distinct base-debt paths" "$want_distinct" "$(field paths_distinct one)"
 
@@ -140,6 +143,26 @@ check_contains "a missing shard is named" "$out" "shard(s) 3/3 missing: every re
 out=$("$HARKAQ" sweep merge "$S/shard1" "$S/shard1" "$S/shard2" 2>&1)
 check_eq "a repeated shard: exit 65" 65 $?
 check_contains "a repeated shard is named" "$out" "shard 1/3 is given twice"
+
+# Recipes on an unpinned base are counted apart: the catalogue above stands on the pinned base
+# (none unpinned); a one-recipe catalogue on base = "host" has one (the control).
+check_eq "every recipe of the catalogue stood on the pinned base: 0 unpinned" 0 "$(field unpinned one)"
+check_eq "  and every result names that base" "debian-12-essential true" \
+	"$(jq -r '[.recipes[] | select(.base != null) | "\(.base.name) \(.base.pinned)"] | unique | join(",")' "$S/one/result.json")"
+mkdir -p "$S/hostcat/h"
+cat >"$S/hostcat/h/recipe.toml" <<'EOT'
+name = "on-host"
+version = "1"
+base = "host"
+[source]
+dir = "."
+[phases]
+compile = "true"
+EOT
+"$HARKAQ" sweep "$S/hostcat" --store "$S/store" --out "$S/hostout" >/dev/null 2>&1
+check_eq "control: a recipe on base = host is counted unpinned" 1 "$(field unpinned hostout)"
+check_contains "  and the table says what that means" "$(cat "$S/hostout/summary.txt")" \
+	"unpinned: 1 recipe(s) (1 measured) stood on an unpinned base"
 
 # Usage errors.
 out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)

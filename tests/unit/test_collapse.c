@@ -46,6 +46,7 @@ struct fixture {
 	struct hk_policy p;
 	struct hk_derive_entry e[64];
 	size_t n;
+	const char *view;    /* the store view's tree, or NULL */
 };
 
 static void dep_file(struct fixture *f, const char *path)
@@ -59,7 +60,8 @@ static void plan(struct fixture *f, const char *base, struct hk_strset *out,
 {
 	struct hk_error err;
 	REQUIRE(hk_policy_finish(&f->p, &err) == 0);
-	REQUIRE(hk_collapse_plan(&f->p, f->e, f->n, base, out, st, merged_system, &err) == 0);
+	REQUIRE(hk_collapse_plan(&f->p, f->e, f->n, base, f->view, out, st, merged_system, &err) ==
+		0);
 }
 
 TEST(dep_only_directory_collapses_at_its_top_and_mixed_parent_does_not)
@@ -197,4 +199,39 @@ TEST(sibling_prefixes_and_unmerged_paths)
 	hk_strset_free(&out);
 	hk_policy_free(&f.p);
 	sh("rm -rf @", base);
+}
+
+TEST(a_store_view_file_beneath_a_directory_keeps_it_per_file)
+{
+	/* The view shows every store artifact, granted or not (core/view.h): an undeclared
+	 * header it adds to a directory must stay a logged denial, so that directory cannot be
+	 * one rule.  Its sibling, which the view leaves alone, still collapses; and without the
+	 * view the same policy collapses both (the control). */
+	hk_autofree char *base = make_base();
+	hk_autofree char *view = make_base();
+	sh("mkdir -p @/usr/include/seen @/usr/include/alone && touch @/usr/include/seen/bzlib.h",
+	   view);
+	struct fixture f = { .p = HK_POLICY_INIT };
+	dep_file(&f, "/usr/include/seen/zlib.h");
+	dep_file(&f, "/usr/include/alone/x.h");
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	plan(&f, base, &out, &st);
+	/* Without the view both directories are whole: one rule at their top-most common
+	 * ancestor covers both grants. */
+	CHECK_EQ_INT(1, out.len);
+	CHECK_EQ_INT(2, st.covered);
+	hk_strset_free(&out);
+	out = (struct hk_strset)HK_STRSET_INIT;
+	f.view = view;
+	plan(&f, base, &out, &st);
+	CHECK(!hk_strset_contains(&out, "/usr/include"));
+	CHECK(!hk_strset_contains(&out, "/usr/include/seen"));
+	CHECK(hk_strset_contains(&out, "/usr/include/alone"));
+	CHECK_EQ_INT(1, out.len);
+	CHECK_EQ_INT(1, st.covered);
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
+	sh("rm -rf @", base);
+	sh("rm -rf @", view);
 }

@@ -117,14 +117,14 @@ TEST(header_appears_once)
 TEST(unknown_keyword)
 {
 	CHECK_REJECTS(HDR "# c\n\nro /usr\nrox /usr/lib\n",
-		      "policy.txt:5:1: unknown keyword 'rox' (expected ro, list, rw, scope or "
-		      "expect)");
+		      "policy.txt:5:1: unknown keyword 'rox' (expected ro, list, rw, scope, "
+		      "expect or base)");
 	/* Keywords are case-sensitive. */
 	CHECK_REJECTS(HDR "RO /usr\n", "policy.txt:2:1: unknown keyword 'RO' (expected ro, list, "
-				       "rw, scope or expect)");
+				       "rw, scope, expect or base)");
 	/* Non-printable bytes in the token are quoted escaped. */
 	CHECK_REJECTS(HDR "r\xffo /usr\n", "policy.txt:2:1: unknown keyword 'r\\xffo' (expected "
-					   "ro, list, rw, scope or expect)");
+					   "ro, list, rw, scope, expect or base)");
 	/* A comment starts only at column 1. */
 	CHECK_REJECTS(HDR "ro /a # note\n", "policy.txt:2:6: unescaped space in path (write "
 					    "\\x20 to mean it)");
@@ -460,6 +460,56 @@ TEST(unknown_and_repeated_scopes)
 	CHECK_PARSES_INTO(HDR "scope signal\nscope abstract-unix-socket\n", &p);
 	CHECK_EQ_INT(HK_SCOPE_SIGNAL | HK_SCOPE_ABSTRACT_UNIX_SOCKET, p.scopes);
 	hk_policy_free(&p);
+}
+
+#define B3_ID "b3:e58099e187b686d6bbeed1848bff72babccef07685af192467a989354a9e8ead"
+
+TEST(base_line_names_the_base_once_and_enters_the_id)
+{
+	CHECK_PARSES(HDR "base " B3_ID "\nro /a\n");
+	CHECK_PARSES(HDR "base host\n");
+	CHECK_PARSES(HDR "ro /a\nbase root\n");
+	CHECK_REJECTS(HDR "base debian\n", "policy.txt:2:6: invalid base 'debian' (expected "
+					  "b3:<64 lowercase hex digits> for a pinned base, or host "
+					  "or root for an unpinned one)");
+	CHECK_REJECTS(HDR "base b3:e58099e1\n", "policy.txt:2:6: invalid base 'b3:e58099e1'"
+						" (expected b3:<64 lowercase hex digits> for a "
+						"pinned base, or host or root for an unpinned one)");
+	CHECK_REJECTS(HDR "base host\nbase root\n",
+		      "policy.txt:3:1: base given twice (first at line 2)");
+	/* The encoding puts it right after the header, and the id covers it: the same grants
+	 * on another base are another policy. */
+	struct hk_policy a = HK_POLICY_INIT, b = HK_POLICY_INIT, c = HK_POLICY_INIT;
+	struct hk_error e;
+	static const char ta[] = HDR "ro /a\nbase " B3_ID "\n";
+	static const char tb[] = HDR "ro /a\nbase host\n";
+	static const char tc[] = HDR "ro /a\n";
+	REQUIRE(hk_policy_parse(ta, sizeof(ta) - 1, NULL, &a, &e) == 0);
+	REQUIRE(hk_policy_parse(tb, sizeof(tb) - 1, NULL, &b, &e) == 0);
+	REQUIRE(hk_policy_parse(tc, sizeof(tc) - 1, NULL, &c, &e) == 0);
+	struct hk_buf enc = HK_BUF_INIT;
+	hk_policy_encode(&a, &enc);
+	CHECK_STR_EQ(HDR "base " B3_ID "\nro /a\n", hk_buf_str(&enc));
+	hk_buf_free(&enc);
+	char ia[HK_B3_ID_LEN], ib[HK_B3_ID_LEN], ic[HK_B3_ID_LEN];
+	hk_policy_id(&a, ia);
+	hk_policy_id(&b, ib);
+	hk_policy_id(&c, ic);
+	CHECK(strcmp(ia, ib) != 0);
+	CHECK(strcmp(ia, ic) != 0);
+	CHECK(strcmp(ib, ic) != 0);
+	CHECK(!hk_policy_equal(&a, &b));
+	/* Control: the same text, the same policy and id. */
+	struct hk_policy a2 = HK_POLICY_INIT;
+	REQUIRE(hk_policy_parse(ta, sizeof(ta) - 1, NULL, &a2, &e) == 0);
+	CHECK(hk_policy_equal(&a, &a2));
+	char ia2[HK_B3_ID_LEN];
+	hk_policy_id(&a2, ia2);
+	CHECK_STR_EQ(ia, ia2);
+	hk_policy_free(&a);
+	hk_policy_free(&a2);
+	hk_policy_free(&b);
+	hk_policy_free(&c);
 }
 
 TEST(error_prefix_without_filename)
@@ -850,7 +900,8 @@ TEST(load_reads_a_file_and_names_it)
 	CHECK_EQ_INT(-EINVAL, hk_policy_load(path, &p, &err));
 	char want[256];
 	snprintf(want, sizeof(want),
-		 "%s:3:1: unknown keyword 'rox' (expected ro, list, rw, scope or expect)", path);
+		 "%s:3:1: unknown keyword 'rox' (expected ro, list, rw, scope, expect or base)",
+		 path);
 	CHECK_STR_EQ(want, err.msg);
 
 	fd = open(path, O_WRONLY | O_TRUNC);
@@ -874,6 +925,7 @@ TEST(documented_example)
 {
 	static const char doc[] = "# Derived for zlib-dev; comments start with '#' in column 1.\n"
 				  "harkaq-policy 1\n"
+				  "base " B3_ID "\n"
 				  "scope abstract-unix-socket\n"
 				  "scope signal\n"
 				  "list /usr/include\n"
@@ -887,6 +939,7 @@ TEST(documented_example)
 	CHECK_PARSES_INTO(doc, &p);
 	hk_autofree char *text = encode(&p);
 	CHECK_STR_EQ("harkaq-policy 1\n"
+		     "base " B3_ID "\n"
 		     "scope abstract-unix-socket\n"
 		     "scope signal\n"
 		     "rw /tmp\n"

@@ -69,8 +69,9 @@ TEST(minimal_recipe_and_defaults)
 	REQUIRE(parse(MINIMAL, &r) == 0);
 	CHECK_STR_EQ("zlib", r.name);
 	CHECK_STR_EQ("1.2.13", r.version);
-	CHECK_STR_EQ("host", r.base);
-	CHECK_EQ_INT(HK_BASE_HOST, r.base_kind);
+	/* No base named: the pinned default, never this machine's own directories. */
+	CHECK_STR_EQ("debian-12-essential", r.base);
+	CHECK_EQ_INT(HK_BASE_STORE, r.base_kind);
 	CHECK(r.base_root == NULL);
 	CHECK_EQ_INT(HK_SOURCE_DIR, r.source.kind);
 	CHECK_STR_EQ("src", r.source.spec);
@@ -106,6 +107,7 @@ TEST(realistic_recipe_loads_with_all_fields)
 	CHECK_STR_EQ("zlib", r.name);
 	CHECK_STR_EQ("1.2.13", r.version);
 	CHECK_STR_EQ("host", r.base);
+	CHECK_EQ_INT(HK_BASE_HOST, r.base_kind);
 	CHECK_EQ_INT(HK_SOURCE_APT, r.source.kind);
 	CHECK_STR_EQ("zlib=1:1.2.13.dfsg-1", r.source.spec);
 	CHECK_STR_EQ("zlib", r.source.apt_package);
@@ -367,8 +369,26 @@ TEST(base_profiles)
 	REQUIRE(parse(HEAD "base = 'root:roots/alpine'\n" SRC PHASES, &r) == 0);
 	CHECK_STR_EQ("/recipes/zlib/roots/alpine", r.base_root);
 	hk_recipe_free(&r);
-	REJECTS(HEAD "base = 'debian'\n" SRC PHASES, "3:8",
-		"invalid base \"debian\": expected \"host\"", HEAD "base = 'host'\n" SRC PHASES);
+	/* A base of the store, by name or id (resolved when the store is read). */
+	REQUIRE(parse(HEAD "base = 'debian-12-buildd'\n" SRC PHASES, &r) == 0);
+	CHECK_EQ_INT(HK_BASE_STORE, r.base_kind);
+	CHECK_STR_EQ("debian-12-buildd", r.base);
+	CHECK(r.base_root == NULL);
+	hk_recipe_free(&r);
+	REQUIRE(parse(HEAD "base = 'b3:e58099e1'\n" SRC PHASES, &r) == 0);
+	CHECK_EQ_INT(HK_BASE_STORE, r.base_kind);
+	CHECK_STR_EQ("b3:e58099e1", r.base);
+	hk_recipe_free(&r);
+	REQUIRE(parse(HEAD "base = 'host'\n" SRC PHASES, &r) == 0);
+	CHECK_EQ_INT(HK_BASE_HOST, r.base_kind);
+	hk_recipe_free(&r);
+	REJECTS(HEAD "base = 'deb ian'\n" SRC PHASES, "3:8",
+		"invalid base \"deb ian\": expected a base of the store by name",
+		HEAD "base = 'debian'\n" SRC PHASES);
+	REJECTS(HEAD "base = 'b3:e580'\n" SRC PHASES, "3:8", "invalid base \"b3:e580\"",
+		HEAD "base = 'b3:e5809999'\n" SRC PHASES);
+	REJECTS(HEAD "base = 'b3:E58099E1'\n" SRC PHASES, "3:8", "invalid base",
+		HEAD "base = 'b3:e58099e1'\n" SRC PHASES);
 	REJECTS(HEAD "base = 'root:'\n" SRC PHASES, "3:8", "invalid base",
 		HEAD "base = 'root:/r'\n" SRC PHASES);
 }
@@ -611,8 +631,11 @@ TEST(hash_is_stable_under_formatting)
 	CHECK_STR_EQ(base, other);
 	/* The default base written out or left implicit is the same recipe. */
 	hash_of(MINIMAL, base, "/x");
-	hash_of(HEAD "base = 'host'\n" SRC PHASES, other, "/x");
+	hash_of(HEAD "base = 'debian-12-essential'\n" SRC PHASES, other, "/x");
 	CHECK_STR_EQ(base, other);
+	/* ... and "host" is another one. */
+	hash_of(HEAD "base = 'host'\n" SRC PHASES, other, "/x");
+	CHECK(strcmp(base, other) != 0);
 	/* An empty optional table is the same as none. */
 	hash_of(MINIMAL "[deps]\n[env]\n[expect]\npaths = []\n", other, "/x");
 	CHECK_STR_EQ(base, other);
