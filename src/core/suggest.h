@@ -89,6 +89,7 @@ struct hk_diag_item {
 struct hk_diagnosis {
 	struct hk_diag_item *items;
 	size_t n;
+	/* Paths per class: two denials of one path (different rights) count once. */
 	size_t n_expected, n_declarable, n_irreducible, n_policy_bug;
 };
 

@@ -135,6 +135,10 @@ struct hk_denial {
 	uint64_t count;          /* records of this (object, blockers); >= 1 */
 };
 
+/* Whether two denials are of the same path (a report's one entry, docs/diagnosis.md: "One
+ * path, one entry").  Denials without a path (a signal, a socket) are never the same. */
+bool hk_denial_same_path(const struct hk_denial *a, const struct hk_denial *b);
+
 struct hk_verdict_reason {
 	enum hk_reason code;
 	char *message;           /* owned: a sentence with this run's specifics */

@@ -45,7 +45,9 @@ dir = "src"
 compile = ["/usr/bin/x86_64-linux-gnu-ranlib --version >/dev/null 2>&1 || true",
            "ranlib --version >/dev/null 2>&1 || true",
            "cat /.harkaq/policy >/dev/null 2>&1 || true",
-           "cat /etc/subuid >/dev/null 2>&1 || true"]
+           "cat /etc/subuid >/dev/null 2>&1 || true",
+           "cat /usr/bin/dd >/dev/null 2>&1 || true",
+           "dd if=/dev/null of=/dev/null 2>/dev/null || true"]
 install = "mkdir -p /out/share && echo probe > /out/share/probe"
 EOT
 	[ -n "${1:-}" ] && printf '[expect]\npaths = [%s]\n' "$1"
@@ -73,6 +75,21 @@ check_contains "the suggestion names the best provider" "$(q declare <"$D/probe.
 # reaches the view's trap, and the denial names the link's own package.
 check_contains "following an undeclared package's link names that package" \
 	"$(cat "$D/probe.json.stderr")" "declare dep: binutils (the build followed its symlink /usr/bin/ranlib)"
+# dd, a program of the base's coreutils, read by cat and then run: two denials of one path
+# under two sets of rights.  The verdict keeps both (the evidence is the kernel's record); the
+# report has one entry for the path, with the rights of both, and counts it once.
+check_eq "a path read and then run: two denials in the verdict (control)" \
+	"fs.execute,fs.read_file fs.read_file" \
+	"$(jq -r '[.phases[].verdict.denials[] | select(.path == "/usr/bin/dd") | .blockers] | sort | join(" ")' "$D/probe.json")"
+check_eq "  one entry in the JSON report, the rights merged, the records summed" \
+	"1 fs.read_file,fs.execute 3" \
+	"$(jq -r '[.phases[].report.declarable[] | select(.path == "/usr/bin/dd")] | "\(length) \(.[0].blockers) \(.[0].count)"' "$D/probe.json")"
+check_eq "  the JSON report counts paths (3 declarable: two ranlibs and dd)" 3 \
+	"$(jq -r '[.phases[].report.declarable[]] | length' "$D/probe.json")"
+check_contains "  one line in the human report, counted once" "$(cat "$D/probe.json.stderr")" \
+	"declarable (3): /usr/bin/x86_64-linux-gnu-ranlib"
+check_eq "  and dd named on one line only" 1 \
+	"$(grep -c '/usr/bin/dd → declare dep: coreutils' "$D/probe.json.stderr")"
 # /etc/subuid is the base's, made by a maintainer script: no package ships it.
 check_contains "a base file no package ships is irreducible" "$(q irreducible <"$D/probe.json")" \
 	"/etc/subuid"
