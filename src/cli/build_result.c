@@ -128,6 +128,8 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_str(j, br->artifact_id);
 	else
 		hk_json_null(j);
+	/* Whether that artifact entered the store (only Hermetic builds do by default). */
+	hk_json_kv_bool(j, "artifact_stored", br->artifact_stored);
 	hk_json_key(j, "interrupted_by_signal");
 	if (br->interrupted)
 		hk_json_int(j, br->interrupted);

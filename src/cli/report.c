@@ -81,11 +81,34 @@ static void newline_indent(struct hk_buf *b, int extra)
 		hk_buf_putc(b, ' ');
 }
 
-/* "→ declare dep: X  (or: B via /usr/bin/ranlib, C)" */
+/* " [Debian package]": where a provider came from (its origin), so a local build's output
+ * offered as a provider is never mistaken for a package. */
+static void put_origin(struct hk_buf *b, const struct hk_jval *provider)
+{
+	const char *origin = hk_jobj_str(provider, "origin");
+	if (origin) {
+		hk_buf_puts(b, " [");
+		put_human_str(b, hk_provider_origin_label(origin));
+		hk_buf_putc(b, ']');
+	}
+}
+
+/* The diagnosis' line and where its provider came from: "declare dep: X [Debian package]". */
+static void put_line(struct hk_buf *b, const struct hk_jval *dia)
+{
+	const char *line = hk_jobj_str(dia, "line");
+	const struct hk_jval *ps = hk_jobj_get(dia, "providers");
+	hk_buf_puts(b, line ? line : "?");
+	if (ps && ps->type == HK_JARR && ps->len > 0)
+		put_origin(b, &ps->items[0]);
+}
+
+/* "→ declare dep: X [Debian package]  (or: B [Debian package] via /usr/bin/ranlib, C [local
+ * build])" */
 static void put_suggestion(struct hk_buf *b, const struct hk_evobj_entry *it)
 {
-	const char *line = hk_jobj_str(it->dia, "line");
-	hk_buf_printf(b, " → %s", line ? line : "?");
+	hk_buf_puts(b, " → ");
+	put_line(b, it->dia);
 	const struct hk_jval *ps = hk_jobj_get(it->dia, "providers");
 	if (!ps || ps->type != HK_JARR || ps->len < 2)
 		return;
@@ -96,6 +119,7 @@ static void put_suggestion(struct hk_buf *b, const struct hk_evobj_entry *it)
 		hk_autofree char *via = jhuman(p, "via");
 		hk_buf_puts(b, k > 1 ? ", " : " ");
 		put_human_str(b, spec ? spec : "?");
+		put_origin(b, p);
 		if (via)
 			hk_buf_printf(b, " via %s", via);
 		else if (how && strcmp(how, "link") == 0)
@@ -134,7 +158,8 @@ static void put_declarable(struct hk_buf *b, const struct hk_evobj_entry *its, s
 			continue;
 		}
 		/* Several paths, one fix: name the fix once. */
-		hk_buf_printf(b, "%s ← %zu paths:", line, same);
+		put_line(b, its[i].dia);
+		hk_buf_printf(b, " ← %zu paths:", same);
 		size_t shown = 0;
 		for (size_t k = i; k < n; k++) {
 			const char *l2 = hk_jobj_str(its[k].dia, "line");

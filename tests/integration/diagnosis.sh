@@ -121,6 +121,50 @@ if [ "$(q recipe-hash <"$D/probe.json")" != "$(q recipe-hash <"$D/probe2.json")"
 	ok "an [expect] line is a recipe input (the recipe hash changed)"
 else not_ok "an [expect] line is a recipe input (the recipe hash changed)"; fi
 
+# ---- what enters the store: only a Hermetic build's output, unless asked ----
+# The store is where the diagnosis looks for providers: an Impure build's output sealed there
+# would be suggested to the next build as a dep to declare.
+check_eq "an Impure build's artifact is hashed, not stored" "false absent" \
+	"$(jq -r .artifact_stored "$D/probe.json") $(test -e "$STORE/${A0#b3:}-probe" && echo present || echo absent)"
+check_contains "  and the build says why" "$(cat "$D/probe.json.stderr")" \
+	"$A0  not stored: compile is Impure (--seal-impure stores it)"
+build "$D/probe/recipe.toml" "$D/probe3.json" --seal-impure
+check_eq "  --seal-impure stores it, under the same id" "1 true present $A0" \
+	"$RC $(jq -r .artifact_stored "$D/probe3.json") $(test -d "$STORE/${A0#b3:}-probe" && echo present || echo absent) $(q artifact <"$D/probe3.json")"
+mkdir -p "$D/ownmake/src"
+echo x >"$D/ownmake/src/x"
+cat >"$D/ownmake/recipe.toml" <<'EOT'
+name = "aaa-make"
+version = "1"
+[source]
+dir = "src"
+[deps]
+build = ["make"]
+[phases]
+install = ["mkdir -p /out/usr/bin", "cp /usr/bin/make /out/usr/bin/make"]
+EOT
+build "$D/ownmake/recipe.toml" "$D/ownmake0.json" --no-seal
+OWN=$(q artifact <"$D/ownmake0.json")
+check_eq "--no-seal: a Hermetic build's artifact is hashed, not stored" "0 false absent" \
+	"$RC $(jq -r .artifact_stored "$D/ownmake0.json") $(test -e "$STORE/${OWN#b3:}-aaa-make" && echo present || echo absent)"
+check_seen "--no-seal: the build itself is Hermetic" "$D/ownmake0.json"
+build "$D/ownmake/recipe.toml" "$D/ownmake.json"
+check_eq "control: the same Hermetic build stores its artifact, the same id" "0 true present $OWN" \
+	"$RC $(jq -r .artifact_stored "$D/ownmake.json") $(test -d "$STORE/${OWN#b3:}-aaa-make" && echo present || echo absent) $(q artifact <"$D/ownmake.json")"
+# Now the store holds two providers of /usr/bin/make: Debian's make and that build's output,
+# whose name sorts first.  The package is suggested, and each provider says where it came from.
+mkdir -p "$D/usemake/src"
+echo x >"$D/usemake/src/x"
+printf 'name = "usemake"\nversion = "1"\n[source]\ndir = "src"\n[phases]\ncompile = "make --version >/dev/null 2>&1 || true"\n' \
+	>"$D/usemake/recipe.toml"
+build "$D/usemake/recipe.toml" "$D/usemake.json"
+check_eq "a Debian package ranks before a local build's output of the same file" \
+	"make deb
+aaa-make build" \
+	"$(jq -r '.phases[].report.declarable[] | select(.path == "/usr/bin/make") | .providers[] | "\(.name) \(.origin)"' "$D/usemake.json")"
+check_contains "  the human report names each provider's origin" "$(cat "$D/usemake.json.stderr")" \
+	"/usr/bin/make → declare dep: make [Debian package]  (or: aaa-make [local build])"
+
 # ---- the closed loop (design §4.7) on zlib from Debian's source package ----
 zlib_recipe "$D/r1/recipe.toml" "gcc-12" ""
 build "$D/r1/recipe.toml" "$D/r1.json"
