@@ -139,7 +139,7 @@ bool hk_contract_surface(const char *path);
 
 /* The diagnosis as a JSON array, one object per denial, in order:
  *   {"denial":I,"class":C,"reason":S|null,"line":S|null,"exe_declared_by":S|null,
- *    "providers":[{"name","version","id","how","via","spec"}]}
+ *    "providers":[{"name","version","id","how","via","spec","origin"}]}
  * (the form the evidence object carries, docs/evidence-objects.md). */
 void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j);
 
