@@ -228,6 +228,25 @@ static void put_base(struct hk_buf *out, const struct hk_jval *base)
 		hk_buf_puts(out, " (unpinned: the verdict measures this machine, not the recipe)\n");
 }
 
+/* The phase's exit status when it failed (non-zero), else false. */
+static bool phase_failed(const struct hk_jval *ev, long long *code)
+{
+	const struct hk_jval *x = hk_jobj_get(ev, "exit_code");
+	if (!x || x->type != HK_JNUM || !x->is_int || x->i == 0)
+		return false;
+	*code = (long long)x->i;
+	return true;
+}
+
+void hk_report_state(const struct hk_jval *ev, struct hk_buf *out)
+{
+	const char *state = hk_jobj_str(ev, "state");
+	long long code;
+	put_human_str(out, state ? state : "?");
+	if (phase_failed(ev, &code))
+		hk_buf_printf(out, ", failed (exit %lld)", code);
+}
+
 void hk_report_human(const struct hk_jval *ev, const char *label, const char *evidence_id,
 		     struct hk_buf *out)
 {
@@ -237,7 +256,18 @@ void hk_report_human(const struct hk_jval *ev, const char *label, const char *ev
 		label = phase ? phase : "phase";
 	if (!state)
 		state = "?";
-	hk_buf_printf(out, "%-10s %-11s ", label, state);
+	/* The state column says a failed phase failed ("Hermetic, failed (exit 1)"): a script
+	 * reading the line never takes it for a success.  Too long for the column, it puts
+	 * what follows on the next line, at the column's end. */
+	struct hk_buf state_text = HK_BUF_INIT;
+	hk_report_state(ev, &state_text);
+	if (state_text.len > 11) {
+		hk_buf_printf(out, "%-10s %s", label, hk_buf_str(&state_text));
+		newline_indent(out, 0);
+	} else {
+		hk_buf_printf(out, "%-10s %-11s ", label, hk_buf_str(&state_text));
+	}
+	hk_buf_free(&state_text);
 
 	/* One entry per path and class, the counts counting paths (docs/diagnosis.md). */
 	struct hk_evobj_entry *exp, *dec, *irr, *bug;
@@ -356,6 +386,10 @@ void hk_report_json(const struct hk_jval *ev, const char *evidence_id, struct hk
 	hk_json_obj_begin(j);
 	copy_member(j, ev, "phase");
 	copy_member(j, ev, "state");
+	/* Next to the state: whether the phase itself failed, and how it exited. */
+	long long code;
+	hk_json_kv_bool(j, "failed", phase_failed(ev, &code));
+	copy_member(j, ev, "exit_code");
 	copy_member(j, ev, "reasons");
 	json_items(j, "expected", exp, n_exp);
 	json_items(j, "declarable", dec, n_dec);

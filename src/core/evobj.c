@@ -54,7 +54,7 @@ static void collapsed_text(size_t n, struct hk_buf *out)
 
 /* The members, in order: the verdict's own (hk_verdict_json_members decides them, so they
  * are read from it rather than copied here), then these. */
-static const char *const own_members[] = { "diagnosis", "blind_spots" };
+static const char *const own_members[] = { "exit_code", "diagnosis", "blind_spots" };
 
 /* The verdict's member names, in order, from an empty verdict's encoding. */
 static struct hk_jval *verdict_members(void)
@@ -82,6 +82,13 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 	hk_json_init(&j, out, 0);
 	hk_json_obj_begin(&j);
 	hk_verdict_json_members(v, &j);
+	/* How the phase exited: a verdict is about what the kernel saw, and a phase can be
+	 * Hermetic and still have failed; its report must say both. */
+	hk_json_key(&j, "exit_code");
+	if (v->has_exit_code)
+		hk_json_int(&j, v->exit_code);
+	else
+		hk_json_null(&j);
 	hk_json_key(&j, "diagnosis");
 	hk_diagnosis_json(d, &j);
 	hk_json_key(&j, "blind_spots");

@@ -6,7 +6,7 @@
  *   - one JSON object, kind "harkaq.verdict.v1", members in a fixed order:
  *       the verdict's own, as hk_verdict_json_members writes them (kind state reasons abi
  *       kernel_abi policy_id recipe_hash artifact_hash phase deps_sealed canary kernel
- *       denials), then diagnosis, blind_spots
+ *       denials), then exit_code (the phase's exit status, or null), diagnosis, blind_spots
  *   - compact: no whitespace outside strings, no trailing newline;
  *   - numbers are integers only; byte strings (paths, exe, comm, dev) in the hk_json_bytes
  *     form; strings otherwise as the writer in json.h escapes them;

@@ -186,6 +186,11 @@ struct hk_verdict {
 	/* Not a member of the verdict's JSON: directories the cage granted with one rule beneath
 	 * each (docs/cage.md, "Collapsed directories"), for the evidence object's blind spot. */
 	size_t collapsed_dirs;
+	/* Not a member of the verdict's JSON either: how the run's command (a build phase's
+	 * shell) exited, for the evidence object, so that a report shows a failed phase as
+	 * failed on its own line (docs/diagnosis.md).  Set by the orchestrator. */
+	bool has_exit_code;
+	int exit_code;                       /* exit status, or 128 + signal */
 };
 
 /* Applies the rules of design.md §7.  The verdict is self-contained (it copies what it needs). */

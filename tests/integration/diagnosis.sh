@@ -165,6 +165,29 @@ aaa-make build" \
 check_contains "  the human report names each provider's origin" "$(cat "$D/usemake.json.stderr")" \
 	"/usr/bin/make → declare dep: make [Debian package]  (or: aaa-make [local build])"
 
+# ---- a failed phase says so on its own line ----
+# A phase that exits non-zero without any denial is Hermetic (the kernel saw nothing
+# undeclared) and still failed: its report line must not read as a success.
+mkdir -p "$D/fails/src"
+echo x >"$D/fails/src/x"
+printf 'name = "fails"\nversion = "1"\n[source]\ndir = "src"\n[phases]\nconfigure = "true"\ncompile = "exit 3"\n' \
+	>"$D/fails/recipe.toml"
+build "$D/fails/recipe.toml" "$D/fails.json"
+check_eq "a failing phase without debt: exit 3, Hermetic verdicts" "3 configure=Hermetic compile=Hermetic" \
+	"$RC $(q states <"$D/fails.json")"
+check_seen "  its verdicts" "$D/fails.json"
+check_eq "  its line says it failed, with its exit status" 1 \
+	"$(grep -cxF 'compile    Hermetic, failed (exit 3)' "$D/fails.json.stderr")"
+check_eq "  control: the phase that succeeded reads Hermetic alone" 1 \
+	"$(grep -c '^configure  Hermetic    expected (0): none   debt: none$' "$D/fails.json.stderr")"
+check_eq "  the JSON report says it failed, and how" "configure false 0|compile true 3" \
+	"$(jq -r '[.phases[].report | "\(.phase) \(.failed) \(.exit_code)"] | join("|")' "$D/fails.json")"
+fid=$(jq -r '.phases[1].report.evidence' "$D/fails.json")
+check_eq "  explain re-renders the failure from the evidence object" \
+	"compile    Hermetic, failed (exit 3)" "$("$HARKAQ" explain --store "$STORE" "$fid" | head -1)"
+check_contains "  and evidence list shows it" "$("$HARKAQ" evidence --store "$STORE" list)" \
+	"$fid compile    Hermetic, failed (exit 3)"
+
 # ---- the closed loop (design §4.7) on zlib from Debian's source package ----
 zlib_recipe "$D/r1/recipe.toml" "gcc-12" ""
 build "$D/r1/recipe.toml" "$D/r1.json"

@@ -364,3 +364,31 @@ TEST(entries_merge_the_denials_of_one_path)
 	hk_jval_free(obj);
 	hk_buf_free(&b);
 }
+
+/* The object says how the phase exited, next to a verdict that cannot: a Hermetic phase may
+ * have failed (docs/diagnosis.md); a run without a command says null. */
+TEST(the_object_carries_the_phase_exit_status)
+{
+	struct hk_verdict v;
+	impure_verdict(&v);
+	struct hk_suggest_input in = { 0 };
+	struct hk_suggester *s = hk_suggester_new(&in);
+	struct hk_diagnosis d;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_diagnose(s, &v, &d, &err) == 0);
+	struct hk_buf a = HK_BUF_INIT, b = HK_BUF_INIT;
+	hk_evobj_encode(&v, &d, &a);
+	v.has_exit_code = true;
+	v.exit_code = 2;
+	hk_evobj_encode(&v, &d, &b);
+	CHECK_CONTAINS(a.data, "],\"exit_code\":null,\"diagnosis\":[");
+	CHECK_CONTAINS(b.data, "],\"exit_code\":2,\"diagnosis\":[");
+	struct hk_jval *obj = NULL;
+	CHECK_EQ_INT(0, hk_evobj_check(b.data, b.len, NULL, &obj, &err));
+	hk_jval_free(obj);
+	hk_buf_free(&a);
+	hk_buf_free(&b);
+	hk_diagnosis_free(&d);
+	hk_suggester_free(s);
+	hk_verdict_free(&v);
+}
