@@ -61,8 +61,9 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	} else {
 		hk_json_null(j);
 	}
-	/* The wait, after the last phase and the seal, for the phases' deallocation records
-	 * (each phase's part is its timing_ms.dealloc_wait; bench/run adds this to the phases). */
+	/* The wait, after the last phase and the staging of its output, for the deallocation
+	 * records still outstanding (each phase's part is its timing_ms.dealloc_wait; bench/run
+	 * adds this to the phases). */
 	hk_json_key(j, "evidence_finish_ms");
 	hk_json_int(j, br->ms_evidence_finish);
 	hk_json_key(j, "phases");

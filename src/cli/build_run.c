@@ -578,9 +578,10 @@ static int run_phase(struct build *b, enum hk_phase ph)
 		.timeout_s = bo->timeout_s,
 		.envp = b->env,
 		.quiet = bo->quiet,
-		/* The phase's deallocation record is awaited after the last phase (and the seal),
-		 * while the next phases run: it comes ~40 ms after the phase's last process is
-		 * reaped, and no phase needs the previous one's verdict. */
+		/* The phase's deallocation record is not awaited here: it comes ~40 ms after the
+		 * phase's last process is reaped, and no phase needs the previous one's verdict.
+		 * The next phases drain its reader and close its evidence when its records are in
+		 * (cli/cage.h); hk_cage_finish waits, after the last phase, for what is left. */
 		.defer_evidence = evidence,
 		.drain = b->pending,
 		.n_drain = b->n_pending,
