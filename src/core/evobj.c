@@ -35,6 +35,11 @@ const struct hk_blind_spot hk_blind_spots[] = {
 	{ "bytes_underneath",
 	  "read-only rules do not stop bytes being changed under the filesystem; only sealed "
 	  "(fs-verity) artifacts catch that" },
+	{ "followed_symlinks",
+	  "reading a symlink is not checked by Landlock, only its target: an undeclared store "
+	  "artifact's link to a file is a trap of the store view, but the pinned base's own links "
+	  "(a link of an undeclared base package to a granted file), the links of declared deps "
+	  "and links to directories are followed without a record" },
 };
 const size_t hk_n_blind_spots = HK_ARRAY_LEN(hk_blind_spots);
 
