@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/nsinit.h"
 #include "cli/proc.h"
 #include "core/json.h"
 #include "core/util.h"
@@ -430,13 +431,18 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	long long t_cmd = hk_now_ms();
 	struct rusage ru_before;
 	getrusage(RUSAGE_CHILDREN, &ru_before);
-	pid_t child = fork();
+	/* harkaq run: the command under an init of its own namespaces (nsinit.h); a build's
+	 * bubblewrap makes them itself. */
+	int ns_report = -1;
+	pid_t child = o->namespaces
+			      ? hk_nsinit_fork(o->namespaces, st[1], child_fail, &ns_report, err)
+			      : fork();
 	if (child < 0) {
-		int e = errno;
+		int e = o->namespaces ? -child : errno;
 		close(st[0]);
 		close(st[1]);
 		reader_kill(r);
-		return hk_fail_errno(err, e, "fork");
+		return o->namespaces ? -e : hk_fail_errno(err, e, "fork");
 	}
 	if (child == 0) {
 		close(st[0]);
@@ -476,6 +482,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	}
 	close(st[1]);
 	r->started = true;
+	r->namespaces = o->namespaces;
 	signal_target = child;
 	struct sigaction sa = { 0 };
 	sa.sa_handler = forward_signal;
@@ -549,6 +556,12 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	if (pfd >= 0)
 		close(pfd);
 	r->ms_command = hk_now_ms() - t_cmd;
+	/* Through an init, its exit is the command's, and what it killed the command's leftovers. */
+	int ns_leftovers = 0;
+	if (exited)
+		hk_nsinit_report(ns_report, r->wait_status, &r->wait_status, &ns_leftovers);
+	else if (ns_report >= 0)
+		close(ns_report);
 	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
 						  : 128 + WTERMSIG(r->wait_status);
 
@@ -560,7 +573,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	for (size_t k = 0; k < o->n_drain; k++)
 		if (o->drain[k]->pending)
 			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
-	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
+	r->leftovers_killed = ns_leftovers + hk_kill_descendants(keep, n_keep);
 	/* Every process of the command is reaped by now (bubblewrap's pid 1 reaps the sandbox's,
 	 * and is reaped above); the readers are not (they are kept). */
 	struct rusage ru_after;

@@ -13,6 +13,7 @@
 
 #include "cli/cage.h"
 #include "cli/commands.h"
+#include "cli/nsinit.h"
 #include "cli/proc.h"
 #include "cli/runtime.h"
 #include "cli/verdict_out.h"
@@ -33,6 +34,9 @@ static void run_usage(FILE *f)
 		"canary probe) and, unless --no-runtime, CMD's program and its shared-library closure\n"
 		"(read from ELF DT_NEEDED, like a derived base runtime).\n"
 		"\n"
+		"CMD runs in a pid namespace of its own (nothing it starts outlives the run) and an\n"
+		"empty network namespace (loopback only); both need root.\n"
+		"\n"
 		"options:\n"
 		"  --policy FILE          the policy (see docs/policy-format.md)\n"
 		"  --user USER            run CMD as USER (name or uid); how builds really run\n"
@@ -45,6 +49,7 @@ static void run_usage(FILE *f)
 		"  --no-enable-audit      do not switch audit on if it is off (then: NoEvidence)\n"
 		"  --backlog-floor N      raise the audit backlog_limit to at least N (default 8192)\n"
 		"  --timeout SECONDS      kill CMD (and all it started) after SECONDS\n"
+		"  --share-net            let CMD use the host's network (not denied, not recorded)\n"
 		"  --force-abi N          make the cage behave as Landlock ABI N (tests of old kernels)\n"
 		"  --test-withhold-log-flag, --test-break-seccomp\n"
 		"                         fault injection for tests (never Hermetic)\n"
@@ -56,7 +61,7 @@ static void run_usage(FILE *f)
 enum {
 	OPT_POLICY = 1000, OPT_USER, OPT_NO_RUNTIME, OPT_JSON, OPT_VERDICT_OUT, OPT_QUIET,
 	OPT_NO_EVIDENCE, OPT_REQUIRE_EVIDENCE, OPT_NO_ENABLE, OPT_BACKLOG, OPT_TIMEOUT,
-	OPT_FORCE_ABI, OPT_WITHHOLD, OPT_BREAK_SECCOMP, OPT_HELP,
+	OPT_FORCE_ABI, OPT_WITHHOLD, OPT_BREAK_SECCOMP, OPT_SHARE_NET, OPT_HELP,
 };
 
 static const struct option run_options[] = {
@@ -71,6 +76,7 @@ static const struct option run_options[] = {
 	{ "no-enable-audit", no_argument, NULL, OPT_NO_ENABLE },
 	{ "backlog-floor", required_argument, NULL, OPT_BACKLOG },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "share-net", no_argument, NULL, OPT_SHARE_NET },
 	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
 	{ "test-withhold-log-flag", no_argument, NULL, OPT_WITHHOLD },
 	{ "test-break-seccomp", no_argument, NULL, OPT_BREAK_SECCOMP },
@@ -93,7 +99,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *policy_file = NULL, *user = NULL, *verdict_out = NULL;
 	bool runtime = true, json = false, quiet = false, evidence = true, require_evidence = false;
-	bool may_enable = true, withhold = false, break_seccomp = false;
+	bool may_enable = true, withhold = false, break_seccomp = false, share_net = false;
 	long backlog_floor = -1, timeout = 0, force_abi = 0;
 	int c;
 	optind = 1;
@@ -110,6 +116,7 @@ int cmd_run(int argc, char **argv)
 		case OPT_NO_ENABLE: may_enable = false; break;
 		case OPT_WITHHOLD: withhold = true; break;
 		case OPT_BREAK_SECCOMP: break_seccomp = true; break;
+		case OPT_SHARE_NET: share_net = true; break;
 		case OPT_BACKLOG:
 			if (parse_long(optarg, 0, 1L << 30, &backlog_floor) < 0) {
 				fprintf(stderr, "harkaq run: --backlog-floor wants a number, not '%s'\n", optarg);
@@ -254,9 +261,16 @@ int cmd_run(int argc, char **argv)
 		.uid = uid,
 		.gid = gid,
 		.timeout_s = (int)timeout,
+		/* Builds get both from bubblewrap.  The pid namespace is not optional: nothing the
+		 * command starts may outlive its verdict (nsinit.h). */
+		.namespaces = HK_NS_PID | (share_net ? 0 : HK_NS_NET),
 		.quiet = quiet,
 		.require_evidence = require_evidence,
 	};
+	/* A downgrade is said even under --quiet (the verdict JSON says it too). */
+	if (share_net)
+		fprintf(stderr, "harkaq run: --share-net: the command uses the host's network; its "
+				"connections are neither denied nor recorded\n");
 	if (evidence && geteuid() != 0 && !quiet)
 		fprintf(stderr, "harkaq run: not running as root: the audit reader may lack "
 				"CAP_AUDIT_READ/CAP_AUDIT_CONTROL (the verdict will say NoEvidence)\n");
