@@ -438,11 +438,11 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 			      ? hk_nsinit_fork(o->namespaces, st[1], child_fail, &ns_report, err)
 			      : fork();
 	if (child < 0) {
-		int e = o->namespaces ? -child : errno;
+		int rc = o->namespaces ? child : hk_fail_errno(err, errno, "fork");
 		close(st[0]);
 		close(st[1]);
 		reader_kill(r);
-		return o->namespaces ? -e : hk_fail_errno(err, e, "fork");
+		return rc;
 	}
 	if (child == 0) {
 		close(st[0]);

@@ -141,9 +141,9 @@ pid_t hk_nsinit_fork(unsigned ns, int status_fd, hk_nsinit_fail_fn fail, int *re
 		if (self >= 0)
 			close(self);
 		return hk_fail_errno(err, e,
-				     "cannot put the command in its own pid%s namespace (harkaq run "
-				     "needs CAP_SYS_ADMIN: run it as root)",
-				     (ns & HK_NS_NET) ? " and network" : "");
+				     "cannot put the command in its own %s (harkaq run needs "
+				     "CAP_SYS_ADMIN: run it as root)",
+				     (ns & HK_NS_NET) ? "pid and network namespaces" : "pid namespace");
 	}
 	if (pid > 0) {
 		close(rp[1]);

@@ -3,8 +3,9 @@
  *
  * A build gets both from bubblewrap.  `harkaq run` starts its command on the host, and used to
  * rely on being a child subreaper that scans /proc for what the command left and kills it: a
- * fork loop whose parents exit at once outran that scan (a child is briefly listed under a
- * parent that is already gone) and survived one run in six, caged and unwatched.  Here the
+ * fork loop whose parents exit at once outran that scan now and then (a process lives
+ * microseconds: gone when its entry is read, its successor not yet listed) and went on
+ * running after harkaq, caged and unwatched.  Here the
  * command's first process is a small init, pid 1 of a new pid namespace:
  *
  *     harkaq ── init (pid 1, outside the Landlock domain) ── the command (pid 2): harkaq-exec …
