@@ -230,8 +230,12 @@ HP=$!
 RP=""
 for ((i = 0; i < 100; i++)); do
 	kids=$(ps -o pid= -o comm= --ppid "$HP" 2>/dev/null)
-	# Once the command (sleep) runs, the reader has been ready for a while.
-	if grep -qw sleep <<<"$kids"; then RP=$(awk '$2 == "harkaq-audit" {print $1}' <<<"$kids"); break; fi
+	# Once the command (sleep) runs, the reader has been ready for a while.  The command is
+	# a child of the run's init (its pid namespace's pid 1, a child of harkaq run).
+	init=$(awk '$2 == "harkaq" {print $1}' <<<"$kids")
+	if [ -n "$init" ] && pgrep -x -P "$init" sleep >/dev/null; then
+		RP=$(awk '$2 == "harkaq-audit" {print $1}' <<<"$kids"); break
+	fi
 	sleep 0.02
 done
 if [ -n "$RP" ]; then
