@@ -53,6 +53,9 @@ struct hk_build_plan {
  * build deps (its closure is empty). */
 int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
 		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
+/* Whether `name` is a package (or a name one Provides) installed in the base tree `root`
+ * (its dpkg database): a build dep the store lacks may name one (docs/bases.md). */
+bool hk_build_base_has_package(const char *root, const char *name);
 /* Plans the collapsed directories of bp's policy, given the store view the sandbox shows
  * (NULL: none). */
 int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);

@@ -87,6 +87,20 @@ static void base_deps_of(struct hk_store *store, const struct hk_artifact *a,
 	}
 }
 
+bool hk_build_base_has_package(const char *root, const char *name)
+{
+	hk_autofree char *status = hk_xasprintf("%s%svar/lib/dpkg/status", root,
+						root[strlen(root) - 1] == '/' ? "" : "/");
+	char **names = NULL;
+	size_t n = 0;
+	struct hk_error ignored;
+	if (access(status, R_OK) != 0 || hk_deb_installed_names(status, &names, &n, &ignored) < 0)
+		return false;
+	bool has = names_has(names, n, name);
+	names_free(names, n);
+	return has;
+}
+
 /* The recipe's base: its tree, and what the policy and the evidence say of it. */
 static int resolve_base(const struct hk_recipe *r, struct hk_store *store,
 			struct hk_build_plan *bp, struct hk_error *err)
