@@ -22,7 +22,6 @@
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/file.h"
-#include "core/statcache.h"
 #include "core/util.h"
 #include "core/verdict.h"
 #include "sys/mountns.h"
@@ -164,47 +163,6 @@ static int worse(int a, int b)
 	if (a > HK_EXIT_COMMAND_FAILED || b > HK_EXIT_COMMAND_FAILED)
 		return a > b ? a : b;
 	return rank[a] >= rank[b] ? a : b;
-}
-
-/* Every dep of the closure, and the pinned base, are checked before any sandbox starts, with
- * the check of `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its
- * manifest and, if sealed, its fs-verity digests — so an artifact changed on disk, or under
- * the filesystem, is refused before anything runs, naming it and the file.  Warm when nothing
- * changed since the last full check: by the artifact's stat cache (core/statcache.h).
- * Returns 0 or an exit code. */
-static int verify_closure(const struct hk_build_opts *bo, const struct hk_recipe *r,
-			  struct hk_store *store, struct hk_build_result *br, struct hk_error *err)
-{
-	long long t_verify = hk_now_ms();
-	size_t warm_count = 0, n_checked = 0;
-	for (size_t i = 0; i <= br->plan.n_closure; i++) {
-		const struct hk_artifact *dep = NULL;
-		bool is_dep = i < br->plan.n_closure;
-		const char *what = is_dep ? br->plan.closure_names[i] : br->plan.base.id;
-		if (!what)
-			break;   /* an unpinned base: nothing of the store to verify */
-		bool warm = false;
-		int vr = hk_store_find(store, what, &dep, err);
-		if (vr == 0)
-			vr = bo->verify_full ? hk_verity_check_artifact(store, dep, err)
-					     : hk_statcache_verify(store, dep, hk_verity_check_artifact,
-								   &warm, err);
-		if (vr < 0) {
-			hk_wrap(err, "refusing to build %s: %s %s does not verify",
-				r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
-			return hk_exit_for_errno(err->code);
-		}
-		n_checked++;
-		warm_count += warm;
-		if (is_dep)
-			br->deps_sealed += dep->sealed;
-	}
-	if (!bo->quiet && n_checked)
-		fprintf(stderr, "[deps] %zu artifact(s) verified (%zu%s sealed with fs-verity; %zu "
-				"unchanged since the last full check) in %.1f s\n",
-			n_checked, br->deps_sealed, br->plan.base.id ? " deps" : "", warm_count,
-			(double)(hk_now_ms() - t_verify) / 1000.0);
-	return 0;
 }
 
 /* Looks up every granted path of the merged views once, in a child, while the parent verifies
@@ -378,7 +336,7 @@ static int plan_build(struct build *b)
 	if (hk_sandbox_plan(&b->sb, &b->plan, b->err) < 0) {
 		/* A dep whose tree is gone or altered is named as such, before the plan's error. */
 		struct hk_error plan_err = *b->err;
-		int code = verify_closure(b->bo, b->r, br->store, br, b->err);
+		int code = hk_build_verify_inputs(b->bo, b->r, br->store, br, b->err);
 		if (code == 0) {
 			*b->err = plan_err;
 			code = HK_EXIT_DATAERR;
@@ -418,7 +376,7 @@ static int mount_view_and_verify(struct build *b)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	b->view_mounted = true;
 	pid_t warm_pid = warm_merged_view(&b->plan, &b->br->plan.policy);
-	int code = verify_closure(b->bo, b->r, b->br->store, b->br, b->err);
+	int code = hk_build_verify_inputs(b->bo, b->r, b->br->store, b->br, b->err);
 	if (warm_pid > 0) {
 		if (code != 0)
 			kill(warm_pid, SIGKILL);

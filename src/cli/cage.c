@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/proc.h"
+#include "sys/nsinit.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "sys/proc.h"
@@ -474,10 +475,11 @@ static void status_drain(struct hk_cage_result *r, struct hk_linereader *status)
 
 /* Until the command exits: its status lines, this run's reader and the deferred runs'
  * readers drained as they come, the time limit enforced. */
-static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
+static bool supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
 		      struct hk_cage_reader *rd, pid_t child, struct hk_linereader *status,
 		      long long t_cmd)
 {
+	bool exited = false;
 	int pfd = hk_sys_pidfd_open(child);
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
 	hk_autofree struct pollfd *p = hk_xcalloc(3 + o->n_drain, sizeof(*p));
@@ -528,11 +530,13 @@ static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
 		int ws;
 		if (waitpid(child, &ws, WNOHANG) == child) {
 			r->wait_status = ws;
+			exited = true;
 			break;
 		}
 	}
 	if (pfd >= 0)
 		close(pfd);
+	return exited;
 }
 
 /* Whatever the command left running holds the domain (and would hold the deallocation record
@@ -546,7 +550,7 @@ static void kill_leftovers(const struct hk_cage_opts *o, struct hk_cage_result *
 	for (size_t k = 0; k < o->n_drain; k++)
 		if (o->drain[k]->pending)
 			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
-	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
+	r->leftovers_killed += hk_kill_descendants(keep, n_keep);
 }
 
 /* The status pipe after the command: the rest of it (the cage may have written its last line
@@ -609,13 +613,18 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	long long t_cmd = hk_now_ms();
 	struct rusage ru_before;
 	getrusage(RUSAGE_CHILDREN, &ru_before);
-	pid_t child = fork();
+	/* harkaq run: the command under an init of its own namespaces (sys/nsinit.h); a build's
+	 * bubblewrap makes them itself. */
+	int ns_report = -1;
+	pid_t child = o->namespaces
+			      ? hk_nsinit_fork(o->namespaces, st[1], child_fail, &ns_report, err)
+			      : fork();
 	if (child < 0) {
-		int e = errno;
+		int rc = o->namespaces ? child : hk_fail_errno(err, errno, "fork");
 		close(st[0]);
 		close(st[1]);
 		reader_kill(r);
-		return hk_fail_errno(err, e, "fork");
+		return rc;
 	}
 	if (child == 0) {
 		close(st[0]);
@@ -623,6 +632,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	}
 	close(st[1]);
 	r->started = true;
+	r->namespaces = o->namespaces;
 	signal_target = child;
 	struct sigaction sa = { 0 };
 	sa.sa_handler = forward_signal;
@@ -632,9 +642,14 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 
 	struct hk_linereader status;
 	hk_linereader_init(&status, st[0]);
-	supervise(o, r, rd, child, &status, t_cmd);
+	bool exited = supervise(o, r, rd, child, &status, t_cmd);
 	signal_target = 0;
 	r->ms_command = hk_now_ms() - t_cmd;
+	/* Through an init, its exit is the command's, and what it killed the command's leftovers. */
+	if (exited)
+		hk_nsinit_report(ns_report, r->wait_status, &r->wait_status, &r->leftovers_killed);
+	else if (ns_report >= 0)
+		close(ns_report);
 	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
 						  : 128 + WTERMSIG(r->wait_status);
 	kill_leftovers(o, r, rd);

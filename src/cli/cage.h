@@ -30,6 +30,10 @@ struct hk_cage_opts {
 	gid_t gid;
 	int timeout_s;              /* 0: none; else the run is killed after this many seconds */
 	const char *chdir_to;       /* NULL: stay */
+	/* HK_NS_PID [| HK_NS_NET]: start the command under an init of its own namespaces, which
+	 * no process of it outlives (harkaq run, src/sys/nsinit.h); 0 when the argv makes them
+	 * (a build's bubblewrap). */
+	unsigned namespaces;
 	char **envp;                /* NULL: inherit */
 	bool quiet;                 /* no progress on stderr */
 	bool require_evidence;      /* refuse to start the command if the reader is not ready and
@@ -57,6 +61,7 @@ struct hk_cage_result {
 	int exit_code;              /* decoded: exit status, or 128+signal */
 	bool timed_out;
 	int leftovers_killed;       /* processes still alive after the command exited */
+	unsigned namespaces;        /* the opts' namespaces, once started */
 	/* the cage (harkaq-exec's status lines, core/exec_status.h) */
 	bool cage_reported;         /* the "cage" event came: `cage` holds it */
 	struct hk_cage_report cage;

@@ -318,48 +318,6 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
 	hk_buf_free(&text);
 }
 
-/* Pre-flight in the sweep itself, so the most common reasons (a recipe that does not parse,
- * a dep the store lacks) are stated exactly and cost no build. */
-static bool preflight(struct hk_sweep_item *it, struct hk_store *store, const char *store_dir,
-		      struct hk_recipe *r)
-{
-	struct hk_error e = { 0 };
-	if (hk_recipe_load(it->key, r, &e) < 0) {
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_RECIPE, e.msg);
-		return false;
-	}
-	free(it->name);
-	free(it->version);
-	it->name = hk_xstrdup(r->name);
-	it->version = hk_xstrdup(r->version);
-	char hash[HK_B3_ID_LEN];
-	hk_recipe_hash(r, hash);
-	free(it->recipe_hash);
-	it->recipe_hash = hk_xstrdup(hash);
-	for (size_t i = 0; i < r->n_build_deps; i++) {
-		const struct hk_recipe_dep *d = &r->build_deps[i];
-		const struct hk_artifact *a;
-		if (store && hk_store_find(store, d->spec, &a, &e) == 0)
-			continue;
-		char *msg;
-		if (!store)
-			msg = hk_xasprintf("%s:%u:%u: build dep '%s': there is no store (--store, "
-					   "$HARKAQ_STORE or a store/ above the recipe)",
-					   it->key, d->pos.line, d->pos.col, d->spec);
-		else if (e.code == EEXIST)
-			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is ambiguous in the store",
-					   it->key, d->pos.line, d->pos.col, d->spec);
-		else
-			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is not in the store (import it "
-					   "with 'harkaq store import-apt' or build its recipe first)",
-					   it->key, d->pos.line, d->pos.col, d->spec);
-		(void)store_dir;
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_DEPS, msg);
-		free(msg);
-		return false;
-	}
-	return true;
-}
 
 static bool tty_progress;
 
@@ -669,6 +627,54 @@ static void job_free(struct job *jb)
 	free(jb->base_root);
 }
 
+/* Pre-flight in the sweep itself, so the most common reasons (a recipe that does not parse,
+ * a dep the store lacks) are stated exactly and cost no build. */
+static bool preflight(struct sweep_run *sr, struct hk_sweep_item *it, struct hk_recipe *r)
+{
+	struct hk_store *store = sr->store;
+	struct hk_error e = { 0 };
+	if (hk_recipe_load(it->key, r, &e) < 0) {
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_RECIPE, e.msg);
+		return false;
+	}
+	free(it->name);
+	free(it->version);
+	it->name = hk_xstrdup(r->name);
+	it->version = hk_xstrdup(r->version);
+	char hash[HK_B3_ID_LEN];
+	hk_recipe_hash(r, hash);
+	free(it->recipe_hash);
+	it->recipe_hash = hk_xstrdup(hash);
+	for (size_t i = 0; i < r->n_build_deps; i++) {
+		const struct hk_recipe_dep *d = &r->build_deps[i];
+		const struct hk_artifact *a;
+		if (store && hk_store_find(store, d->spec, &a, &e) == 0)
+			continue;
+		/* A package of the recipe's base may be declared by name, as the build allows. */
+		if (store && e.code == ENOENT && d->name && !d->version && !d->b3) {
+			hk_autofree char *root = base_root_of(sr, r);
+			if (hk_build_base_has_package(root, d->name))
+				continue;
+		}
+		char *msg;
+		if (!store)
+			msg = hk_xasprintf("%s:%u:%u: build dep '%s': there is no store (--store, "
+					   "$HARKAQ_STORE or a store/ above the recipe)",
+					   it->key, d->pos.line, d->pos.col, d->spec);
+		else if (e.code == EEXIST)
+			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is ambiguous in the store",
+					   it->key, d->pos.line, d->pos.col, d->spec);
+		else
+			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is not in the store (import it "
+					   "with 'harkaq store import-apt' or build its recipe first)",
+					   it->key, d->pos.line, d->pos.col, d->spec);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_DEPS, msg);
+		free(msg);
+		return false;
+	}
+	return true;
+}
+
 /* Starts builds while there are slots and recipes: each checked first (preflight), then
  * built by its own `harkaq build` child. */
 static void start_jobs(struct sweep_run *sr)
@@ -679,7 +685,7 @@ static void start_jobs(struct sweep_run *sr)
 		size_t pos = sr->positions[sr->next];
 		sr->next++;
 		struct hk_recipe r;
-		if (!preflight(it, sr->store, sr->store_dir, &r)) {
+		if (!preflight(sr, it, &r)) {
 			sr->done++;
 			char *line = hk_xasprintf("%s: failed (%s)", it->name ? it->name : it->key,
 						  it->fail_code);

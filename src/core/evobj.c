@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/file.h"
 #include "core/audit_record.h"
+#include "core/file.h"
 #include "core/hex.h"
 #include "core/util.h"
 
@@ -25,7 +25,7 @@ const struct hk_blind_spot hk_blind_spots[] = {
 	  "denied by the cage nor reported" },
 	{ "inherited_descriptors",
 	  "descriptors opened before the cage was installed are not checked (harkaq-exec closes "
-	  "inherited descriptors before the build starts)" },
+	  "every inherited descriptor but stdin, stdout and stderr before the build starts)" },
 	{ "network_inert",
 	  "network rights are not part of the evidence: the sandbox's network namespace is "
 	  "empty, so there is nothing to deny or report" },
@@ -40,6 +40,18 @@ const struct hk_blind_spot hk_blind_spots[] = {
 	  "artifact's link to a file is a trap of the store view, but the pinned base's own links "
 	  "(a link of an undeclared base package to a granted file), the links of declared deps "
 	  "and links to directories are followed without a record" },
+	{ "standard_streams",
+	  "stdin, stdout and stderr are inherited open and not checked: a build whose stdin was "
+	  "redirected from an undeclared file reads it without a denial" },
+	{ "preexisting_links",
+	  "what lies beneath a writable surface (rw) when the build starts is read under that "
+	  "surface's grant, whatever file it is: a hard link to an undeclared file made there "
+	  "beforehand reads without a denial" },
+	{ "seccomp_refusals",
+	  "calls the seccomp filter refuses (ptrace, mount, landlock_restrict_self, the terminal "
+	  "injection ioctls, ...) fail with EPERM and leave no record: the verdict does not say "
+	  "the build tried them.  None of them hides a denial: the build cannot make a Landlock "
+	  "domain of its own, so every denial of the build is its domain's, and counted" },
 };
 const size_t hk_n_blind_spots = HK_ARRAY_LEN(hk_blind_spots);
 

@@ -299,6 +299,21 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* The domain's own accounting is complete: its canary was seen (so its id is known, and in
+ * one domain only), its deallocation record brought the kernel's count of its denials, and
+ * exactly that many records of it arrived.  denials=N counts every denial of the domain,
+ * logged or not, dropped or not (kernel-facts.md §3), and a record names its domain, whose id
+ * is never reused: so received == N means that no record of this domain was lost, wherever
+ * else the audit stream lost records.  Records of the build are all records of this domain,
+ * because the build cannot make a domain of its own (the seccomp filter refuses
+ * landlock_restrict_self: docs/cage.md), which is where a denial would be charged otherwise.
+ * docs/verdict.md, "Loss", says why this is sound. */
+bool hk_verdict_count_complete(const struct hk_evidence *ev)
+{
+	return ev && ev->canary_seen && !ev->canary_conflict && ev->dealloc_seen &&
+	       (uint64_t)ev->n_records == ev->kernel_denials;
+}
+
 static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input *in)
 {
 	const struct hk_evidence *ev = in->evidence;
@@ -390,6 +405,12 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 		}
 		free(c);
 	}
+	/* Loss elsewhere in the audit stream (the lost counter and the reader's overruns are
+	 * global: any neighbour flooding denials moves them) withholds the verdict only when this
+	 * domain's own count cannot rule out that the loss was its.  Otherwise it stands, and the
+	 * counters stay in the verdict (kernel.lost_before, lost_after, enobufs). */
+	if (v->count_complete)
+		return;
 	if (in->lost_after > in->lost_before)
 		add_reason(v, HK_REASON_KERNEL_LOST_COUNTER_ROSE, hk_xasprintf(
 			"kernel lost counter rose: audit's lost counter went from %" PRIu64 " to %"
@@ -431,6 +452,7 @@ void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
 		v->kernel_denials = hk_evidence_kernel_denials(ev);
 		v->records_received = hk_evidence_records_received(ev);
 		v->canary_records = hk_evidence_canary_records(ev);
+		v->count_complete = hk_verdict_count_complete(ev);
 		/* Before the canary, the buffered records belong to nobody yet: no denials. */
 		if (v->canary_seen)
 			collect_denials(v, ev, in->policy);
@@ -722,6 +744,23 @@ static void summary_list(const struct hk_verdict *v, enum hk_denial_class cls, c
 	hk_buf_putc(out, '\n');
 }
 
+/* The global loss a verdict stood through (hk_verdict_count_complete), said, never hidden. */
+static void summary_global_loss(const struct hk_verdict *v, struct hk_buf *out)
+{
+	if (v->state == HK_NOEVIDENCE)
+		return;
+	if (v->lost_after != v->lost_before)
+		hk_buf_printf(out, "  note: audit's lost counter went from %" PRIu64 " to %" PRIu64
+			      " during the run, none of it this domain's (its %" PRIu64 " %s all "
+			      "arrived)\n", v->lost_before, v->lost_after, v->kernel_denials,
+			      plural(v->kernel_denials, "denial", "denials"));
+	if (v->enobufs)
+		hk_buf_printf(out, "  note: the reader's socket overflowed %" PRIu64 " %s during the "
+			      "run, losing none of this domain's records (its %" PRIu64 " %s all "
+			      "arrived)\n", v->enobufs, plural(v->enobufs, "time", "times"),
+			      v->kernel_denials, plural(v->kernel_denials, "denial", "denials"));
+}
+
 void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out)
 {
 	switch (v->state) {
@@ -756,4 +795,5 @@ void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out)
 		}
 		break;
 	}
+	summary_global_loss(v, out);
 }

@@ -65,6 +65,17 @@ check_eq "  and leaves nothing in the store (no temporary tree, no tag)" "$befor
 	"$(ls -A "$S" | paste -sd,)|$(test -e "$S/.bases/failing" && echo present || echo absent)"
 check_eq "  control: the store still lists one base" 1 \
 	"$("$HARKAQ" store --store "$S" base list | wc -l)"
+# Interrupted (Ctrl-C reaches the whole process group: harkaq and mmdebstrap): nothing stays.
+setsid "$HARKAQ" store --store "$S" base create interrupted >"$W/int.out" 2>&1 &
+ipid=$!
+for _ in $(seq 100); do grep -q 'making interrupted' "$W/int.out" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+kill -INT -- -"$ipid" 2>/dev/null
+wait "$ipid"; rc=$?
+check_eq "an interrupted base creation exits 128+SIGINT" 130 "$rc"
+check_contains "  and says nothing was added" "$(cat "$W/int.out")" "interrupted: nothing was added to the store"
+check_eq "  and leaves nothing in the store (no temporary tree, no tag)" "$before|absent" \
+	"$(ls -A "$S" | paste -sd,)|$(test -e "$S/.bases/interrupted" && echo present || echo absent)"
 
 # ---- builds on the pinned base -------------------------------------------------------------
 mkdir -p "$W/z/src"

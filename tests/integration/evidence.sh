@@ -180,19 +180,23 @@ for attempt in 1 2; do
 	RESTORE_ARGS="enabled=$was"
 	"$AUDIT_SET" enabled=0 >/dev/null
 	hrun audit_off --no-enable-audit --policy "$P" -- cat "$S/granted"
+	RC_OFF=$RC
 	rm -f "$S/out/marker"
 	hrun require_off --require-evidence --no-enable-audit --policy "$P" -- touch "$S/out/marker"
 	RC_REQ=$RC
 	"$AUDIT_SET" enabled="$was" >/dev/null
 	RESTORE_ARGS=""
-	[ "$(q "$S/audit_off.json" 'd["audit"]["before"]["enabled"]')" = 0 ] && break
+	# Both runs must have found audit off (the second has no result when it refused to run,
+	# which is what it should do).
+	[ "$(q "$S/audit_off.json" 'd["audit"]["before"]["enabled"]')" = 0 ] &&
+		[ "$RC_REQ" != 0 ] && break
 done
 if [ "$was" = 2 ]; then
 	skip "audit off" "audit is locked (enabled=2): it cannot be switched off"
 else
 	check_eq "audit off: the window held (the reader found enabled=0)" 0 \
 		"$(q "$S/audit_off.json" 'd["audit"]["before"]["enabled"]')"
-	check_eq "audit off: NoEvidence, exit 2" "NoEvidence 2" "$(state audit_off) $RC"
+	check_eq "audit off: NoEvidence, exit 2" "NoEvidence 2" "$(state audit_off) $RC_OFF"
 	check_eq "audit off: audit_not_confirmed is the primary reason" audit_not_confirmed \
 		"$(q "$S/audit_off.json" 'codes[0]')"
 	check_eq "audit off + --require-evidence: exit 2, the command was not run" "2 absent" \
@@ -230,8 +234,12 @@ HP=$!
 RP=""
 for ((i = 0; i < 100; i++)); do
 	kids=$(ps -o pid= -o comm= --ppid "$HP" 2>/dev/null)
-	# Once the command (sleep) runs, the reader has been ready for a while.
-	if grep -qw sleep <<<"$kids"; then RP=$(awk '$2 == "harkaq-audit" {print $1}' <<<"$kids"); break; fi
+	# Once the command (sleep) runs, the reader has been ready for a while.  The command is
+	# a child of the run's init (its pid namespace's pid 1, a child of harkaq run).
+	init=$(awk '$2 == "harkaq" {print $1}' <<<"$kids")
+	if [ -n "$init" ] && pgrep -x -P "$init" sleep >/dev/null; then
+		RP=$(awk '$2 == "harkaq-audit" {print $1}' <<<"$kids"); break
+	fi
 	sleep 0.02
 done
 if [ -n "$RP" ]; then

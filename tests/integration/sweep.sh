@@ -102,6 +102,8 @@ check_contains "the table is on stdout" "$(cat "$S/one.stdout")" "irreducible ra
 # The HTML report is self-contained.
 H=$(cat "$S/one/report.html")
 check_contains "HTML has the inline SVG chart" "$H" "<svg"
+check_contains "HTML names the base each recipe stood on" "$H" \
+	"on debian-12-essential <code>$(jq -r '[.recipes[] | select(.base != null)][0].base.id' "$S/one/result.json" | cut -c1-14)…</code>"
 check_eq "HTML loads nothing from outside" 0 "$(grep -ciE '<script|<link|<img|src=|href=|url\(|@import' "$S/one/report.html")"
 
 # ---- two jobs: the same summary ----

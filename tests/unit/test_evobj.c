@@ -117,7 +117,8 @@ TEST(the_object_is_canonical_and_deterministic)
 	REQUIRE(spots && spots->type == HK_JARR);
 	CHECK_EQ_INT(hk_n_blind_spots, spots->len);
 	const char *want[] = { "existence_checks", "dac_blocked", "inherited_descriptors",
-			       "network_inert", "kernel_trusted", "followed_symlinks" };
+			       "network_inert", "kernel_trusted", "standard_streams",
+			       "preexisting_links", "seccomp_refusals", "followed_symlinks" };
 	for (size_t i = 0; i < HK_ARRAY_LEN(want); i++) {
 		bool found = false;
 		for (size_t k = 0; k < spots->len; k++) {
