@@ -323,7 +323,8 @@ check_eq "8 concurrent runs: 8 distinct domains" 8 \
 # in /src.  Once configure's records are complete its reader must stop — only compile's stays
 # — and only then are records lost (a flood under a backlog of 2, the same as section 10):
 # the loss is inside compile's window and outside configure's.  When the phases' readers all
-# stopped after the last phase, both windows ended together and the loss voided configure too.
+# stopped after the last phase, both windows ended together: configure's evidence carried
+# compile's loss, and was voided by it unless its own count was complete ("Loss").
 mkdir -p "$S/win/src" "$S/win/store"
 printf '%s\n' 'name = "window"' 'version = "1"' 'base = "host"' '[source]' 'dir = "src"' '[phases]' \
 	'configure = "true"' \
