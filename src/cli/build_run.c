@@ -668,6 +668,17 @@ static char *why_not_stored(const struct build *b)
 	return NULL;
 }
 
+/* Removes the staged output, if any (nothing of it stays in the store). */
+static void discard_staged(struct build *b)
+{
+	if (!b->staged)
+		return;
+	struct hk_error ignored;
+	hk_store_remove_tree(b->staged, &ignored);
+	free(b->staged);
+	b->staged = NULL;
+}
+
 /* Adds the staged output to the store, or removes it, as the verdicts allow (why_not_stored).
  * The add is all or nothing: signals wait until it is done (hk_store_add cleans its own
  * temporary directory on failure, but not if harkaq dies inside it). */
@@ -678,10 +689,7 @@ static int store_output(struct build *b)
 		return 0;
 	hk_autofree char *why = interrupted_by ? hk_xstrdup("interrupted") : why_not_stored(b);
 	if (why) {
-		struct hk_error ignored;
-		hk_store_remove_tree(b->staged, &ignored);
-		free(b->staged);
-		b->staged = NULL;
+		discard_staged(b);
 		if (!b->bo->quiet)
 			fprintf(stderr, "artifact   %s  not stored: %s\n", br->artifact_id, why);
 		return 0;
@@ -834,11 +842,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	if (!bo->quiet && code < HK_EXIT_USAGE)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - b.t_build) / 1000.0);
 	release_work(&b);
-	if (b.staged) {
-		struct hk_error ignored;
-		hk_store_remove_tree(b.staged, &ignored);
-		free(b.staged);
-	}
+	discard_staged(&b);
 	if (b.out_groups)
 		hk_dep_groups_free(b.out_groups, b.r->n_runtime_deps);
 	free(b.out_source);
