@@ -264,12 +264,18 @@ for attempt in 1 2; do
 done
 check_eq "flood, raised backlog (control): Impure, every record received" "Impure 3001 3001 3000" \
 	"$(q "$S/flood_ok.json" 'v["state"], v["kernel"]["denials"], v["kernel"]["records_received"], v["denials"][0]["count"]' | tr -d "(),'")"
-was=$(audit_field backlog_limit)
-RESTORE_ARGS="backlog_limit=$was"
-"$AUDIT_SET" backlog_limit=2 >/dev/null
-hrun flood_lost --backlog-floor 0 --policy "$P" -- "$EV_FLOOD" "$S/ungranted" 5000
-"$AUDIT_SET" backlog_limit="$was" >/dev/null
-RESTORE_ARGS=""
+# lossy_flood NAME: 5000 denials from a run of its own (verdict $S/NAME.json) under an audit
+# backlog of 2, which the reader leaves alone (--backlog-floor 0): the kernel drops records.
+# The backlog read before ($was) is put back at once, and by the EXIT trap if the script dies.
+lossy_flood() {
+	was=$(audit_field backlog_limit)
+	RESTORE_ARGS="backlog_limit=$was"
+	"$AUDIT_SET" backlog_limit=2 >/dev/null
+	hrun "$1" --backlog-floor 0 --policy "$P" -- "$EV_FLOOD" "$S/ungranted" 5000
+	"$AUDIT_SET" backlog_limit="$was" >/dev/null
+	RESTORE_ARGS=""
+}
+lossy_flood flood_lost
 check_eq "flood, backlog_limit 2: the reader left it alone" 2 \
 	"$(q "$S/flood_lost.json" 'd["audit"]["before"]["backlog_limit"]')"
 check_eq "flood, backlog_limit 2: the flood ran (5000 EACCES)" "denied=5000 other=0" \
@@ -343,12 +349,7 @@ done
 live_readers() { ps -o stat=,comm= --ppid "$BP" 2>/dev/null | awk '$1 !~ /^Z/ && $2 == "harkaq-audit"' | wc -l; }
 for ((i = 0; i < 100; i++)); do [ "$(live_readers)" -le 1 ] && break; sleep 0.05; done
 check_eq "while compile runs, configure's reader has stopped: one reader left" 1 "$(live_readers)"
-was=$(audit_field backlog_limit)
-RESTORE_ARGS="backlog_limit=$was"
-"$AUDIT_SET" backlog_limit=2 >/dev/null
-hrun win_flood --backlog-floor 0 --policy "$P" -- "$EV_FLOOD" "$S/ungranted" 5000
-"$AUDIT_SET" backlog_limit="$was" >/dev/null
-RESTORE_ARGS=""
+lossy_flood win_flood
 [ -n "$work" ] && touch "$work/src/go"
 wait "$BP"
 check_eq "control: the flood lost records (the kernel's lost counter rose during it)" True \

@@ -35,22 +35,19 @@ static void feed(struct hk_evidence *ev, const char *log)
 	}
 }
 
-/* An Impure verdict: one undeclared read of a path with a non-UTF-8 byte (hex in the audit
- * record, {"hex":…} in JSON) and one of /usr/bin/make. */
-static void impure_verdict(struct hk_verdict *v)
+/* The canary's denial and the domain's allocation: how every run's records begin. */
+#define CANARY_RECORDS                                                                        \
+	"type=1423 audit(1764618003.100:10): domain=" DOMAIN " blockers=fs.read_file path=\""   \
+	CANARY "\" dev=\"tmpfs\" ino=3\n"                                                       \
+	"type=1424 audit(1764618003.100:10): domain=" DOMAIN " status=allocated "              \
+	"mode=enforcing pid=20200 uid=65534 exe=\"/.harkaq/harkaq-exec\" comm=\"harkaq-exec\"\n"
+
+/* The verdict of a compile phase whose records are `records` (CANARY_RECORDS first). */
+static void verdict_of(const char *records, struct hk_verdict *v)
 {
 	struct hk_evidence ev;
 	hk_evidence_init(&ev, CANARY);
-	feed(&ev,
-	     "type=1423 audit(1764618003.100:10): domain=" DOMAIN " blockers=fs.read_file path=\""
-	     CANARY "\" dev=\"tmpfs\" ino=3\n"
-	     "type=1424 audit(1764618003.100:10): domain=" DOMAIN " status=allocated "
-	     "mode=enforcing pid=20200 uid=65534 exe=\"/.harkaq/harkaq-exec\" comm=\"harkaq-exec\"\n"
-	     "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.execute,fs.read_file"
-	     " path=\"/usr/bin/make\" dev=\"overlay\" ino=41\n"
-	     "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.read_file"
-	     " path=2F746D702F78E9 dev=\"overlay\" ino=42\n"
-	     "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated denials=3");
+	feed(&ev, records);
 	struct hk_verdict_input in = { 0 };
 	in.abi = 7;
 	in.kernel_abi = 7;
@@ -62,6 +59,20 @@ static void impure_verdict(struct hk_verdict *v)
 	in.phase = "compile";
 	hk_verdict_compute(&in, v);
 	hk_evidence_free(&ev);
+}
+
+/* An Impure verdict: one undeclared read of a path with a non-UTF-8 byte (hex in the audit
+ * record, {"hex":…} in JSON) and one of /usr/bin/make. */
+static void impure_verdict(struct hk_verdict *v)
+{
+	verdict_of(CANARY_RECORDS
+		   "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.execute,"
+		   "fs.read_file path=\"/usr/bin/make\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.read_file"
+		   " path=2F746D702F78E9 dev=\"overlay\" ino=42\n"
+		   "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated "
+		   "denials=3",
+		   v);
 }
 
 static void encode_collapsed(struct hk_buf *out, size_t collapsed_dirs)
@@ -300,35 +311,23 @@ TEST(no_directory_means_no_objects)
  * rights united, records summed — and keep other paths, and pathless denials, apart. */
 TEST(entries_merge_the_denials_of_one_path)
 {
-	struct hk_evidence ev;
-	hk_evidence_init(&ev, CANARY);
-	feed(&ev,
-	     "type=1423 audit(1764618003.100:10): domain=" DOMAIN " blockers=fs.read_file path=\""
-	     CANARY "\" dev=\"tmpfs\" ino=3\n"
-	     "type=1424 audit(1764618003.100:10): domain=" DOMAIN " status=allocated "
-	     "mode=enforcing pid=20200 uid=65534 exe=\"/.harkaq/harkaq-exec\" comm=\"harkaq-exec\"\n"
-	     "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.read_file"
-	     " path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
-	     "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.execute,fs.read_file"
-	     " path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
-	     "type=1423 audit(1764618003.200:13): domain=" DOMAIN " blockers=fs.execute,fs.read_file"
-	     " path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
-	     "type=1423 audit(1764618003.200:14): domain=" DOMAIN " blockers=fs.read_file"
-	     " path=\"/usr/bin/make\" dev=\"overlay\" ino=42\n"
-	     "type=1423 audit(1764618003.300:15): domain=" DOMAIN " blockers=scope.signal"
-	     " opid=4242 ocomm=\"sshd\"\n"
-	     "type=1423 audit(1764618003.300:16): domain=" DOMAIN " blockers=scope.abstract_unix_socket"
-	     " path=00666F6F\n"
-	     "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated denials=7");
-	struct hk_verdict_input in = { 0 };
-	in.abi = 7;
-	in.kernel_abi = 7;
-	in.audit_confirmed = true;
-	in.evidence = &ev;
-	in.phase = "compile";
 	struct hk_verdict v;
-	hk_verdict_compute(&in, &v);
-	hk_evidence_free(&ev);
+	verdict_of(CANARY_RECORDS
+		   "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.read_file"
+		   " path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.execute,"
+		   "fs.read_file path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:13): domain=" DOMAIN " blockers=fs.execute,"
+		   "fs.read_file path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:14): domain=" DOMAIN " blockers=fs.read_file"
+		   " path=\"/usr/bin/make\" dev=\"overlay\" ino=42\n"
+		   "type=1423 audit(1764618003.300:15): domain=" DOMAIN " blockers=scope.signal"
+		   " opid=4242 ocomm=\"sshd\"\n"
+		   "type=1423 audit(1764618003.300:16): domain=" DOMAIN
+		   " blockers=scope.abstract_unix_socket path=00666F6F\n"
+		   "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated "
+		   "denials=7",
+		   &v);
 	/* Control: the object keeps every denial the kernel reported. */
 	REQUIRE(v.n_denials == 5);
 	struct hk_suggest_input si = { 0 };
