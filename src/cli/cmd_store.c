@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/store_bundle.h"
 #include "cli/store_import.h"
 #include "core/buf.h"
 #include "core/deb.h"
@@ -51,6 +52,8 @@ static const char store_usage[] =
 	"  verify [ID...]      re-hash artifacts (all by default) and, for sealed ones, measure\n"
 	"                      their fs-verity digests again; report any tampering\n"
 	"  reindex             rebuild the path index from every artifact's manifest\n"
+	"  export ID...|--all  the closure of the IDs (or every artifact) as one bundle\n"
+	"  import BUNDLE       a bundle's artifacts, each verified (harkaq store export --help)\n"
 	"\n"
 	"ID is a name, NAME=VERSION, an id or id prefix (b3:1f2e... or at least 8 hex digits),\n"
 	"or the directory name <hex>-<name>.  The store is --store DIR, else $HARKAQ_STORE,\n"
@@ -674,6 +677,8 @@ int cmd_store(int argc, char **argv)
 		rc = sub_verify(store_dir, n, args);
 	} else if (strcmp(args[0], "reindex") == 0) {
 		rc = sub_reindex(store_dir, n, args);
+	} else if (strcmp(args[0], "export") == 0 || strcmp(args[0], "import") == 0) {
+		rc = store_bundle_cmd(store_dir, n, args);
 	} else {
 		rc = usage_error("unknown subcommand '%s'", args[0]);
 	}
