@@ -27,7 +27,7 @@ static void sweep_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: harkaq sweep RECIPE...|DIR... [OPTIONS]\n"
-		"       harkaq sweep merge RESULT... [--json] [--out DIR] [--html FILE]\n"
+		"       harkaq sweep merge RESULT... --store DIR [--json] [--out DIR] [--html FILE]\n"
 		"\n"
 		"Builds every recipe under the cage (each in its own 'harkaq build' process) and\n"
 		"measures the catalogue: per recipe and in total, Hermetic / only declarable debt /\n"
@@ -55,8 +55,11 @@ static void sweep_usage(FILE *f)
 		"  --quiet            no progress line on stderr\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
-		"every shard 1..N exactly once.  The merged summary.json is byte for byte the one a\n"
-		"single-machine sweep of the whole catalogue writes.\n"
+		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
+		"denied; the merge classifies every debt path once, against the complete store\n"
+		"given by --store (or $HARKAQ_STORE), whatever each worker's store held.  The merged\n"
+		"summary.json is byte for byte the one a single-machine sweep of the whole catalogue\n"
+		"against that store writes.\n"
 		"\n"
 		"exit status: 0 the sweep completed (whatever the recipes' outcomes), 64 usage, 65 no\n"
 		"recipe found or a bad result file, 70 environment error, 130 interrupted.\n");
@@ -159,8 +162,24 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 	for (size_t i = 0; i < n; i++)
 		hk_sweep_doc_free(&parts[i]);
 	free(parts);
+	/* The shards' classifications were made against their workers' stores: made again, once,
+	 * against the complete one. */
+	struct hk_store *store = NULL;
+	struct hk_suggester *sugg = NULL;
+	const char *store_dir = hk_store_choose_dir(o->store_opt);
+	if (code == HK_EXIT_OK && sweep_open_classifier(store_dir, &store, &sugg, &err) < 0)
+		code = hk_exit_for_errno(err.code);
+	if (code == HK_EXIT_OK) {
+		sweep_classify(&merged, sugg);
+		free(merged.store);
+		merged.store = realpath(store_dir, NULL);
+	}
+	hk_suggester_free(sugg);
+	if (store)
+		hk_store_close(store);
 	if (code != HK_EXIT_OK) {
 		fprintf(stderr, "harkaq sweep merge: %s\n", err.msg);
+		hk_sweep_doc_free(&merged);
 		return code;
 	}
 	merged.jobs = 0;
@@ -244,8 +263,15 @@ int cmd_sweep(int argc, char **argv)
 			return HK_EXIT_USAGE;
 		}
 	}
-	if (merge && (o.shard || o.store_opt || o.jobs != 1 || o.timeout || o.profile || o.user)) {
-		fprintf(stderr, "%s: only --json, --out and --html apply to a merge\n", who);
+	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user)) {
+		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);
+		return HK_EXIT_USAGE;
+	}
+	/* Never a default store for a merge: classifying against whatever ./store holds would
+	 * make the merged numbers depend on where the merge ran. */
+	if (merge && !o.store_opt && !(getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE"))) {
+		fprintf(stderr, "%s: give the complete store with --store DIR (or $HARKAQ_STORE): "
+				"the merge classifies every debt path against it\n", who);
 		return HK_EXIT_USAGE;
 	}
 	if (optind >= argc) {

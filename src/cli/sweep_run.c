@@ -133,49 +133,70 @@ static int find_recipes(char **args, size_t n_args, struct recipes *out, struct 
 
 /* ---- classification ---- */
 
-struct classify_ctx {
-	/* Over the store snapshot: its path index and symlink map were loaded before any build
-	 * (prime_classifier). */
-	struct hk_suggester *sugg;
-	const char *base_root;
-};
-
 /* A debt path is classified by the build's own diagnosis (core/suggest.h, design.md §8):
- * declarable when an artifact of the store provides it, irreducible otherwise.  It asks the
- * store handle opened before the first build, whose path index and symlink map are loaded
- * once: builds of this sweep that seal new artifacts do not change the answer, so the order
- * and concurrency of the builds, and how the catalogue is sharded, cannot change a
- * classification.  No closure is given: "declarable" is "the store provides it". */
-static void classify(void *vctx, const char *path, struct hk_sweep_class *out)
+ * declarable when an artifact of the store provides it, irreducible otherwise.  It asks a
+ * store handle whose path index and symlink map were loaded once (sweep_open_classifier): for
+ * a sweep, before the first build, so builds that seal new artifacts do not change the answer;
+ * for a merge, the complete store it is given.  No closure is given: "declarable" is "the
+ * store provides it". */
+static void classify(void *ctx, const char *path, struct hk_sweep_class *out)
 {
-	const struct classify_ctx *c = vctx;
+	struct hk_suggester *sugg = ctx;
 	memset(out, 0, sizeof(*out));
 	struct hk_diag_item it;
 	struct hk_error e;
-	if (c->sugg && hk_diagnose_path(c->sugg, path, NULL, &it, &e) == 0) {
-		if (it.cls == HK_DIAG_DECLARABLE) {
-			out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
-			for (size_t i = 0; i < it.n_providers; i++) {
-				bool dup = false;
-				for (size_t k = 0; k < out->n_providers; k++)
-					dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
-				if (!dup)
-					out->providers[out->n_providers++] =
-						hk_xstrdup(it.providers[i].name);
-			}
+	if (!sugg || hk_diagnose_path(sugg, path, NULL, &it, &e) < 0)
+		return;
+	if (it.cls == HK_DIAG_DECLARABLE) {
+		out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
+		for (size_t i = 0; i < it.n_providers; i++) {
+			bool dup = false;
+			for (size_t k = 0; k < out->n_providers; k++)
+				dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
+			if (!dup)
+				out->providers[out->n_providers++] = hk_xstrdup(it.providers[i].name);
 		}
-		hk_diag_item_free(&it);
 	}
-	/* The base-debt measure: would `policy = closure + whole base root` have granted it?
-	 * Not what the sandbox itself mounts there (its contract surfaces). */
-	if (!hk_contract_surface(path)) {
-		const char *root = c->base_root ? c->base_root : "/";
-		size_t rl = strlen(root);
-		hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
-						      root, path);
-		struct stat st;
-		out->in_base = lstat(host, &st) == 0;
-	}
+	hk_diag_item_free(&it);
+}
+
+void sweep_classify(struct hk_sweep_doc *d, struct hk_suggester *sugg)
+{
+	hk_sweep_classify(d->items, d->n_items, classify, sugg);
+}
+
+int sweep_open_classifier(const char *store_dir, struct hk_store **store,
+			  struct hk_suggester **sugg, struct hk_error *err)
+{
+	const struct hk_artifact **p = NULL;
+	size_t np = 0;
+	struct hk_diag_item primed;
+	*sugg = NULL;
+	if (hk_store_open(store_dir, false, store, err) < 0)
+		return -1;
+	if (hk_store_providers(*store, "/", &p, &np, err) < 0)
+		return -1;
+	free(p);
+	const struct hk_suggest_input in = { .store = *store, .sandbox_contract = true };
+	*sugg = hk_suggester_new(&in);
+	if (hk_diagnose_path(*sugg, "/", NULL, &primed, err) < 0)
+		return -1;
+	hk_diag_item_free(&primed);
+	return 0;
+}
+
+/* The base-debt measure: would `policy = closure + whole base root` have granted it?  Not
+ * what the sandbox itself mounts there (its contract surfaces). */
+static bool in_base_root(void *ctx, const char *path)
+{
+	const char *root = ctx ? ctx : "/";
+	if (hk_contract_surface(path))
+		return false;
+	size_t rl = strlen(root);
+	hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
+					      root, path);
+	struct stat st;
+	return lstat(host, &st) == 0;
 }
 
 /* ---- running the builds ---- */
@@ -270,8 +291,7 @@ static char *reason_from_log(const char *log)
 	return found;
 }
 
-static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
-		       struct hk_suggester *sugg)
+static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
 {
 	it->ms = hk_now_ms() - jb->t0;
 	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -281,8 +301,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
 	bool have = access(jb->result_path, F_OK) == 0 &&
 		    hk_file_read(jb->result_path, &text, &e) == 0 &&
 		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	struct classify_ctx cc = { sugg, jb->base_root };
-	if (have && hk_sweep_item_from_build(it, v, classify, &cc, &e) == 0) {
+	if (have && hk_sweep_item_from_build(it, v, in_base_root, jb->base_root, &e) == 0) {
 		if (it->reason) {
 			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
 			free(it->reason);
@@ -550,22 +569,10 @@ static int open_snapshot(struct sweep_run *sr)
 	}
 	if (!sr->store_dir)
 		return 0;
-	const struct hk_artifact **p = NULL;
-	size_t np = 0;
-	struct hk_diag_item primed;
-	if (hk_store_open(sr->store_dir, false, &sr->store, &sr->err) < 0 ||
-	    hk_store_providers(sr->store, "/", &p, &np, &sr->err) < 0) {
+	if (sweep_open_classifier(sr->store_dir, &sr->store, &sr->sugg, &sr->err) < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		return HK_EXIT_DATAERR;
 	}
-	free(p);
-	const struct hk_suggest_input in = { .store = sr->store, .sandbox_contract = true };
-	sr->sugg = hk_suggester_new(&in);
-	if (hk_diagnose_path(sr->sugg, "/", NULL, &primed, &sr->err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-		return HK_EXIT_DATAERR;
-	}
-	hk_diag_item_free(&primed);
 	char *abs = realpath(sr->store_dir, NULL);
 	if (abs) {
 		free(sr->store_dir);
@@ -588,6 +595,17 @@ static int make_workspace(struct sweep_run *sr)
 				strerror(errno));
 			free(sr->work);
 			sr->work = NULL;
+			return HK_EXIT_SOFTWARE;
+		}
+	}
+	/* A result left by an earlier sweep in --out must not stand for this one if this one is
+	 * killed before it writes its own: a merge would take it for this shard. */
+	static const char *const results[] = { "result.json", "summary.json", "summary.txt" };
+	for (size_t i = 0; !sr->scratch && i < HK_ARRAY_LEN(results); i++) {
+		hk_autofree char *old = hk_xasprintf("%s/%s", sr->work, results[i]);
+		if (unlink(old) < 0 && errno != ENOENT) {
+			fprintf(stderr, "harkaq sweep: removing the earlier %s: %s\n", old,
+				strerror(errno));
 			return HK_EXIT_SOFTWARE;
 		}
 	}
@@ -668,7 +686,7 @@ static bool reap_job(struct sweep_run *sr)
 		if (sr->jobs[i].pid != pid)
 			continue;
 		struct hk_sweep_item *it = &sr->d.items[sr->jobs[i].item];
-		finish_job(&sr->jobs[i], status, it, sr->sugg);
+		finish_job(&sr->jobs[i], status, it);
 		job_free(&sr->jobs[i]);
 		sr->jobs[i] = sr->jobs[--sr->n_jobs];
 		sr->done++;
@@ -730,6 +748,7 @@ static void run_builds(struct sweep_run *sr)
 			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
 			free(msg);
 		}
+	sr->d.interrupted = (int)stop_signal;
 	sr->d.elapsed_ms = hk_now_ms() - sr->t0;
 }
 
@@ -746,7 +765,9 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 		return code;
 	}
 	run_builds(&sr);
-	/* The classifications are made: the snapshot is no longer needed. */
+	/* One classification of every debt path, against the snapshot taken before the first
+	 * build; then the snapshot is no longer needed. */
+	sweep_classify(&sr.d, sr.sugg);
 	hk_suggester_free(sr.sugg);
 	sr.sugg = NULL;
 	hk_store_close(sr.store);

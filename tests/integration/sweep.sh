@@ -124,7 +124,7 @@ for i in 1 2 3; do
 	check_eq "shard $i/3 holds exactly its slice" "$want" "$got"
 done
 "$HARKAQ" sweep merge "$S/shard3/result.json" "$S/shard1" "$S/shard2/result.json" --out "$S/merged" \
-	>"$S/merged.stdout" 2>&1
+	--store "$S/store" >"$S/merged.stdout" 2>&1
 check_eq "merge exits 0" 0 $?
 if cmp -s "$S/one/summary.json" "$S/merged/summary.json"; then
 	ok "merged shards give the single-machine summary.json, byte for byte"
@@ -133,7 +133,13 @@ else
 fi
 check_eq "merged table = single-machine table" "$(cat "$S/one/summary.txt")" "$(cat "$S/merged/summary.txt")"
 
+# The merge classifies: it takes the complete store explicitly, never a default one.
+out=$(env -u HARKAQ_STORE "$HARKAQ" sweep merge "$S/shard1" "$S/shard2" "$S/shard3" 2>&1)
+check_eq "a merge without --store: exit 64" 64 $?
+check_contains "a merge without --store says why" "$out" "give the complete store with --store DIR"
+
 # A missing or repeated shard is refused, never a silently smaller catalogue.
+export HARKAQ_STORE=$S/store
 out=$("$HARKAQ" sweep merge "$S/shard1" "$S/shard2" 2>&1)
 check_eq "a missing shard: exit 65" 65 $?
 check_contains "a missing shard is named" "$out" "shard(s) 3/3 missing: every recipe must be accounted for"
