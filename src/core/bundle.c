@@ -616,12 +616,12 @@ int hk_bundle_read(struct hk_store *s, FILE *in, const char *shown, hk_bundle_ar
 			if (*end || end == rd.line.data + 5 || n != st.artifacts) {
 				r = bad(&rd, err, "the bundle says '%s', after the artifacts read: an "
 						  "artifact is missing", rd.line.data);
+			} else if (getc(in) != EOF) {
+				r = bad(&rd, err, "%s", "bytes after 'done': not one bundle");
+			} else if (ferror(in)) {
+				r = hk_fail_errno(err, errno ? errno : EIO, "reading %s", shown);
 			} else {
-				r = read_line(&rd, err);
-				if (r == 0)
-					r = bad(&rd, err, "%s", "bytes after 'done': not one bundle");
-				else if (r == -ENODATA)
-					r = 1;
+				r = 1;
 			}
 		} else {
 			r = bad(&rd, err, "'%.40s' is neither an artifact nor 'done'", rd.line.data);
