@@ -468,8 +468,9 @@ int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_d
 	out->catalogue_size = p0->catalogue_size;
 	out->items = hk_xcalloc(total + 1, sizeof(*out->items));
 	for (size_t i = 0; i < n_parts; i++) {
-		memcpy(out->items + out->n_items, parts[i].items,
-		       parts[i].n_items * sizeof(*out->items));
+		if (parts[i].n_items)   /* a part already merged holds no array at all */
+			memcpy(out->items + out->n_items, parts[i].items,
+			       parts[i].n_items * sizeof(*out->items));
 		out->n_items += parts[i].n_items;
 		free(parts[i].items);
 		parts[i].items = NULL;

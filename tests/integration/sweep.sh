@@ -147,6 +147,19 @@ out=$("$HARKAQ" sweep merge "$S/shard1" "$S/shard1" "$S/shard2" 2>&1)
 check_eq "a repeated shard: exit 65" 65 $?
 check_contains "a repeated shard is named" "$out" "shard 1/3 is given twice"
 
+# An earlier result in --out never stands for a sweep that has started: it is removed before
+# the first build (a sweep killed outright writes nothing, and a merge must then see nothing).
+mkdir -p "$S/stale"
+cp "$S/shard3/result.json" "$S/shard3/summary.json" "$S/stale/"
+"$HARKAQ" sweep tests/data/cluster/slow --store "$S/store" --out "$S/stale" --quiet >/dev/null 2>&1 &
+sweep_pid=$!
+for _ in $(seq 300); do ls "$S/stale/logs/"*slow* >/dev/null 2>&1 && break; sleep 0.1; done
+check "the sweep has started its build" ls "$S/stale/logs/"
+check_eq "the earlier result and summary are gone once it builds" "" "$(ls "$S/stale" | grep -E '^(result|summary)')"
+wait "$sweep_pid"
+check_eq "the new sweep's result is its own" "tests/data/cluster/slow/recipe.toml" \
+	"$(jq -r '.recipes[].key' "$S/stale/result.json")"
+
 # Usage errors.
 out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)
 check_eq "--shard 4/3: exit 64" 64 $?
