@@ -463,6 +463,11 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 			dup2(nul, 1);
 		}
 		dup2(logfd, 2);
+		/* The sweep blocks SIGCHLD to wait for it (run_builds); a build starts with none
+		 * blocked. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
@@ -713,6 +718,13 @@ static void run_builds(struct sweep_run *sr)
 	stop_signal = 0;
 	tty_progress = isatty(2);
 
+	/* A finished build is reaped when it ends, not at the next tick of a poll: SIGCHLD is
+	 * blocked and waited for (at most 200 ms, for the progress line).  A child that ends
+	 * between the reap and the wait leaves it pending, so the wait returns at once. */
+	sigset_t chld, saved;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &saved);
 	sr->t0 = hk_now_ms();
 	if (!sr->o->quiet)
 		fprintf(stderr, "[sweep] %zu recipe(s)%s, %u at a time, store %s\n", sr->d.n_items,
@@ -735,10 +747,11 @@ static void run_builds(struct sweep_run *sr)
 		if (!reap_job(sr)) {
 			progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0,
 				 NULL);
-			struct timespec ts = { 0, 200 * 1000 * 1000 };
-			nanosleep(&ts, NULL);
+			const struct timespec ts = { 0, 200 * 1000 * 1000 };
+			sigtimedwait(&chld, NULL, &ts);
 		}
 	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (tty_progress && !sr->o->quiet)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < sr->d.n_items; i++)
