@@ -53,6 +53,8 @@ static void sweep_usage(FILE *f)
 		"  --profile NAME     base runtime profile, passed to harkaq build\n"
 		"  --user USER        build user, passed to harkaq build\n"
 		"  --quiet            no progress line on stderr\n"
+		"  --list             only list the recipes found (this shard's, with --shard), one\n"
+		"                     key a line, and the catalogue's id and size on stderr\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
 		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
@@ -194,7 +196,7 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 }
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
-       OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_HELP };
+       OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_LIST, OPT_HELP };
 
 static const struct option sweep_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
@@ -207,6 +209,7 @@ static const struct option sweep_options[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "list", no_argument, NULL, OPT_LIST },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -254,6 +257,7 @@ int cmd_sweep(int argc, char **argv)
 		case OPT_PROFILE: o.profile = optarg; break;
 		case OPT_USER: o.user = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
+		case OPT_LIST: o.list = true; break;
 		case OPT_HELP:
 		case 'h':
 			sweep_usage(stdout);
@@ -263,7 +267,7 @@ int cmd_sweep(int argc, char **argv)
 			return HK_EXIT_USAGE;
 		}
 	}
-	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user)) {
+	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list)) {
 		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);
 		return HK_EXIT_USAGE;
 	}
@@ -279,7 +283,7 @@ int cmd_sweep(int argc, char **argv)
 			merge ? "the shards' results" : "recipes or directories of recipes");
 		return HK_EXIT_USAGE;
 	}
-	if (o.out_dir && !merge) {
+	if (o.out_dir && !merge && !o.list) {
 		struct hk_error err;
 		if (sweep_mkdir_p(o.out_dir, &err) < 0) {
 			fprintf(stderr, "%s: %s\n", who, err.msg);

@@ -26,6 +26,7 @@ struct sweep_opts {
 	const char *profile;
 	const char *user;
 	bool json, quiet;
+	bool list;               /* --list: the recipes found (this shard's), nothing built */
 };
 
 /* Runs the sweep over the recipes and directories named; returns the exit status. */

@@ -769,6 +769,18 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 {
 	struct sweep_run sr = { .o = o };
 	int code = collect_items(&sr, args, n_args);
+	if (code == 0 && o->list) {
+		for (size_t i = 0; i < sr.d.n_items; i++)
+			printf("%s\n", sr.d.items[i].key);
+		fflush(stdout);
+		fprintf(stderr, "catalogue %s: %zu recipe(s)", sr.d.catalogue_id, sr.d.catalogue_size);
+		if (sr.d.shard_count)
+			fprintf(stderr, "; shard %u/%u: %zu", sr.d.shard_index, sr.d.shard_count,
+				sr.d.n_items);
+		fputc('\n', stderr);
+		release_sweep(&sr);
+		return HK_EXIT_OK;
+	}
 	if (code == 0)
 		code = open_snapshot(&sr);
 	if (code == 0)

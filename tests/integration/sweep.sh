@@ -122,6 +122,8 @@ for i in 1 2 3; do
 	want=$(echo "$keys" | awk -v i="$i" 'NR % 3 == i % 3' | tr '\n' ' ')
 	got=$(grep '"key": ' "$S/shard$i/summary.json" | sed 's/.*"key": "//; s/",$//' | tr '\n' ' ')
 	check_eq "shard $i/3 holds exactly its slice" "$want" "$got"
+	check_eq "--list --shard $i/3 names that slice, building nothing" "$want" \
+		"$("$HARKAQ" sweep "$CAT" --list --shard "$i/3" 2>/dev/null | tr '\n' ' ')"
 done
 "$HARKAQ" sweep merge "$S/shard3/result.json" "$S/shard1" "$S/shard2/result.json" --out "$S/merged" \
 	--store "$S/store" >"$S/merged.stdout" 2>&1
