@@ -465,16 +465,8 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 	if (queries.n == 0)
 		return usage_error("closure: give at least one ID");
 	struct hk_error err = { 0 };
-	if (base_root) {
-		hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", base_root);
-		char **names = NULL;
-		size_t n = 0;
-		if (hk_deb_installed_names(status, &names, &n, &err) < 0)
-			return fail_exit(&err);
-		for (size_t i = 0; i < n; i++)
-			hk_strv_push_owned(&base, names[i]);
-		free(names);
-	}
+	if (base_root && hk_base_root_names(base_root, &base, &err) < 0)
+		return fail_exit(&err);
 	struct hk_store *s = NULL;
 	rc = open_for(store_dir, false, &s);
 	if (rc)

@@ -13,7 +13,6 @@
 #include "cli/store_bundle.h"
 #include "cli/store_import.h"
 #include "core/bundle.h"
-#include "core/deb.h"
 #include "core/strv.h"
 #include "core/util.h"
 
@@ -137,16 +136,8 @@ static int sub_export(const char *store_dir, int argc, char **argv)
 	if (!out_path && isatty(1))
 		return usage("export: stdout is a terminal; redirect it or give --out FILE");
 	struct hk_error err = { 0 };
-	if (base_root) {
-		hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", base_root);
-		char **names = NULL;
-		size_t n = 0;
-		if (hk_deb_installed_names(status, &names, &n, &err) < 0)
-			return failed(&err);
-		for (size_t i = 0; i < n; i++)
-			hk_strv_push_owned(&base, names[i]);
-		free(names);
-	}
+	if (base_root && hk_base_root_names(base_root, &base, &err) < 0)
+		return failed(&err);
 	struct hk_store *s = NULL;
 	if (hk_store_open(hk_store_choose_dir(store_dir), false, &s, &err) < 0)
 		return failed(&err);

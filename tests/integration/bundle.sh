@@ -32,6 +32,17 @@ check_eq "--all holds the three" 3 "$(grep -c '^artifact ' "$S/all.bundle")"
 mkdir -p "$S/hub/.views/x" && touch "$S/hub/.meta/stray.stat"
 hk hub export --all --out "$S/all2.bundle" 2>/dev/null
 check "the index, views and caches are not carried (same bytes with them present)" cmp "$S/all.bundle" "$S/all2.bundle"
+# A dep the store lacks: refused, unless the base root (its dpkg status) or --base has it.
+mkdir -p "$S/d/usr/share/d" && echo d >"$S/d/usr/share/d/x"
+hk hub2 add "$S/d" --name tool-d --version 1 --dep libc6 >/dev/null
+out=$(hk hub2 export tool-d --out "$S/d.bundle" 2>&1)
+check_eq "a closure with a dep nobody has: exit 65" 65 $?
+check_contains "the missing dep is named" "$out" "libc6"
+out=$(hk hub2 export tool-d --base-root / --out "$S/d.bundle" 2>&1)
+check_eq "the host's dpkg status has libc6 (--base-root /)" 0 $?
+check_contains "so the closure is tool-d alone" "$out" "exported 1 artifact(s)"
+out=$(hk hub2 export tool-d --base libc6 --out "$S/d.bundle" 2>&1)
+check_contains "--base libc6 does the same" "$out" "exported 1 artifact(s)"
 out=$(hk hub export 2>&1)
 check_eq "export without IDs or --all: exit 64" 64 $?
 out=$(hk hub export tool-zzz --out "$S/z.bundle" 2>&1)
