@@ -33,7 +33,9 @@ I=${SLURM_ARRAY_TASK_ID:?run with sbatch --array=1-N}
 STORE=${HARKAQ_STORE:-/var/lib/harkaq/store}
 RESULTS=${HARKAQ_RESULTS:-results}
 # A node that cannot give evidence would turn its whole shard into NoEvidence: refuse early.
-harkaq probe | grep -Eq '^Landlock +ABI ([7-9]|[1-9][0-9])' ||
+# (Read whole first: with pipefail, grep -q leaving early could fail the probe with SIGPIPE.)
+probe=$(harkaq probe)
+grep -Eq '^Landlock +ABI ([7-9]|[1-9][0-9])' <<<"$probe" ||
 	{ echo "$(hostname): Landlock ABI < 7, no evidence possible here" >&2; exit 1; }
 # The node's store: the hub's artifacts, shipped as a bundle, never the hub's directory.
 if [ -n "${HARKAQ_BUNDLE:-}" ]; then
