@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/store_bundle.h"
 #include "cli/store_cli.h"
 #include "cli/store_import.h"
 #include "core/buf.h"
@@ -52,6 +53,8 @@ static const char store_usage[] =
 	"  verify [ID...]      re-hash artifacts (all by default) and, for sealed ones, measure\n"
 	"                      their fs-verity digests again; report any tampering\n"
 	"  reindex             rebuild the path index from every artifact's manifest\n"
+	"  export ID...|--all  the closure of the IDs (or every artifact) as one bundle\n"
+	"  import BUNDLE       a bundle's artifacts, each verified (harkaq store export --help)\n"
 	"  base ...            pinned bases: create, list, show (harkaq store base --help)\n"
 	"\n"
 	"ID is a name, NAME=VERSION, an id or id prefix (b3:1f2e... or at least 8 hex digits),\n"
@@ -451,16 +454,8 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 	if (queries.n == 0)
 		return store_usage_error("closure: give at least one ID");
 	struct hk_error err = { 0 };
-	if (base_root) {
-		hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", base_root);
-		char **names = NULL;
-		size_t n = 0;
-		if (hk_deb_installed_names(status, &names, &n, &err) < 0)
-			return store_fail_exit(&err);
-		for (size_t i = 0; i < n; i++)
-			hk_strv_push_owned(&base, names[i]);
-		free(names);
-	}
+	if (base_root && hk_base_root_names(base_root, &base, &err) < 0)
+		return store_fail_exit(&err);
 	struct hk_store *s = NULL;
 	rc = open_for(store_dir, false, &s);
 	if (rc)
@@ -665,6 +660,8 @@ int cmd_store(int argc, char **argv)
 		rc = sub_reindex(store_dir, n, args);
 	} else if (strcmp(args[0], "base") == 0) {
 		rc = cmd_store_base(store_dir, n, args);
+	} else if (strcmp(args[0], "export") == 0 || strcmp(args[0], "import") == 0) {
+		rc = store_bundle_cmd(store_dir, n, args);
 	} else {
 		rc = store_usage_error("unknown subcommand '%s'", args[0]);
 	}
