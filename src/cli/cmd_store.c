@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/store_bundle.h"
 #include "cli/store_cli.h"
 #include "cli/store_import.h"
+#include "core/base.h"
 #include "core/buf.h"
 #include "core/deb.h"
 #include "core/error.h"
@@ -32,13 +34,14 @@ static const char store_usage[] =
 	"  import-deb FILE.deb...\n"
 	"                      unpack Debian packages (dpkg-deb) and add each as an artifact named\n"
 	"                      after the package, with its Depends and Pre-Depends as runtime deps\n"
-	"  import-apt NAME[=VERSION]... [--with-deps] [--include-base] [--base-root DIR]\n"
+	"  import-apt NAME[=VERSION]... [--with-deps] [--include-base] [--base NAME|--base-root DIR]\n"
 	"                      download packages with 'apt-get download' (on the host) and import\n"
 	"                      them; --with-deps also imports their dependencies, recursively,\n"
 	"                      except those already in the store and those of the base root's\n"
 	"                      pseudo-essential set (Essential/Priority: required packages and what\n"
-	"                      they depend on, read from DIR/var/lib/dpkg/status, DIR defaulting\n"
-	"                      to /); --include-base imports those too\n"
+	"                      they depend on), read from the dpkg database of the pinned base\n"
+	"                      NAME (default: the store's " HK_BASE_DEFAULT " when it has one)\n"
+	"                      or of DIR (default /); --include-base imports those too\n"
 	"  list [--json]       every artifact: id, name, version, file count\n"
 	"  show ID             an artifact's metadata (JSON)\n"
 	"  files ID            an artifact's entries: d DIR, f FILE, x EXECUTABLE, l LINK -> TARGET\n"
@@ -52,6 +55,8 @@ static const char store_usage[] =
 	"  verify [ID...]      re-hash artifacts (all by default) and, for sealed ones, measure\n"
 	"                      their fs-verity digests again; report any tampering\n"
 	"  reindex             rebuild the path index from every artifact's manifest\n"
+	"  export ID...|--all  the closure of the IDs (or every artifact) as one bundle\n"
+	"  import BUNDLE       a bundle's artifacts, each verified (harkaq store export --help)\n"
 	"  base ...            pinned bases: create, list, show (harkaq store base --help)\n"
 	"\n"
 	"ID is a name, NAME=VERSION, an id or id prefix (b3:1f2e... or at least 8 hex digits),\n"
@@ -223,7 +228,7 @@ static int sub_import_deb(const char *store_dir, int argc, char **argv)
 static int sub_import_apt(const char *store_dir, int argc, char **argv)
 {
 	bool with_deps = false, include_base = false;
-	const char *base_root = "/";
+	const char *base_root = NULL, *base_ref = NULL;
 	hk_autostrv struct hk_strv want = HK_STRV_INIT;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
@@ -238,6 +243,10 @@ static int sub_import_apt(const char *store_dir, int argc, char **argv)
 			if (!v)
 				return store_usage_error("import-apt: --base-root needs a directory");
 			base_root = v;
+		} else if (store_take_value(argc, argv, &i, "--base", &v)) {
+			if (!v)
+				return store_usage_error("import-apt: --base needs a base's name or id");
+			base_ref = v;
 		} else if (argv[i][0] == '-') {
 			return store_usage_error("import-apt: unknown option '%s'", argv[i]);
 		} else {
@@ -250,6 +259,29 @@ static int sub_import_apt(const char *store_dir, int argc, char **argv)
 	/* Computed before the store is opened (and perhaps created): a base root that cannot be
 	 * read leaves nothing behind. */
 	struct hk_error err = { 0 };
+	if (base_root && base_ref)
+		return store_usage_error("import-apt: --base-root and --base name the same thing; "
+					 "give one");
+	/* The base the store's recipes stand on, when the store has one (docs/bases.md): what
+	 * it holds is not imported again. */
+	hk_autofree char *base_tree = NULL;
+	if (!base_root && with_deps && !include_base) {
+		struct hk_store *bs = NULL;
+		const struct hk_artifact *a = NULL;
+		struct hk_error be = { 0 };
+		bool opened = hk_store_open(hk_store_choose_dir(store_dir), false, &bs, &be) == 0;
+		if (opened && hk_base_find(bs, base_ref ? base_ref : HK_BASE_DEFAULT, &a, &be) == 0)
+			base_tree = hk_xstrdup(a->path);
+		if (bs)
+			hk_store_close(bs);
+		if (base_ref && !base_tree)
+			return store_fail_exit(&be);
+		if (base_tree)
+			printf("base %s (its packages are not imported again)\n",
+			       base_ref ? base_ref : HK_BASE_DEFAULT);
+	}
+	if (!base_root)
+		base_root = base_tree ? base_tree : "/";
 	char **base = NULL;
 	size_t n_base = 0;
 	if (with_deps && !include_base) {
@@ -451,16 +483,8 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 	if (queries.n == 0)
 		return store_usage_error("closure: give at least one ID");
 	struct hk_error err = { 0 };
-	if (base_root) {
-		hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", base_root);
-		char **names = NULL;
-		size_t n = 0;
-		if (hk_deb_installed_names(status, &names, &n, &err) < 0)
-			return store_fail_exit(&err);
-		for (size_t i = 0; i < n; i++)
-			hk_strv_push_owned(&base, names[i]);
-		free(names);
-	}
+	if (base_root && hk_base_root_names(base_root, &base, &err) < 0)
+		return store_fail_exit(&err);
 	struct hk_store *s = NULL;
 	rc = open_for(store_dir, false, &s);
 	if (rc)
@@ -665,6 +689,8 @@ int cmd_store(int argc, char **argv)
 		rc = sub_reindex(store_dir, n, args);
 	} else if (strcmp(args[0], "base") == 0) {
 		rc = cmd_store_base(store_dir, n, args);
+	} else if (strcmp(args[0], "export") == 0 || strcmp(args[0], "import") == 0) {
+		rc = store_bundle_cmd(store_dir, n, args);
 	} else {
 		rc = store_usage_error("unknown subcommand '%s'", args[0]);
 	}

@@ -77,6 +77,19 @@ check_contains "  and says nothing was added" "$(cat "$W/int.out")" "interrupted
 check_eq "  and leaves nothing in the store (no temporary tree, no tag)" "$before|absent" \
 	"$(ls -A "$S" | paste -sd,)|$(test -e "$S/.bases/interrupted" && echo present || echo absent)"
 
+# ---- importing what the base lacks ------------------------------------------------------------
+IS=$W/imports
+"$HARKAQ" store --store "$IS" base import $NAME --from "$BASESTORE" >/dev/null
+out=$("$HARKAQ" store --store "$IS" import-apt --with-deps make 2>&1); rc=$?
+check_eq "import-apt --with-deps in a store with a base: exit 0" 0 "$rc"
+check_contains "  it reads the store's pinned base" "$out" "base $NAME (its packages are not imported again)"
+check_contains "  and leaves to it what it holds (libc6)" "$out" "base libc6 (needed by make"
+check_eq "  the store gains make and not libc6" "make|" \
+	"$("$HARKAQ" store --store "$IS" list | awk '{print $2}' | grep -E '^(make|libc6)$' | paste -sd'|')|"
+out=$("$HARKAQ" store --store "$IS" import-apt --with-deps --base nope make 2>&1); rc=$?
+check_eq "import-apt --base naming a base the store lacks: 65" 65 "$rc"
+check_contains "  saying how to make it" "$out" "no base 'nope'"
+
 # ---- builds on the pinned base -------------------------------------------------------------
 mkdir -p "$W/z/src"
 cat >"$W/z/src/z.c" <<'EOF'

@@ -110,7 +110,7 @@ else
 		"exit $rc2: $(head -c 300 "$W/sw2.json")"
 fi
 same "sweep merge: --json before the subcommand, and after its RESULT" 0 \
-	"$HARKAQ" sweep --json merge "$W/sw1" -- "$HARKAQ" sweep merge "$W/sw1" --json
+	"$HARKAQ" sweep --json --store "$S" merge "$W/sw1" -- "$HARKAQ" sweep merge "$W/sw1" --json --store "$S"
 
 # ---- attest -------------------------------------------------------------------------------
 "$HARKAQ" attest keygen "$W/k" >/dev/null 2>&1 || not_ok "attest keygen"
