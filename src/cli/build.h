@@ -83,6 +83,11 @@ struct hk_build_opts {
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
 	bool per_file_rules;             /* never hand the cage collapsed directories */
 	bool verify_full;                /* re-hash the closure and base, stat caches ignored */
+	/* What may enter the store: by default only the output of a build whose every phase is
+	 * Hermetic (its id is computed and reported either way). */
+	bool seal_impure;                /* also a build with a phase Impure or NoEvidence, or
+					  * built --no-cage */
+	bool no_seal;                    /* nothing, whatever the verdicts */
 	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
 					  * around each phase's shell inside the sandbox */
 	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;
@@ -114,7 +119,10 @@ struct hk_build_result {
 	size_t n_phases;
 	long long ms_evidence_finish;    /* awaiting the phases' deferred deallocation records */
 	const char *failed_phase;
+	/* The artifact the install output makes, whether or not it entered the store (empty
+	 * when a phase failed or the recipe installs nothing), and, once stored, its directory. */
 	char artifact_id[HK_B3_ID_LEN];
+	bool artifact_stored;
 	char *artifact_dir;
 	char *work;
 	struct hk_view view;             /* the store view the sandbox showed (core/view.h) */

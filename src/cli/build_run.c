@@ -212,6 +212,10 @@ struct build {
 	struct hk_sandbox sb;
 	struct hk_sandbox_plan plan;
 	bool work_made, view_mounted;
+	/* the install output staged in the store (stage_output), until stored or removed */
+	char *staged;
+	struct hk_dep_group *out_groups;   /* its runtime deps, as an artifact spec wants them */
+	char *out_source;
 	/* phases whose evidence is still coming (defer_evidence) */
 	struct hk_cage_result *pending[HK_PHASE_COUNT];
 	size_t n_pending;
@@ -532,9 +536,10 @@ static int run_phase(struct build *b, enum hk_phase ph)
 		.timeout_s = bo->timeout_s,
 		.envp = b->env,
 		.quiet = bo->quiet,
-		/* The phase's deallocation record is awaited after the last phase (and the seal),
-		 * while the next phases run: it comes ~40 ms after the phase's last process is
-		 * reaped, and no phase needs the previous one's verdict. */
+		/* The phase's deallocation record is not awaited here: it comes ~40 ms after the
+		 * phase's last process is reaped, and no phase needs the previous one's verdict.
+		 * The next phases drain its reader and close its evidence when its records are in
+		 * (cli/cage.h); hk_cage_finish waits, after the last phase, for what is left. */
 		.defer_evidence = evidence,
 		.drain = b->pending,
 		.n_drain = b->n_pending,
@@ -593,31 +598,104 @@ static int run_phases(struct build *b)
 	return 0;
 }
 
-/* Seals the install output into the store, all or nothing: signals wait until it is done
- * (hk_store_add cleans its own temporary directory on failure, but not if harkaq dies inside
- * it). */
-static int seal_output(struct build *b)
+/* What /out is as an artifact: its name, version and runtime deps are the recipe's; its
+ * provenance says a build made it (origin "build", core/store.h). */
+static void output_spec(struct build *b, struct hk_artifact_spec *spec)
+{
+	const struct hk_recipe *r = b->r;
+	if (!b->out_groups) {
+		b->out_groups = hk_xcalloc(r->n_runtime_deps + 1, sizeof(*b->out_groups));
+		for (size_t i = 0; i < r->n_runtime_deps; i++) {
+			b->out_groups[i].alts = hk_xcalloc(1, sizeof(char *));
+			b->out_groups[i].alts[0] = hk_xstrdup(r->runtime_deps[i].name
+								  ? r->runtime_deps[i].name
+								  : r->runtime_deps[i].spec);
+			b->out_groups[i].n_alts = 1;
+		}
+		b->out_source = hk_xasprintf("{\"built_by\":\"harkaq build\",\"recipe_hash\":\"%s\"}",
+					     b->br->recipe_hash);
+	}
+	*spec = (struct hk_artifact_spec){
+		.name = r->name,
+		.version = r->version,
+		.deps = b->out_groups,
+		.n_deps = r->n_runtime_deps,
+		.source_json = b->out_source,
+	};
+}
+
+/* Stages the install output in the store (copied, normalised, hashed: hk_store_stage) so that
+ * its artifact id is known to the verdicts before they decide whether it may enter the store
+ * (store_output).  The copy is made while the last phase's deallocation record is on its way,
+ * and lets the work directory go before the verdicts. */
+static int stage_output(struct build *b)
 {
 	const struct hk_recipe *r = b->r;
 	struct hk_build_result *br = b->br;
 	if (br->failed_phase || r->phases[HK_PHASE_INSTALL].n_commands == 0)
 		return 0;
-	struct hk_dep_group *groups = hk_xcalloc(r->n_runtime_deps + 1, sizeof(*groups));
-	for (size_t i = 0; i < r->n_runtime_deps; i++) {
-		groups[i].alts = hk_xcalloc(1, sizeof(char *));
-		groups[i].alts[0] = hk_xstrdup(r->runtime_deps[i].name ? r->runtime_deps[i].name
-								       : r->runtime_deps[i].spec);
-		groups[i].n_alts = 1;
+	struct hk_artifact_spec spec;
+	output_spec(b, &spec);
+	if (hk_store_stage(br->store, b->out, &spec, &b->staged, br->artifact_id, b->err) < 0) {
+		hk_wrap(b->err, "hashing /out");
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
-	char *source_json = hk_xasprintf("{\"built_by\":\"harkaq build\",\"recipe_hash\":\"%s\"}",
-					 br->recipe_hash);
-	struct hk_artifact_spec spec = {
-		.name = r->name,
-		.version = r->version,
-		.deps = groups,
-		.n_deps = r->n_runtime_deps,
-		.source_json = source_json,
-	};
+	return 0;
+}
+
+/* Why the staged output stays out of the store (a sentence), or NULL when it may enter: only
+ * a build whose every phase is Hermetic is sealed, unless --seal-impure asks for any verdict;
+ * --no-seal keeps every output out.  A store is where the diagnosis looks for providers: an
+ * impure build's output would be suggested to the next build as a dep to declare. */
+static char *why_not_stored(const struct build *b)
+{
+	const struct hk_build_result *br = b->br;
+	if (b->bo->no_seal)
+		return hk_xstrdup("--no-seal");
+	if (b->bo->seal_impure)
+		return NULL;
+	if (!b->bo->cage)
+		return hk_xstrdup("built without the cage, no verdict vouches for it (--seal-impure "
+				  "stores it)");
+	for (size_t i = 0; i < br->n_phases; i++) {
+		const struct phase_result *pr = &br->phases[i];
+		if (!pr->has_verdict || pr->verdict.state != HK_HERMETIC)
+			return hk_xasprintf("%s is %s (--seal-impure stores it)",
+					    hk_phase_name(pr->phase),
+					    pr->has_verdict ? hk_verdict_state_name(pr->verdict.state)
+							    : "without a verdict");
+	}
+	return NULL;
+}
+
+/* Removes the staged output, if any (nothing of it stays in the store). */
+static void discard_staged(struct build *b)
+{
+	if (!b->staged)
+		return;
+	struct hk_error ignored;
+	hk_store_remove_tree(b->staged, &ignored);
+	free(b->staged);
+	b->staged = NULL;
+}
+
+/* Adds the staged output to the store, or removes it, as the verdicts allow (why_not_stored).
+ * The add is all or nothing: signals wait until it is done (hk_store_add cleans its own
+ * temporary directory on failure, but not if harkaq dies inside it). */
+static int store_output(struct build *b)
+{
+	struct hk_build_result *br = b->br;
+	if (!b->staged)
+		return 0;
+	hk_autofree char *why = interrupted_by ? hk_xstrdup("interrupted") : why_not_stored(b);
+	if (why) {
+		discard_staged(b);
+		if (!b->bo->quiet)
+			fprintf(stderr, "artifact   %s  not stored: %s\n", br->artifact_id, why);
+		return 0;
+	}
+	struct hk_artifact_spec spec;
+	output_spec(b, &spec);
 	const struct hk_artifact *art = NULL;
 	bool added = false;
 	sigset_t block, saved;
@@ -626,18 +704,24 @@ static int seal_output(struct build *b)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &saved);
-	int rc = hk_store_add(br->store, b->out, &spec, 0, &art, &added, b->err);
+	int rc = hk_store_add(br->store, b->staged, &spec, HK_STORE_ADD_CONSUME, &art, &added,
+			      b->err);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
-	hk_dep_groups_free(groups, r->n_runtime_deps);
-	free(source_json);
+	free(b->staged);   /* consumed: moved into place, or removed by the add */
+	b->staged = NULL;
+	if (rc == 0 && strcmp(art->id, br->artifact_id) != 0)
+		rc = hk_fail(b->err, EIO, "the staged output hashed to %s and was stored as %s",
+			     br->artifact_id, art->id);
 	if (rc < 0) {
 		hk_wrap(b->err, "sealing /out into the store");
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
-	snprintf(br->artifact_id, sizeof(br->artifact_id), "%s", art->id);
 	br->artifact_dir = hk_xstrdup(art->dirname);
-	if (!b->bo->quiet)
+	br->artifact_stored = true;
+	if (!b->bo->quiet) {
 		fprintf(stderr, "[seal] %s %s\n", art->id, added ? "(new)" : "(already in the store)");
+		fprintf(stderr, "artifact   %s  %s\n", br->artifact_id, br->artifact_dir);
+	}
 	return 0;
 }
 
@@ -705,8 +789,6 @@ static int give_verdicts(struct build *b)
 			fprintf(stderr, "harkaq build: phase %s failed; later phases were not run\n",
 				br->failed_phase);
 	}
-	if (!bo->quiet && br->artifact_id[0])
-		fprintf(stderr, "artifact   %s  %s\n", br->artifact_id, br->artifact_dir);
 	return code;
 }
 
@@ -724,7 +806,7 @@ static int prepare_and_run(struct build *b)
 	if (b->bo->cage && (code = write_policy_files(b)))
 		return code;
 	print_plan(b);
-	if ((code = place_source(b)) || (code = run_phases(b)) || (code = seal_output(b)))
+	if ((code = place_source(b)) || (code = run_phases(b)) || (code = stage_output(b)))
 		return code;
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
@@ -745,16 +827,25 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	code = prepare_and_run(&b);
 	if (code == 0)
 		code = give_verdicts(&b);
+	if (code < HK_EXIT_USAGE) {
+		int stored = store_output(&b);
+		if (stored)
+			code = stored;
+	}
 	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
 	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
 	 * whole (the seal runs with the signals blocked) and the result stands. */
-	if (interrupted_by && !br->artifact_id[0] && code < 128) {
+	if (interrupted_by && !br->artifact_stored && code < 128) {
 		code = stop_interrupted(&b);
 		br->interrupted = (int)interrupted_by;
 	}
 	if (!bo->quiet && code < HK_EXIT_USAGE)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - b.t_build) / 1000.0);
 	release_work(&b);
+	discard_staged(&b);
+	if (b.out_groups)
+		hk_dep_groups_free(b.out_groups, b.r->n_runtime_deps);
+	free(b.out_source);
 	hk_sandbox_plan_free(&b.plan);
 	hk_argv_free(b.env);
 	free(b.exec_path);

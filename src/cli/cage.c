@@ -286,6 +286,22 @@ static bool awaits_records(const struct hk_cage_result *r)
 	       !(hk_evidence_canary_seen(&r->evidence) && hk_evidence_dealloc_seen(&r->evidence));
 }
 
+/* Closes a deferred run's evidence on its own accounting: once its canary and its
+ * deallocation record are in (the kernel's count of its domain, after which no record of it
+ * can come), its reader is asked for its final status — the lost counter after — at once,
+ * not after the last phase.  A run's loss window is then its own (plus the kernel's delay
+ * before its deallocation record): a record lost while a later phase runs no longer voids
+ * it.  The reader answers while the caller goes on; hk_cage_finish reaps it. */
+static void settle(struct hk_cage_result *r)
+{
+	struct hk_cage_reader *rd = r->pending;
+	if (!rd || rd->in_fd < 0 || !r->reader_ready || !hk_evidence_canary_seen(&r->evidence) ||
+	    !hk_evidence_dealloc_seen(&r->evidence))
+		return;
+	close(rd->in_fd);
+	rd->in_fd = -1;
+}
+
 void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
 {
 	/* 1. Wait (bounded, each run by its own bound) for every canary and deallocation
@@ -325,13 +341,16 @@ void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
 			p[i] = (struct pollfd){ runs[i]->pending ? runs[i]->pending->out.fd : -1,
 						POLLIN, 0 };
 		poll(p, (nfds_t)n, (int)next);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			if (p[i].revents && runs[i]->pending)
 				reader_drain(runs[i]->pending, runs[i]);
+			settle(runs[i]);
+		}
 	}
 
 	/* 2. Stop the readers: each answers with a final status (the lost counter after the
-	 *    run).  All are asked first, so that they answer together. */
+	 *    run).  All are asked first, so that they answer together (those whose records
+	 *    were complete earlier were asked then, by settle()). */
 	long long t_stop = hk_now_ms();
 	for (size_t i = 0; i < n; i++) {
 		struct hk_cage_reader *rd = runs[i]->pending;
@@ -503,9 +522,11 @@ static bool supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
 			status_drain(r, status);
 		if (i_reader >= 0 && p[i_reader].revents)
 			reader_drain(rd, r);
-		for (size_t k = 0; k < o->n_drain; k++)
+		for (size_t k = 0; k < o->n_drain; k++) {
 			if (p[i_drain + (int)k].revents && o->drain[k]->pending)
 				reader_drain(o->drain[k]->pending, o->drain[k]);
+			settle(o->drain[k]);
+		}
 		int ws;
 		if (waitpid(child, &ws, WNOHANG) == child) {
 			r->wait_status = ws;

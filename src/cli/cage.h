@@ -44,7 +44,10 @@ struct hk_cage_opts {
 	 * evidence is incomplete until then. */
 	bool defer_evidence;
 	/* Deferred runs whose readers this run keeps draining while its command runs (their
-	 * pipes must not fill, or their readers would stall and the kernel drop records). */
+	 * pipes must not fill, or their readers would stall and the kernel drop records).  A
+	 * drained run whose canary and deallocation record are in has its reader asked for its
+	 * final status right then: its loss window closes on its own accounting, not on the
+	 * last phase's. */
 	struct hk_cage_result *const *drain;
 	size_t n_drain;
 };
@@ -101,7 +104,7 @@ void hk_cage_result_free(struct hk_cage_result *r);
 
 /* Finishes deferred runs (defer_evidence): waits, bounded and for all of them at once, for
  * each one's canary and deallocation records, then stops their readers and reads the lost
- * counter after.  Runs already finished (or without a reader) are skipped.  A run whose
+ * counter after (a run whose records came in earlier was asked then: see drain).  Runs already finished (or without a reader) are skipped.  A run whose
  * result is freed without it has its reader killed, and its evidence stays incomplete. */
 void hk_cage_finish(struct hk_cage_result *const *runs, size_t n);
 

@@ -213,12 +213,10 @@ static const struct option sweep_options[] = {
 
 int cmd_sweep(int argc, char **argv)
 {
-	bool merge = argc > 1 && strcmp(argv[1], "merge") == 0;
-	if (merge) {
-		argc--;
-		argv++;
-	}
-	const char *who = merge ? "harkaq sweep merge" : "harkaq sweep";
+	/* "merge" is the first operand, wherever the options are (`harkaq sweep --json merge
+	 * DIR`): options are read first, in any order (permuting getopt). */
+	bool merge = false;
+	const char *who = "harkaq sweep";
 	struct sweep_opts o = { .jobs = 1 };
 	int c;
 	optind = 1;
@@ -263,6 +261,11 @@ int cmd_sweep(int argc, char **argv)
 			sweep_usage(stderr);
 			return HK_EXIT_USAGE;
 		}
+	}
+	if (optind < argc && strcmp(argv[optind], "merge") == 0) {
+		merge = true;
+		who = "harkaq sweep merge";
+		optind++;
 	}
 	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list)) {
 		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);

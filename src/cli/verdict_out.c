@@ -41,6 +41,8 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 	in.phase = vo->phase;
 	hk_verdict_compute(&in, v);
 	v->collapsed_dirs = res->cage_reported ? (size_t)res->cage.beneath : 0;
+	v->has_exit_code = res->started;
+	v->exit_code = res->exit_code;
 }
 
 void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result *res,

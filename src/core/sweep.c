@@ -161,6 +161,16 @@ static struct hk_sweep_debt *find_debt(struct hk_sweep_item *it, const char *pat
 	return NULL;
 }
 
+/* Whether a phase meets `path` for the first time in the class `cls` ('d' debt, 'e'
+ * expected, 'p' policy bug): the phase's counts count paths, not the (path, rights) pairs of
+ * its verdict (docs/diagnosis.md, "One path, one entry").  A denial without a path counts. */
+static bool first_in_phase(struct hk_strset *counted, char cls, const char *path)
+{
+	if (!path)
+		return true;
+	return hk_strset_add_owned(counted, hk_xasprintf("%c%s", cls, path));
+}
+
 int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err)
 {
@@ -213,7 +223,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 		 * surfaces: harkaq's bug, kept apart from the recipe's debt. */
 		const struct hk_jval *report = hk_jobj_get(ph, "report");
 		const struct hk_jval *pb = report ? hk_jobj_get(report, "policy_bug") : NULL;
-		struct hk_strset bugs = HK_STRSET_INIT;
+		struct hk_strset bugs = HK_STRSET_INIT, counted = HK_STRSET_INIT;
 		for (size_t k = 0; pb && pb->type == HK_JARR && k < pb->len; k++) {
 			size_t n;
 			char *bp = hk_jval_bytes(hk_jobj_get(&pb->items[k], "path"), &n);
@@ -232,17 +242,18 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 			/* Everything not classified as expected is debt: the build's diagnosis may
 			 * refine it with this machine's store; the sweep classifies once, later,
 			 * against one store for the whole catalogue (hk_sweep_classify). */
-			if (cls && strcmp(cls, "expected") == 0) {
-				sp->expected++;
-				continue;
-			}
 			size_t plen = 0;
 			char *path = NULL;
 			const struct hk_jval *pv = hk_jobj_get(d, "path");
 			if (pv && pv->type != HK_JNULL)
 				path = hk_jval_bytes(pv, &plen);
+			if (cls && strcmp(cls, "expected") == 0) {
+				sp->expected += first_in_phase(&counted, 'e', path);
+				free(path);
+				continue;
+			}
 			if (path && hk_strset_contains(&bugs, path)) {
-				sp->policy_bug++;
+				sp->policy_bug += first_in_phase(&counted, 'p', path);
 				bool known = false;
 				for (size_t q = 0; q < it->n_policy_bugs && !known; q++)
 					known = strcmp(it->policy_bugs[q], path) == 0;
@@ -255,11 +266,11 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 				}
 				continue;
 			}
-			sp->debt++;
 			if (!path) {
 				const char *bl = jstr(d, "blockers");
 				path = hk_xasprintf("[%s]", bl ? bl : "unknown");
 			}
+			sp->debt += first_in_phase(&counted, 'd', path);
 			int64_t count = 1;
 			jint(d, "count", &count);
 			struct hk_sweep_debt *sd = find_debt(it, path);
@@ -281,6 +292,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 				sd->phases |= 1u << i;
 		}
 		hk_strset_free(&bugs);
+		hk_strset_free(&counted);
 	}
 	if (it->n_policy_bugs > 1)
 		qsort(it->policy_bugs, it->n_policy_bugs, sizeof(char *), cmp_str_ptr);

@@ -88,9 +88,11 @@ struct hk_sweep_phase {
 	char *state;             /* "Hermetic", "Impure", "NoEvidence"; NULL: no verdict */
 	char *reason;            /* NoEvidence: the primary reason code; else NULL */
 	int exit_code;
-	uint64_t debt;           /* distinct debt denials of the phase */
-	uint64_t expected;       /* distinct expected denials */
-	uint64_t policy_bug;     /* distinct denials the diagnosis calls a harkaq policy bug */
+	/* Paths, not denials: one path denied under two sets of rights counts once
+	 * (docs/diagnosis.md, "One path, one entry"). */
+	uint64_t debt;           /* debt paths of the phase */
+	uint64_t expected;       /* expected paths */
+	uint64_t policy_bug;     /* paths the diagnosis calls a harkaq policy bug */
 	/* run-specific (not part of the deterministic summary) */
 	int64_t ms;
 	char *evidence;          /* id of the phase's stored evidence object, when the build

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/abi_tier.h"
+#include "core/audit_record.h"
 #include "core/util.h"
 
 /* How many entries per class the human summary lists before pointing at the JSON. */
@@ -650,8 +651,49 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 
 /* ---- human summary ---- */
 
-static void summary_item(const struct hk_denial *d, struct hk_buf *out)
+bool hk_denial_same_path(const struct hk_denial *a, const struct hk_denial *b)
 {
+	return a->has_path && b->has_path && a->path_len == b->path_len &&
+	       memcmp(a->path, b->path, a->path_len) == 0;
+}
+
+/* Whether two denials are one item of the summary: the same class and the same path. */
+static bool same_item(const struct hk_denial *d, const struct hk_denial *e)
+{
+	return d->cls == e->cls && hk_denial_same_path(d, e);
+}
+
+/* Whether denial `i` joins an earlier one. */
+static bool summary_merged(const struct hk_verdict *v, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (same_item(&v->denials[k], &v->denials[i]))
+			return true;
+	return false;
+}
+
+/* The items of class `cls`: its paths. */
+static size_t summary_count(const struct hk_verdict *v, enum hk_denial_class cls)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n_denials; i++)
+		n += v->denials[i].cls == cls && !summary_merged(v, i);
+	return n;
+}
+
+/* Denial `i` and the later denials of its class on the same path, as one item. */
+static void summary_item(const struct hk_verdict *v, size_t i, struct hk_buf *out)
+{
+	const struct hk_denial *d = &v->denials[i];
+	struct hk_buf rights = HK_BUF_INIT;
+	uint64_t count = 0;
+	for (size_t k = i; k < v->n_denials; k++) {
+		const struct hk_denial *e = &v->denials[k];
+		if (k == i || same_item(d, e)) {
+			hk_blockers_union(&rights, e->blockers);
+			count += e->count;
+		}
+	}
 	if (d->has_path)
 		hk_escape_human(d->path, d->path_len, out);
 	else if (d->has_opid || d->ocomm) {
@@ -666,7 +708,8 @@ static void summary_item(const struct hk_denial *d, struct hk_buf *out)
 	} else {
 		hk_buf_puts(out, "(no path)");
 	}
-	hk_buf_printf(out, " [%s]", d->blockers);
+	hk_buf_printf(out, " [%s]", hk_buf_str(&rights));
+	hk_buf_free(&rights);
 	/* comm is what a person recognises ("cat"); exe when the kernel gave no comm. */
 	if (d->comm || d->exe) {
 		hk_buf_puts(out, " by ");
@@ -675,18 +718,19 @@ static void summary_item(const struct hk_denial *d, struct hk_buf *out)
 		else
 			hk_escape_human(d->exe, d->exe_len, out);
 	}
-	if (d->count > 1)
-		hk_buf_printf(out, " x%" PRIu64, d->count);
+	if (count > 1)
+		hk_buf_printf(out, " x%" PRIu64, count);
 }
 
-/* "<label> (N): first item", then one line per further item, indented by four spaces. */
+/* "<label> (N): first item", then one line per further item, indented by four spaces; N
+ * counts paths. */
 static void summary_list(const struct hk_verdict *v, enum hk_denial_class cls, const char *label,
 			 struct hk_buf *out)
 {
-	size_t total = cls == HK_DENIAL_DEBT ? v->n_debt : v->n_expected, shown = 0;
+	size_t total = summary_count(v, cls), shown = 0;
 	hk_buf_printf(out, "%s (%zu):", label, total);
 	for (size_t i = 0; i < v->n_denials; i++) {
-		if (v->denials[i].cls != cls)
+		if (v->denials[i].cls != cls || summary_merged(v, i))
 			continue;
 		if (shown == SUMMARY_MAX_ITEMS) {
 			hk_buf_printf(out, "\n    ... and %zu more (the JSON verdict lists them all)",
@@ -694,7 +738,7 @@ static void summary_list(const struct hk_verdict *v, enum hk_denial_class cls, c
 			break;
 		}
 		hk_buf_puts(out, shown ? "\n    " : " ");
-		summary_item(&v->denials[i], out);
+		summary_item(v, i, out);
 		shown++;
 	}
 	hk_buf_putc(out, '\n');
@@ -729,7 +773,7 @@ void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out)
 			hk_buf_puts(out, "expected: none)\n");
 		} else {
 			/* The expected denials themselves go on the lines below. */
-			hk_buf_printf(out, "expected: %zu)\n  ", v->n_expected);
+			hk_buf_printf(out, "expected: %zu)\n  ", summary_count(v, HK_DENIAL_EXPECTED));
 			summary_list(v, HK_DENIAL_EXPECTED, "expected", out);
 		}
 		break;

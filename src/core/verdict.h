@@ -139,6 +139,10 @@ struct hk_denial {
 	uint64_t count;          /* records of this (object, blockers); >= 1 */
 };
 
+/* Whether two denials are of the same path (a report's one entry, docs/diagnosis.md: "One
+ * path, one entry").  Denials without a path (a signal, a socket) are never the same. */
+bool hk_denial_same_path(const struct hk_denial *a, const struct hk_denial *b);
+
 struct hk_verdict_reason {
 	enum hk_reason code;
 	char *message;           /* owned: a sentence with this run's specifics */
@@ -189,6 +193,11 @@ struct hk_verdict {
 	/* Not a member of the verdict's JSON: directories the cage granted with one rule beneath
 	 * each (docs/cage.md, "Collapsed directories"), for the evidence object's blind spot. */
 	size_t collapsed_dirs;
+	/* Not a member of the verdict's JSON either: how the run's command (a build phase's
+	 * shell) exited, for the evidence object, so that a report shows a failed phase as
+	 * failed on its own line (docs/diagnosis.md).  Set by the orchestrator. */
+	bool has_exit_code;
+	int exit_code;                       /* exit status, or 128 + signal */
 };
 
 /* Whether the run's domain accounted for itself: canary seen in one domain, deallocation

@@ -160,6 +160,29 @@ check_eq "  control: the declared base package's own file was read (one denial o
 check_contains "without the cage the same link leads to its target (the plain links)" \
 	"$(cat "$W/tn.log")" "followed"
 
+# Linking with -lz, zlib1g declared and zlib1g-dev not: ld looks for libz.so, which only
+# zlib1g-dev ships — a link to the declared zlib1g's library.  Reading a link is not a Landlock
+# access, so without the view's trap the build would link through it silently, Hermetic.  The
+# program names zlibVersion itself: no header of zlib1g-dev is needed, only the link.
+printf '%s\n' '#include <stdio.h>' 'const char *zlibVersion(void);' \
+	'int main(void) { printf("zlib %s\n", zlibVersion()); return 0; }' >"$W/l/src/lz.c"
+lzrecipe() { # DEPS
+	printf 'name = "lz"\nversion = "1"\n[source]\ndir = "src"\n[deps]\nbuild = [%s]\n' "$1"
+	printf '[phases]\ncompile = ["x86_64-linux-gnu-gcc-12 -O2 -o lz lz.c -lz", "./lz"]\n'
+}
+lzrecipe '"gcc-12", "libc6-dev", "zlib1g"' >"$W/l/lz.toml"
+lzrecipe '"gcc-12", "libc6-dev", "zlib1g", "zlib1g-dev"' >"$W/l/lz-dev.toml"
+chmod -R a+rX "$W/l"
+"$HARKAQ" build --store "$S" --result-out "$W/lz.json" "$W/l/lz.toml" >"$W/lz.log" 2>&1
+check_eq "-lz with zlib1g declared and zlib1g-dev not: Impure (1), not Hermetic" "1 Impure" \
+	"$? $(jq -r '.phases[0].verdict.state' "$W/lz.json")"
+check_contains "  naming zlib1g-dev, whose link libz.so the linker followed" "$(cat "$W/lz.log")" \
+	"declare dep: zlib1g-dev (the build followed its symlink /usr/lib/x86_64-linux-gnu/libz.so)"
+"$HARKAQ" build --store "$S" --result-out "$W/lz-dev.json" "$W/l/lz-dev.toml" >"$W/lz-dev.log" 2>&1
+check_eq "control: declaring zlib1g-dev, the same link is Hermetic (0)" 0 "$?"
+check_seen "  its verdict" "$W/lz-dev.json"
+check_contains "  and the program ran against the declared zlib" "$(cat "$W/lz-dev.log")" "zlib 1.2.13"
+
 cat >"$W/l/getconf.toml" <<'EOF'
 name = "getconf"
 version = "1"

@@ -571,3 +571,28 @@ TEST(html_escapes_everything_and_is_self_contained)
 	hk_buf_free(&h);
 	hk_sweep_doc_free(&d);
 }
+
+/* A phase's counts count paths: /usr/bin/make denied under two sets of rights (read, then
+ * executed) is one debt of the phase, as it is one debt entry of the recipe; another path
+ * counts apart (docs/diagnosis.md, "One path, one entry"). */
+TEST(phase_counts_count_paths_not_denials)
+{
+	struct hk_sweep_item it;
+	const char *exec = "{\"class\":\"debt\",\"blockers\":\"fs.execute,fs.read_file\","
+			   "\"path\":\"/usr/bin/make\",\"exe\":\"/bin/sh\",\"count\":1}";
+	const char *exp_exec = "{\"class\":\"expected\",\"blockers\":\"fs.execute,fs.read_file\","
+			       "\"path\":\"/usr/bin/gcc\",\"exe\":\"/bin/sh\",\"count\":1}";
+	char *ds = hk_xasprintf("%s,%s,%s,%s,%s", denial("debt", "/usr/bin/make"), exec,
+				denial("debt", "/opt/x"), denial("expected", "/usr/bin/gcc"), exp_exec);
+	char *a = phase("compile", 0, "Impure", NULL, ds, NULL);
+	item_of(&it, NULL, a);
+	CHECK_EQ_INT(2, it.phases[0].debt);
+	CHECK_EQ_INT(1, it.phases[0].expected);
+	REQUIRE(it.n_debts == 2);
+	CHECK_STR_EQ("/usr/bin/make", it.debts[1].path);
+	/* Control: every record of both denials is still counted. */
+	CHECK_EQ_INT(3, it.debts[1].records);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(ds);
+}

@@ -801,3 +801,38 @@ TEST(large_runs_deduplicate_with_exact_counts)
 	hk_verdict_free(&v);
 	hk_evidence_free(&ev);
 }
+
+/* A program run without being declared is denied twice under two sets of rights (read by one
+ * process, executed by another): the verdict keeps both denials, as the kernel reported them,
+ * and the summary shows one path with the rights of both, counted once (docs/diagnosis.md,
+ * "One path, one entry"). */
+TEST(two_denials_of_one_path_are_one_summary_item)
+{
+	static const char log[] = CANARY_LINE(38)
+		DENIAL(40, "path=\"/usr/bin/dd\"", "cat")
+		"type=1423 audit(1764618003.300:41): domain=" DOMAIN " blockers=fs.execute,fs.read_file "
+		"path=\"/usr/bin/dd\" dev=\"overlay\" ino=40\n"
+		"type=1423 audit(1764618003.300:42): domain=" DOMAIN " blockers=fs.execute,fs.read_file "
+		"path=\"/usr/bin/dd\" dev=\"overlay\" ino=40\n"
+		DENIAL(43, "path=\"/usr/bin/tee\"", "sh")
+		DEALLOC(5);
+	struct hk_evidence ev;
+	struct hk_verdict v;
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, log);
+	struct hk_verdict_input in = good_input(&ev, NULL);
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_IMPURE, v.state);
+	/* Control: the verdict itself is the faithful record, one denial per (path, rights). */
+	REQUIRE(v.n_denials == 3);
+	CHECK_STR_EQ("fs.read_file", v.denials[0].blockers);
+	CHECK_STR_EQ("fs.execute,fs.read_file", v.denials[1].blockers);
+	CHECK(hk_denial_same_path(&v.denials[0], &v.denials[1]));
+	CHECK(!hk_denial_same_path(&v.denials[0], &v.denials[2]));
+	char *s = summary_of(&v);
+	CHECK_STR_EQ("Impure  debt (2): /usr/bin/dd [fs.read_file,fs.execute] by cat x3\n"
+		     "    /usr/bin/tee [fs.read_file] by sh\n", s);
+	free(s);
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+}
