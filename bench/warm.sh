@@ -20,20 +20,24 @@
 # 1 +- 0.05 for the trivial build, whose ~0.2 s is at the scheduler's grain).
 #
 #   bench/warm.sh [--pairs N] [--alone N] [--zlib-pairs M] [--no-trivial] [--no-zlib]
+#                 [--against DIR]
 #
 # N side-by-side pairs of each kind for the trivial recipe (default 20) and N of its builds
 # alone in each mode (default 10); M pairs of each kind for zlib (default 6).  The store is the
 # catalogue's (tests/fixtures/debstore.sh gcc-12 libc6-dev make cmake meson ninja-build pkgconf
 # gettext); zlib's source is fetched once (apt-get source, pinned) as bench/run does.  Prints a
 # table; raw files in bench/out/raw-warm-STAMP/, the summary in bench/out/warm-STAMP.json.
-# Needs root.  Defaults take ~8 minutes here.
+# --against DIR adds N trivial pairs of this tree's caged build against the caged build of
+# the binaries in DIR (harkaq, harkaq-exec, harkaq-audit of another commit, built elsewhere):
+# what a change to the caged path gained, side by side.  Needs root.  Defaults take ~8
+# minutes here.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 # shellcheck source=bench/lib/common.sh
 . bench/lib/common.sh
 
-PAIRS=20; ALONE=10; ZPAIRS=6; TRIVIAL=1; ZLIB=1
+PAIRS=20; ALONE=10; ZPAIRS=6; TRIVIAL=1; ZLIB=1; AGAINST=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--pairs) PAIRS=$2; shift 2 ;;
@@ -41,11 +45,14 @@ while [ $# -gt 0 ]; do
 	--zlib-pairs) ZPAIRS=$2; shift 2 ;;
 	--no-trivial) TRIVIAL=0; shift ;;
 	--no-zlib) ZLIB=0; shift ;;
-	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+	--against) AGAINST=$(realpath "$2"); shift 2 ;;
+	-h|--help) sed -n '2,36p' "$0"; exit 0 ;;
 	*) echo "bench/warm.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench/warm.sh: run as root (harkaq build needs it)" >&2; exit 1; }
+[ -z "$AGAINST" ] || [ -x "$AGAINST/harkaq" ] ||
+	{ echo "bench/warm.sh: --against: no harkaq in $AGAINST" >&2; exit 64; }
 for n in "$PAIRS" "$ALONE" "$ZPAIRS"; do
 	[[ "$n" =~ ^[0-9]+$ ]] || { echo "bench/warm.sh: counts are whole numbers" >&2; exit 64; }
 done
@@ -64,14 +71,17 @@ log "store: tests/fixtures/debstore.sh $CATALOGUE_STORE_PKGS"
 STORE=$(tests/fixtures/debstore.sh $CATALOGUE_STORE_PKGS)
 
 # hb NAME ARGS...: one whole `harkaq build`, its result JSON and wall time in $RAW/NAME.*
+# (HB_BIN: another harkaq)
 hb() {
 	local name=$1 rc=0 t0 t1; shift
 	t0=$(date +%s%N)
-	"$H" build --quiet --store "$STORE" --result-out "$RAW/$name.json" "$@" \
+	"${HB_BIN:-$H}" build --quiet --store "$STORE" --result-out "$RAW/$name.json" "$@" \
 		>"$RAW/$name.log" 2>&1 || rc=$?
 	t1=$(date +%s%N)
 	echo "{\"rc\":$rc,\"wall_ms\":$(( (t1 - t0) / 1000000 ))}" >"$RAW/$name.wall"
 }
+
+hb_against() { HB_BIN="$AGAINST/harkaq" hb "$@"; }
 
 # pair NAME_A CMD_A -- NAME_B CMD_B, with FIRST (a or b) started first: both at once.
 pair() {
@@ -121,6 +131,11 @@ EOF
 		pair "$first" hb "t-sbs-cage-$r-mode" "$TR" -- hb "t-sbs-cage-$r-base" --no-cage "$TR"
 		pair "$first" hb "t-sbs-nocage-$r-mode" --no-cage "$TR" -- \
 			hb "t-sbs-nocage-$r-base" --no-cage "$TR"
+		if [ -n "$AGAINST" ]; then
+			log "trivial side by side $r/$PAIRS: cage | cage of $AGAINST"
+			pair "$first" hb "t-sbs-against-$r-mode" "$TR" -- \
+				hb_against "t-sbs-against-$r-base" "$TR"
+		fi
 	done
 fi
 
