@@ -157,20 +157,24 @@ if [ "$ZLIB" -eq 1 ]; then
 		t1=$(date +%s%N)
 		echo "{\"rc\":$rc,\"wall_ms\":$(( (t1 - t0) / 1000000 ))}" >"$RAW/$1.wall"
 		find "$W/$1/dest" -type f | sed "s|^$W/$1/dest||" | sort >"$RAW/$1.files"
-		rm -rf "${W:?}/$1"
 	}
+	# After the pair: a tree removed while its partner still runs would slow the partner.
+	bare_remove() { local n; for n in "$@"; do rm -rf "${W:?}/$n"; done; }
 	log "zlib: one untimed build each way (page cache, store view)"
 	hb z-warmup-cage "$ZR"
-	bare_prepare z-warmup-bare; bare z-warmup-bare
+	bare_prepare z-warmup-bare; bare z-warmup-bare; bare_remove z-warmup-bare
 	for r in $(seq "$ZPAIRS"); do
 		first=$([ $((r % 2)) -eq 1 ] && echo a || echo b)
 		log "zlib side by side $r/$ZPAIRS: harkaq build | bare, --no-cage | bare, bare | bare"
 		bare_prepare "z-sbs-cage-$r-base"
 		pair "$first" hb "z-sbs-cage-$r-mode" "$ZR" -- bare "z-sbs-cage-$r-base"
+		bare_remove "z-sbs-cage-$r-base"
 		bare_prepare "z-sbs-nocage-$r-base"
 		pair "$first" hb "z-sbs-nocage-$r-mode" --no-cage "$ZR" -- bare "z-sbs-nocage-$r-base"
+		bare_remove "z-sbs-nocage-$r-base"
 		bare_prepare "z-sbs-bare-$r-mode"; bare_prepare "z-sbs-bare-$r-base"
 		pair "$first" bare "z-sbs-bare-$r-mode" -- bare "z-sbs-bare-$r-base"
+		bare_remove "z-sbs-bare-$r-mode" "z-sbs-bare-$r-base"
 	done
 fi
 

@@ -59,8 +59,9 @@ def ratios(raw, prefix, kind, n):
 
 
 def med(xs):
+    """The median, in whole ms (these are ms figures)."""
     xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
+    return round(statistics.median(xs)) if xs else None
 
 
 def trivial(raw, alone, pairs):
