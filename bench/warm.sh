@@ -29,8 +29,8 @@
 # table; raw files in bench/out/raw-warm-STAMP/, the summary in bench/out/warm-STAMP.json.
 # --against DIR adds N trivial pairs of this tree's caged build against the caged build of
 # the binaries in DIR (harkaq, harkaq-exec, harkaq-audit of another commit, built elsewhere):
-# what a change to the caged path gained, side by side.  Needs root.  Defaults take ~8
-# minutes here.
+# what a change to the caged path gained, side by side.  Needs root.  Defaults take ~4
+# minutes here at a load average of 4-5.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
