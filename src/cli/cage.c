@@ -45,9 +45,19 @@ struct hk_cage_reader {
 	int in_fd;                  /* its stdin; closing it asks it to stop */
 	struct hk_linereader out;
 	bool ended;
+	long long t_started;        /* hk_now_ms() at its fork */
 };
 
-static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
+static struct hk_cage_reader *reader_new(void)
+{
+	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
+	rd->pid = -1;
+	rd->in_fd = -1;
+	rd->out.fd = -1;
+	return rd;
+}
+
+static int reader_start(bool may_enable, long backlog_floor, struct hk_cage_reader *rd,
 			struct hk_error *err)
 {
 	hk_autofree char *path = NULL;
@@ -67,14 +77,15 @@ static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
 	char *argv[8];
 	int a = 0;
 	argv[a++] = path;
-	if (!o->reader_may_enable)
+	if (!may_enable)
 		argv[a++] = no_enable;
-	if (o->backlog_floor >= 0) {
-		snprintf(floor_arg, sizeof(floor_arg), "%ld", o->backlog_floor);
+	if (backlog_floor >= 0) {
+		snprintf(floor_arg, sizeof(floor_arg), "%ld", backlog_floor);
 		argv[a++] = floor_opt;
 		argv[a++] = floor_arg;
 	}
 	argv[a] = NULL;
+	rd->t_started = hk_now_ms();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -248,11 +259,11 @@ static size_t reader_group(pid_t reader, pid_t out[READER_GROUP_MAX])
 	return n;
 }
 
-/* Kills a run's reader (after its final status, or without it: a run that failed, a result
- * freed unfinished) and reaps it and its sentinel. */
-static void reader_kill(struct hk_cage_result *r)
+/* Kills a reader (after its final status, or without it: a run that failed, a result freed
+ * unfinished, a reader started ahead for a build that stopped before its first phase) and
+ * reaps it and its sentinel. */
+static void reader_free(struct hk_cage_reader *rd)
 {
-	struct hk_cage_reader *rd = r->pending;
 	if (!rd)
 		return;
 	if (rd->in_fd >= 0)
@@ -275,7 +286,30 @@ static void reader_kill(struct hk_cage_result *r)
 	}
 	hk_linereader_close(&rd->out);
 	free(rd);
+}
+
+static void reader_kill(struct hk_cage_result *r)
+{
+	reader_free(r->pending);
 	r->pending = NULL;
+}
+
+struct hk_cage_reader *hk_cage_reader_start_ahead(bool may_enable, long backlog_floor)
+{
+	/* As in hk_cage_run: should the reader die, its orphaned sentinel becomes our child. */
+	hk_sys_become_subreaper();
+	struct hk_cage_reader *rd = reader_new();
+	struct hk_error ignored;
+	if (reader_start(may_enable, backlog_floor, rd, &ignored) < 0) {
+		free(rd); /* the run starts its own, and reports why that fails */
+		return NULL;
+	}
+	return rd;
+}
+
+void hk_cage_reader_discard(struct hk_cage_reader *rd)
+{
+	reader_free(rd);
 }
 
 /* Whether a run still waits for records: its reader is ready and alive, and its canary or
@@ -390,17 +424,23 @@ static long long cpu_ms(const struct rusage *ru)
 	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 }
 
-/* Starts this run's reader (when evidence is asked) and waits, bounded, for its "ready". */
+/* Starts this run's reader (when evidence is asked), unless one was started ahead for it, and
+ * waits, bounded, for its "ready".  A reader started ahead may have announced it long ago: its
+ * "ready" (and anything it forwarded since) waits in its pipe. */
 static void start_reader(const struct hk_cage_opts *o, struct hk_cage_result *r,
-			 struct hk_cage_reader *rd)
+			 struct hk_cage_reader *rd, long long t_run)
 {
 	if (!o->evidence)
 		return;
-	struct hk_error re;
-	if (reader_start(o, rd, &re) < 0) {
-		r->reader_failed = true;
-		r->reader_error = hk_xstrdup(re.msg);
-		return;
+	if (rd->pid > 0) {
+		r->ms_reader_ahead = t_run - rd->t_started;
+	} else {
+		struct hk_error re;
+		if (reader_start(o->reader_may_enable, o->backlog_floor, rd, &re) < 0) {
+			r->reader_failed = true;
+			r->reader_error = hk_xstrdup(re.msg);
+			return;
+		}
 	}
 	r->reader_started = true;
 	long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
@@ -581,6 +621,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	forwarded_signal = 0;
 	r->abi = r->real_abi = -1;
 	r->lost_before = r->lost_after = -1;
+	r->ms_reader_ahead = -1;
 	hk_evidence_init(&r->evidence, o->canary_path);
 	long long t0 = hk_now_ms();
 
@@ -588,14 +629,18 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
 	hk_sys_become_subreaper();
 
-	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
-	rd->pid = -1;
-	rd->in_fd = -1;
-	rd->out.fd = -1;
+	/* A reader started ahead is this run's, unless the run gathers no evidence. */
+	struct hk_cage_reader *rd = o->reader;
+	if (rd && !o->evidence) {
+		reader_free(rd);
+		rd = NULL;
+	}
+	if (!rd)
+		rd = reader_new();
 	/* From here on, the reader belongs to the result: every return below either finishes
 	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
 	r->pending = rd;
-	start_reader(o, r, rd);
+	start_reader(o, r, rd, t0);
 	r->ms_reader_start = hk_now_ms() - t0;
 	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
 		reader_kill(r);
@@ -678,6 +723,11 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 	hk_json_obj_begin(j);
 	hk_json_key(j, "reader_start");
 	hk_json_int(j, r->ms_reader_start);
+	hk_json_key(j, "reader_ahead");
+	if (r->ms_reader_ahead >= 0)
+		hk_json_int(j, r->ms_reader_ahead);
+	else
+		hk_json_null(j);
 	hk_json_key(j, "command");
 	hk_json_int(j, r->ms_command);
 	hk_json_key(j, "status_drain");

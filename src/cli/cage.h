@@ -50,9 +50,21 @@ struct hk_cage_opts {
 	 * last phase's. */
 	struct hk_cage_result *const *drain;
 	size_t n_drain;
+	/* A reader started ahead of the run (hk_cage_reader_start_ahead), which the run takes
+	 * over whatever happens (NULL: the run starts its own when `evidence`).  Its start-up
+	 * overlaps the caller's own set-up; what the run proves is unchanged (docs/audit-reader.md,
+	 * "Started ahead"). */
+	struct hk_cage_reader *reader;
 };
 
 struct hk_cage_reader;
+
+/* Starts a reader now for a run that comes later, without waiting for its "ready" (the run
+ * waits for it, bounded, as for its own).  Returns NULL when it could not be started; the run
+ * then starts its own. */
+struct hk_cage_reader *hk_cage_reader_start_ahead(bool may_enable, long backlog_floor);
+/* Stops and reaps a reader started ahead that no run took over (a build stopped in set-up). */
+void hk_cage_reader_discard(struct hk_cage_reader *rd);
 
 struct hk_cage_result {
 	/* the command */
@@ -87,6 +99,9 @@ struct hk_cage_result {
 	bool dealloc_timed_out;
 	/* costs, ms */
 	long long ms_reader_start, ms_command, ms_status_drain, ms_dealloc_wait, ms_reader_stop;
+	/* how long before the run its reader was started (opts.reader), -1 when the run started
+	 * its own or had none */
+	long long ms_reader_ahead;
 	long long ms_total;
 	/* CPU time (user + system) of the command and everything it started, reaped by the end
 	 * of the run: the cage's own work inside the sandbox included, the reader's not. */
@@ -109,10 +124,12 @@ void hk_cage_result_free(struct hk_cage_result *r);
 void hk_cage_finish(struct hk_cage_result *const *runs, size_t n);
 
 struct hk_json;
-/* {"reader_start", "command", "status_drain", "dealloc_wait", "reader_stop", "total",
- * "cage_setup"}: where a run's time went, in ms (bench/run reads it).  "cage_setup" is
- * harkaq-exec's own figure (policy load, rules, restrict_self, seccomp), null when no cage
- * reported. */
+/* {"reader_start", "reader_ahead", "command", "status_drain", "dealloc_wait", "reader_stop",
+ * "total", "cage_setup"}: where a run's time went, in ms (bench/run reads it).
+ * "reader_start" is what the run waited for its reader's "ready"; "reader_ahead" how long
+ * before the run a reader started ahead was started (null: the run started its own).
+ * "cage_setup" is harkaq-exec's own figure (policy load, rules, restrict_self, seccomp), null
+ * when no cage reported. */
 void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j);
 
 /* Creates a canary file readable by everyone in a directory the policy does not let the cage
