@@ -277,10 +277,10 @@ static void html_distribution(struct hk_buf *b, const struct hk_sweep_summary *s
 	hk_buf_puts(b, "</svg>\n");
 }
 
-void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
+/* The page's head: title, the catalogue, the outcome cards and the distribution. */
+static void html_head(const struct hk_sweep_doc *d, const struct hk_sweep_summary *s,
+		      struct hk_buf *b)
 {
-	struct hk_sweep_summary s;
-	hk_sweep_summarise(d->items, d->n_items, &s);
 	hk_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		       "<title>harkaq sweep</title>\n<style>");
 	hk_buf_puts(b, html_css);
@@ -295,17 +295,21 @@ void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++)
 		hk_buf_printf(b, "<div class=\"card\" style=\"border-top:4px solid %s\"><b>%zu</b>"
 				 "<span>%s</span></div>\n",
-			      outcome_colour[o], s.counts[o], hk_sweep_outcome_label(o));
+			      outcome_colour[o], s->counts[o], hk_sweep_outcome_label(o));
 	hk_buf_puts(b, "</div>\n");
-	html_distribution(b, &s);
+	html_distribution(b, s);
+}
 
+/* The success metric, base debt, unpinned bases and harkaq's own policy bugs. */
+static void html_metrics(const struct hk_sweep_summary *s, struct hk_buf *b)
+{
 	hk_buf_puts(b, "<div class=\"metric\">Irreducible rate: ");
-	if (s.measured) {
-		bool met = s.counts[HK_SWEEP_IRREDUCIBLE] * 100 < s.measured * HK_SWEEP_TARGET_PERCENT;
+	if (s->measured) {
+		bool met = s->counts[HK_SWEEP_IRREDUCIBLE] * 100 < s->measured * HK_SWEEP_TARGET_PERCENT;
 		hk_buf_printf(b, "<b>%zu of %zu measured = %.1f %%</b> — target &lt; %d %%: "
 				 "<span class=\"%s\">%s</span>",
-			      s.counts[HK_SWEEP_IRREDUCIBLE], s.measured,
-			      100.0 * (double)s.counts[HK_SWEEP_IRREDUCIBLE] / (double)s.measured,
+			      s->counts[HK_SWEEP_IRREDUCIBLE], s->measured,
+			      100.0 * (double)s->counts[HK_SWEEP_IRREDUCIBLE] / (double)s->measured,
 			      HK_SWEEP_TARGET_PERCENT, met ? "ok" : "bad", met ? "met" : "not met");
 	} else {
 		hk_buf_puts(b, "— (nothing measured)");
@@ -315,32 +319,37 @@ void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 			 "root): <b>%zu</b> recipe(s) read <b>%zu</b> base-root path(s) beyond their "
 			 "closure (%zu distinct); with the whole base root granted, <b>%zu</b> of "
 			 "them would look Hermetic.</div>\n",
-		      s.counts[HK_SWEEP_FAILED], s.counts[HK_SWEEP_NOEVIDENCE], s.base_recipes,
-		      s.base_paths_total, s.base_paths_distinct, s.hidden_by_base);
-	if (s.unpinned)
+		      s->counts[HK_SWEEP_FAILED], s->counts[HK_SWEEP_NOEVIDENCE], s->base_recipes,
+		      s->base_paths_total, s->base_paths_distinct, s->hidden_by_base);
+	if (s->unpinned)
 		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">Unpinned</span>: %zu "
 				 "recipe(s) (%zu measured) stood on an unpinned base (host or root:): "
 				 "their verdicts measure that machine, not the recipe.</div>\n",
-			      s.unpinned, s.unpinned_measured);
+			      s->unpinned, s->unpinned_measured);
 
-	if (s.policy_bug_recipes) {
+	if (s->policy_bug_recipes) {
 		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">harkaq policy bugs</span> "
 				 "in %zu recipe(s) — denials on the sandbox's own contract surfaces, "
-				 "not counted as the recipes' debt:", s.policy_bug_recipes);
-		for (size_t i = 0; i < s.policy_bug_paths.len; i++) {
+				 "not counted as the recipes' debt:", s->policy_bug_recipes);
+		for (size_t i = 0; i < s->policy_bug_paths.len; i++) {
 			hk_buf_puts(b, " <code>");
-			hk_html_escape(b, s.policy_bug_paths.items[i]);
+			hk_html_escape(b, s->policy_bug_paths.items[i]);
 			hk_buf_puts(b, "</code>");
 		}
 		hk_buf_puts(b, "</div>\n");
 	}
-	hk_buf_printf(b, "<h2>Most frequent debt paths (%zu distinct)</h2>\n", s.n_paths);
-	html_chart(b, &s);
-	if (s.n_paths) {
+}
+
+/* The most frequent debt paths: the chart and the table of the first HTML_TOP_PATHS. */
+static void html_top_paths(const struct hk_sweep_summary *s, struct hk_buf *b)
+{
+	hk_buf_printf(b, "<h2>Most frequent debt paths (%zu distinct)</h2>\n", s->n_paths);
+	html_chart(b, s);
+	if (s->n_paths) {
 		hk_buf_puts(b, "<table style=\"margin-top:10px\"><tr><th>recipes</th><th>class</th>"
 			       "<th>in base root</th><th>path</th><th>suggestion</th></tr>\n");
-		for (size_t i = 0; i < s.n_paths && i < HTML_TOP_PATHS; i++) {
-			const struct hk_sweep_path_count *p = &s.paths[i];
+		for (size_t i = 0; i < s->n_paths && i < HTML_TOP_PATHS; i++) {
+			const struct hk_sweep_path_count *p = &s->paths[i];
 			struct hk_buf sug = HK_BUF_INIT;
 			suggestion(&sug, p->first);
 			hk_buf_printf(b, "<tr><td class=\"num\">%zu</td><td>%s</td><td>%s</td><td><code>",
@@ -354,79 +363,91 @@ void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 		}
 		hk_buf_puts(b, "</table>\n");
 	}
+}
 
+/* One recipe's row: name and base, outcome, phases, debt paths, base debt, reason. */
+static void html_recipe_row(const struct hk_sweep_item *it, struct hk_buf *b)
+{
+	size_t base = 0;
+	for (size_t k = 0; k < it->n_debts; k++)
+		base += it->debts[k].in_base;
+	hk_buf_puts(b, "<tr><td><b>");
+	hk_html_escape(b, item_label(it));
+	hk_buf_puts(b, "</b>");
+	if (it->version) {
+		hk_buf_puts(b, " ");
+		hk_html_escape(b, it->version);
+	}
+	hk_buf_puts(b, "<br><code class=\"muted\">");
+	hk_html_escape(b, it->key);
+	hk_buf_puts(b, "</code>");
+	if (it->base_name) {
+		/* What the verdict stood on (docs/bases.md). */
+		hk_buf_puts(b, "<br><span class=\"muted\">on ");
+		hk_html_escape(b, it->base_name);
+		if (it->base_pinned && it->base_id)
+			hk_buf_printf(b, " <code>%.14s…</code>", it->base_id);
+		else
+			hk_buf_puts(b, " <span class=\"bad\">(unpinned)</span>");
+		hk_buf_puts(b, "</span>");
+	}
+	hk_buf_puts(b, "</td><td>");
+	html_pill(b, it->outcome);
+	hk_buf_puts(b, "</td><td>");
+	for (size_t k = 0; k < it->n_phases; k++) {
+		const struct hk_sweep_phase *p = &it->phases[k];
+		hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
+		hk_html_escape(b, p->phase);
+		hk_buf_puts(b, ": ");
+		hk_html_escape(b, p->state ? p->state : "no verdict");
+		if (p->reason) {
+			hk_buf_puts(b, " (");
+			hk_html_escape(b, p->reason);
+			hk_buf_puts(b, ")");
+		}
+		hk_buf_puts(b, "</span><br>");
+	}
+	hk_buf_puts(b, "</td><td>");
+	if (it->n_debts) {
+		hk_buf_puts(b, "<ul>");
+		for (size_t k = 0; k < it->n_debts; k++) {
+			const struct hk_sweep_debt *dd = &it->debts[k];
+			struct hk_buf sug = HK_BUF_INIT;
+			suggestion(&sug, dd);
+			hk_buf_puts(b, "<li><code>");
+			hk_html_escape(b, dd->path);
+			hk_buf_printf(b, "</code> <span class=\"%s\">", dd->irreducible ? "bad" : "muted");
+			hk_html_escape(b, hk_buf_str(&sug));
+			hk_buf_puts(b, "</span></li>");
+			hk_buf_free(&sug);
+		}
+		hk_buf_puts(b, "</ul>");
+	}
+	hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"reason\">", base);
+	if (it->failed_phase && !it->fail_code) {
+		hk_buf_puts(b, "phase ");
+		hk_html_escape(b, it->failed_phase);
+		hk_buf_puts(b, " failed (the denied access is the likely cause)");
+	}
+	if (it->fail_code) {
+		hk_html_escape(b, it->fail_code);
+		hk_buf_puts(b, ": ");
+		hk_html_escape(b, it->reason ? it->reason : "");
+	}
+	hk_buf_puts(b, "</td></tr>\n");
+}
+
+void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
+{
+	struct hk_sweep_summary s;
+	hk_sweep_summarise(d->items, d->n_items, &s);
+	html_head(d, &s, b);
+	html_metrics(&s, b);
+	html_top_paths(&s, b);
 	hk_buf_puts(b, "<h2>Recipes</h2>\n<table><tr><th>recipe</th><th>outcome</th><th>phases</th>"
 		       "<th>debt paths</th><th>base</th><th>reason</th></tr>\n");
-	for (size_t i = 0; i < d->n_items; i++) {
-		const struct hk_sweep_item *it = &d->items[i];
-		size_t base = 0;
-		for (size_t k = 0; k < it->n_debts; k++)
-			base += it->debts[k].in_base;
-		hk_buf_puts(b, "<tr><td><b>");
-		hk_html_escape(b, item_label(it));
-		hk_buf_puts(b, "</b>");
-		if (it->version) {
-			hk_buf_puts(b, " ");
-			hk_html_escape(b, it->version);
-		}
-		hk_buf_puts(b, "<br><code class=\"muted\">");
-		hk_html_escape(b, it->key);
-		hk_buf_puts(b, "</code>");
-		if (it->base_name) {
-			/* What the verdict stood on (docs/bases.md). */
-			hk_buf_puts(b, "<br><span class=\"muted\">on ");
-			hk_html_escape(b, it->base_name);
-			if (it->base_pinned && it->base_id)
-				hk_buf_printf(b, " <code>%.14s…</code>", it->base_id);
-			else
-				hk_buf_puts(b, " <span class=\"bad\">(unpinned)</span>");
-			hk_buf_puts(b, "</span>");
-		}
-		hk_buf_puts(b, "</td><td>");
-		html_pill(b, it->outcome);
-		hk_buf_puts(b, "</td><td>");
-		for (size_t k = 0; k < it->n_phases; k++) {
-			const struct hk_sweep_phase *p = &it->phases[k];
-			hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
-			hk_html_escape(b, p->phase);
-			hk_buf_puts(b, ": ");
-			hk_html_escape(b, p->state ? p->state : "no verdict");
-			if (p->reason) {
-				hk_buf_puts(b, " (");
-				hk_html_escape(b, p->reason);
-				hk_buf_puts(b, ")");
-			}
-			hk_buf_puts(b, "</span><br>");
-		}
-		hk_buf_puts(b, "</td><td>");
-		if (it->n_debts) {
-			hk_buf_puts(b, "<ul>");
-			for (size_t k = 0; k < it->n_debts; k++) {
-				const struct hk_sweep_debt *dd = &it->debts[k];
-				struct hk_buf sug = HK_BUF_INIT;
-				suggestion(&sug, dd);
-				hk_buf_puts(b, "<li><code>");
-				hk_html_escape(b, dd->path);
-				hk_buf_printf(b, "</code> <span class=\"%s\">", dd->irreducible ? "bad" : "muted");
-				hk_html_escape(b, hk_buf_str(&sug));
-				hk_buf_puts(b, "</span></li>");
-				hk_buf_free(&sug);
-			}
-			hk_buf_puts(b, "</ul>");
-		}
-		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"reason\">", base);
-		if (it->failed_phase && !it->fail_code) {
-			hk_buf_puts(b, "phase ");
-			hk_html_escape(b, it->failed_phase);
-			hk_buf_puts(b, " failed (the denied access is the likely cause)");
-		}
-		if (it->fail_code) {
-			hk_html_escape(b, it->fail_code);
-			hk_buf_puts(b, ": ");
-			hk_html_escape(b, it->reason ? it->reason : "");
-		}
-		hk_buf_puts(b, "</td></tr>\n");
-	}
+	for (size_t i = 0; i < d->n_items; i++)
+		html_recipe_row(&d->items[i], b);
 	hk_buf_puts(b, "</table>\n<p class=\"muted\">Generated by harkaq sweep. Outcome rule, base "
 		       "debt and the success metric: docs/sweep.md.</p>\n</body></html>\n");
 	hk_sweep_summary_free(&s);
