@@ -76,13 +76,10 @@ static void note_signal(int sig)
 /* Removes every entry of DIR (the directory itself stays). */
 static int empty_dir(const char *dir, struct hk_error *err)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : hk_fail_errno(err, errno, "cannot open %s", dir);
 	DIR *d = NULL;
-	int r = hk_dir_fdopen(fd, dir, &d, err);
+	int r = hk_dir_open_existing(dir, &d, err);
 	struct dirent *de;
-	while (r == 0 && (r = hk_dir_next(d, dir, &de, err)) == 0 && de) {
+	while (r == 0 && d && (r = hk_dir_next(d, dir, &de, err)) == 0 && de) {
 		hk_autofree char *p = hk_xasprintf("%s/%s", dir, de->d_name);
 		r = hk_store_remove_tree(p, err);
 	}
@@ -568,6 +565,25 @@ static int find_base(struct hk_store *s, const char *ref, const struct hk_artifa
 	return 0;
 }
 
+/* The prologue `packages` and `owner` share: --help, the operand count (at least `min_argc`
+ * words with the verb, exactly that many when `exact`), then the base the first operand names.
+ * Returns true with *a set to go on; false with *rc the exit status to return. */
+static bool base_operand(struct hk_store *s, int argc, char **argv, int min_argc, bool exact,
+			 const char *usage_msg, const struct hk_artifact **a, int *rc)
+{
+	*rc = 0;
+	if (argc > 1 && store_is_help(argv[1])) {
+		fputs(base_usage, stdout);
+		return false;
+	}
+	if (argc < min_argc || (exact && argc != min_argc)) {
+		*rc = store_usage_error("%s", usage_msg);
+		return false;
+	}
+	*rc = find_base(s, argv[1], a);
+	return *rc == 0;
+}
+
 static int sub_show(struct hk_store *s, int argc, char **argv)
 {
 	const char *ref = NULL;
@@ -611,15 +627,10 @@ static int sub_show(struct hk_store *s, int argc, char **argv)
 
 static int sub_packages(struct hk_store *s, int argc, char **argv)
 {
-	if (argc > 1 && store_is_help(argv[1])) {
-		fputs(base_usage, stdout);
-		return 0;
-	}
-	if (argc != 2)
-		return store_usage_error("base packages: give exactly one NAME or ID");
 	const struct hk_artifact *a = NULL;
-	int rc = find_base(s, argv[1], &a);
-	if (rc)
+	int rc;
+	if (!base_operand(s, argc, argv, 2, true, "base packages: give exactly one NAME or ID", &a,
+			  &rc))
 		return rc;
 	struct hk_deb_pkglist pkgs = { 0 };
 	struct hk_error err = { 0 };
@@ -633,15 +644,10 @@ static int sub_packages(struct hk_store *s, int argc, char **argv)
 
 static int sub_owner(struct hk_store *s, int argc, char **argv)
 {
-	if (argc > 1 && store_is_help(argv[1])) {
-		fputs(base_usage, stdout);
-		return 0;
-	}
-	if (argc < 3)
-		return store_usage_error("base owner: give a NAME or ID and at least one PATH");
 	const struct hk_artifact *a = NULL;
-	int rc = find_base(s, argv[1], &a);
-	if (rc)
+	int rc;
+	if (!base_operand(s, argc, argv, 3, false,
+			  "base owner: give a NAME or ID and at least one PATH", &a, &rc))
 		return rc;
 	struct hk_debroot_owners owners = { 0 };
 	struct hk_error err = { 0 };

@@ -150,13 +150,10 @@ int hk_base_tags(struct hk_store *s, struct hk_base_tag **out, size_t *n, struct
 	*out = NULL;
 	*n = 0;
 	hk_autofree char *dir = hk_xasprintf("%s/" TAG_DIR, hk_store_dir(s));
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : hk_fail_errno(err, errno, "cannot open %s", dir);
 	DIR *d = NULL;
-	int r = hk_dir_fdopen(fd, dir, &d, err);
+	int r = hk_dir_open_existing(dir, &d, err);
 	struct dirent *de;
-	while (r == 0 && (r = hk_dir_next(d, dir, &de, err)) == 0 && de) {
+	while (r == 0 && d && (r = hk_dir_next(d, dir, &de, err)) == 0 && de) {
 		/* Temporary files of a tag being written start with '.'. */
 		if (de->d_name[0] == '.' || !hk_artifact_name_valid(de->d_name))
 			continue;

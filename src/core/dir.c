@@ -1,6 +1,7 @@
 #include "core/dir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,15 @@ int hk_dir_fdopen(int fd, const char *shown, DIR **out, struct hk_error *err)
 		return hk_fail_errno(err, e, "cannot list %s", shown);
 	}
 	return 0;
+}
+
+int hk_dir_open_existing(const char *path, DIR **out, struct hk_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : hk_fail_errno(err, errno, "cannot open %s", path);
+	return hk_dir_fdopen(fd, path, out, err);
 }
 
 int hk_dir_next(DIR *d, const char *shown, struct dirent **de, struct hk_error *err)
