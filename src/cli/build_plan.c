@@ -68,6 +68,18 @@ static void names_free(char **names, size_t n)
 	free(names);
 }
 
+/* Whether the base's package list has `name` at exactly `version` (a dep NAME=VERSION the
+ * store lacks: a Debian build declares the base's packages so, core/dsc.h). */
+static bool base_has_version(const struct hk_deb_pkglist *pkgs, const char *name,
+			     const char *version)
+{
+	for (size_t i = 0; i < pkgs->n; i++)
+		if (strcmp(pkgs->items[i].name, name) == 0 &&
+		    strcmp(pkgs->items[i].version, version) == 0)
+			return true;
+	return false;
+}
+
 /* The runtime deps of `a` that no store artifact satisfies but the base does (the names
  * hk_store_closure accepted from the base), into `out`. */
 static void base_deps_of(struct hk_store *store, const struct hk_artifact *a,
@@ -151,6 +163,8 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 	}
 	free(status);
 	struct hk_strset base_wanted = HK_STRSET_INIT;
+	struct hk_deb_pkglist base_pkgs_versions = { 0 };
+	bool versions_read = false;
 
 	/* Declared deps → store artifacts, or packages of the base. */
 	const struct hk_artifact **roots = hk_xcalloc(r->n_build_deps + 1, sizeof(*roots));
@@ -163,6 +177,13 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 			n_roots++;
 		} else if (rc == -ENOENT && d->name && !d->version && !d->b3 &&
 			   names_has(base_names, n_base, d->name)) {
+			hk_strset_add(&base_wanted, d->name);
+			rc = 0;
+		} else if (rc == -ENOENT && d->name && d->version && !d->b3 &&
+			   (versions_read ||
+			    (versions_read = hk_debroot_packages(root, &base_pkgs_versions,
+								 &ignored) == 0)) &&
+			   base_has_version(&base_pkgs_versions, d->name, d->version)) {
 			hk_strset_add(&base_wanted, d->name);
 			rc = 0;
 		} else {
@@ -183,6 +204,7 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 		closure_failed = rc < 0;
 	}
 	free(roots);
+	hk_deb_pkglist_free(&base_pkgs_versions);
 	if (rc < 0) {
 		if (closure_failed) {
 			bp->fail_stage = HK_BUILD_STAGE_DEPS;

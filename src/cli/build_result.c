@@ -71,7 +71,7 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		const struct phase_result *pr = &br->phases[i];
 		hk_json_obj_begin(j);
 		hk_json_key(j, "phase");
-		hk_json_str(j, hk_phase_name(pr->phase));
+		hk_json_str(j, pr->label);
 		hk_json_key(j, "exit_code");
 		hk_json_int(j, pr->res.exit_code);
 		/* A phase killed at --timeout, and processes still alive when its shell exited

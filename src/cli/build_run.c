@@ -140,12 +140,15 @@ static char *join_commands(const struct hk_recipe_phase *ph)
 	return hk_buf_steal(&b);
 }
 
-static char **build_env(const struct hk_recipe *r)
+static char **build_env(const struct hk_recipe *r, const char *source_date_epoch)
 {
 	struct hk_argv a = { 0 };
 	hk_argv_push(&a, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
 	hk_argv_push(&a, "HOME=/tmp");
-	hk_argv_push(&a, "SOURCE_DATE_EPOCH=" HK_SOURCE_DATE_EPOCH);
+	hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s",
+					     source_date_epoch ? source_date_epoch
+							       : HK_SOURCE_DATE_EPOCH);
+	hk_argv_push(&a, sde);
 	hk_argv_push(&a, "LC_ALL=C");
 	hk_argv_push(&a, "TZ=UTC");
 	for (size_t i = 0; i < r->n_env; i++) {
@@ -338,6 +341,9 @@ static int name_work(struct build *b)
 	b->sb.stage_dir = b->stage;
 	b->sb.exec_host_path = b->exec_path;
 	b->sb.policy_host_path = b->policy_path;
+	b->sb.dpkg_db = b->bo->dpkg_db;
+	b->sb.dpkg_db_files = b->bo->dpkg_db_files;
+	b->sb.n_dpkg_db_files = b->bo->n_dpkg_db_files;
 	return 0;
 }
 
@@ -481,7 +487,7 @@ static int place_source(struct build *b)
 	if (chown_tree(b->src, b->uid, b->gid, b->err) < 0 ||
 	    chown_tree(b->out, b->uid, b->gid, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
-	b->env = build_env(b->r);
+	b->env = build_env(b->r, b->bo->source_date_epoch);
 	return 0;
 }
 
@@ -543,7 +549,8 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	const struct hk_build_opts *bo = b->bo;
 	struct phase_result *pr = &br->phases[br->n_phases++];
 	pr->phase = ph;
-	const char *pname = hk_phase_name(ph);
+	pr->label = bo->phase_labels ? bo->phase_labels[ph] : hk_phase_name(ph);
+	const char *pname = pr->label;
 
 	char pnonce[33];
 	hk_random_hex(pnonce, 16, b->err);
@@ -713,7 +720,7 @@ static int give_verdicts(struct build *b)
 	struct hk_suggester *sugg = bo->cage ? hk_report_build_suggester(br) : NULL;
 	for (size_t i = 0; i < br->n_phases; i++) {
 		struct phase_result *pr = &br->phases[i];
-		const char *pname = hk_phase_name(pr->phase);
+		const char *pname = pr->label;
 		int pcode;
 		if (bo->cage) {
 			struct hk_verdict_out vo = {

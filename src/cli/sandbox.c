@@ -349,6 +349,8 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 	push3(&a, "--dev", "/dev", NULL);
 	push3(&a, "--tmpfs", "/tmp", NULL);
 	push3(&a, "--tmpfs", "/var/tmp", NULL);
+	if (s->dpkg_db)
+		push3(&a, "--ro-bind", s->dpkg_db, "/var/lib/dpkg");
 	if (!s->src_dir || !s->out_dir) {
 		hk_argv_free(a.v);
 		return hk_fail(err, EINVAL, "the sandbox needs a source and an output directory");
@@ -419,6 +421,8 @@ void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p)
 	 * a directory is READ_DIR only (docs/cage.md) and builds read /proc/self/…, /proc/cpuinfo.
 	 * Magic links (/proc/self/root/…) do not widen this: Landlock checks the object reached. */
 	hk_policy_add_grant(p, HK_GRANT_RW, "/proc");
+	for (size_t i = 0; s->dpkg_db && i < s->n_dpkg_db_files; i++)
+		hk_policy_add_grant(p, HK_GRANT_RO, s->dpkg_db_files[i]);
 	/* The cage itself must be executable for its canary probe. */
 	if (s->cage)
 		hk_policy_add_grant(p, HK_GRANT_RO, HK_SANDBOX_EXEC_PATH);
