@@ -51,7 +51,7 @@ static int snapshot(struct hk_store *s, const struct hk_artifact ***out, size_t 
 	const struct hk_artifact **v = hk_xcalloc(n_all + 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; i < n_all; i++)
-		if (all[i]->origin != HK_ORIGIN_BASE)
+		if (all[i]->origin != HK_ORIGIN_BASE && all[i]->origin != HK_ORIGIN_STATE)
 			v[k++] = all[i];
 	qsort(v, k, sizeof(*v), cmp_merge_order);
 	struct hk_buf text = HK_BUF_INIT;
