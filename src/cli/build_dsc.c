@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -615,6 +616,8 @@ static int find_closure_artifacts(struct dsc_build *b)
 	return 0;
 }
 
+static int find_or_make_state(struct dsc_build *b, const char *hex);
+
 /* The closure's packages in the store, and its dpkg state (made once per closure id). */
 static int import_closure(struct dsc_build *b)
 {
@@ -630,6 +633,36 @@ static int import_closure(struct dsc_build *b)
 		return rc;
 	char hex[2 * HK_BLAKE3_OUT_LEN + 1];
 	hk_debstate_id(b->base, b->closure_arts, r->n_closure, hex);
+	/* Two builds of one closure at once make its state once: the second waits, then finds it
+	 * (two makings could differ in a byte and leave one version under two ids). */
+	hk_autofree char *lock_path = hk_xasprintf("%s/.dpkg-state.lock", hk_store_dir(b->store));
+	int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock < 0)
+		return hk_fail_errno(b->err, errno, "cannot open %s", lock_path);
+	while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {
+	}
+	/* What another build added meanwhile is seen by a store opened now. */
+	hk_autofree char *dir = hk_xstrdup(hk_store_dir(b->store));
+	hk_store_close(b->store);
+	b->store = NULL;
+	free(b->closure_arts);
+	b->closure_arts = NULL;
+	rc = hk_store_open(dir, false, &b->store, b->err);
+	if (rc == 0)
+		rc = hk_base_find(b->store, b->r->base_id, &b->base, b->err);
+	if (rc == 0)
+		rc = find_closure_artifacts(b);
+	if (rc == 0)
+		rc = find_or_make_state(b, hex);
+	close(lock);
+	return rc;
+}
+
+/* The dpkg state of closure `hex`: found in the store, or made (debstate.h). */
+static int find_or_make_state(struct dsc_build *b, const char *hex)
+{
+	struct hk_dsc_result *r = b->r;
+	int rc = 0;
 	hk_autofree char *spec = hk_xasprintf("%s=%s", HK_DEBSTATE_NAME, hex);
 	struct hk_error ignored;
 	if (hk_store_find(b->store, spec, &b->state, &ignored) == 0) {
@@ -856,7 +889,10 @@ static int write_recipe(struct dsc_build *b)
 	toml_str(&t, r->build_options);
 	hk_buf_puts(&t, "\nDEB_BUILD_PROFILES = ");
 	toml_str(&t, r->profiles);
-	hk_buf_putc(&t, '\n');
+	/* The sandbox is a user namespace where uid 0 is not mapped: a real chown to root fails
+	 * with EINVAL, which libfakeroot passes on (it forgives only EPERM).  This tells it not
+	 * to try the real chown at all, only to record the owner (fakeroot(1)). */
+	hk_buf_puts(&t, "\nFAKEROOTDONTTRYCHOWN = \"1\"\n");
 	hk_strset_free(&base_names);
 	int rc = hk_file_write_atomic(b->recipe_path, t.data, t.len, 0644, b->err);
 	hk_buf_free(&t);

@@ -20,7 +20,8 @@ struct finding {
 	char *phase, *path, *exe, *blockers, *how, *via;
 	uint64_t count;              /* denials, every phase */
 	struct hk_strset paths;      /* distinct paths denied */
-	bool need;                   /* denied in a phase that failed */
+	struct hk_strset failed_paths;   /* those denied in a phase that failed */
+	bool need;                   /* a path of it was denied only in phases that failed */
 	char *alternative_in;        /* the used Build-Depends group that lists it, or NULL */
 };
 
@@ -31,6 +32,8 @@ struct loose {
 struct report {
 	struct finding *f;
 	size_t n;
+	/* Paths denied in a phase that went on anyway: the build survived them. */
+	struct hk_strset survived;
 	struct loose *l;             /* unattributed and policy bugs */
 	size_t n_l;
 	uint64_t expected;
@@ -86,6 +89,7 @@ static struct finding *finding_for(struct report *rep, const char *pkg)
 	memset(f, 0, sizeof(*f));
 	f->package = hk_xstrdup(pkg);
 	f->paths = (struct hk_strset)HK_STRSET_INIT;
+	f->failed_paths = (struct hk_strset)HK_STRSET_INIT;
 	return f;
 }
 
@@ -115,12 +119,13 @@ static void add_phase(const struct hk_dsc_result *r, const struct phase_result *
 			const struct hk_jval *best = &prov->items[0];
 			struct finding *f = finding_for(rep, hk_jobj_str(best, "name"));
 			/* The first denial names the finding, or the first of a failed phase. */
-			bool replace = !f->path || (failed && !f->need);
+			bool replace = !f->path || (failed && f->failed_paths.len == 0);
 			f->count += count;
 			hk_autofree char *dpath = bytes_of(d, "path");
-			if (dpath)
+			if (dpath) {
 				hk_strset_add(&f->paths, dpath);
-			f->need |= failed;
+				hk_strset_add(failed ? &f->failed_paths : &rep->survived, dpath);
+			}
 			if (replace) {
 				free(f->phase);
 				free(f->path);
@@ -197,8 +202,15 @@ static void report_build(const struct hk_dsc_result *r, struct report *rep)
 	memset(rep, 0, sizeof(*rep));
 	if (!r->built)
 		return;
+	rep->survived = (struct hk_strset)HK_STRSET_INIT;
 	for (size_t i = 0; i < r->build.n_phases; i++)
 		add_phase(r, &r->build.phases[i], rep);
+	/* A need: a path the build was denied only in phases that failed.  A path denied in a
+	 * phase that went on is a probe the build survived, wherever else it was denied. */
+	for (size_t i = 0; i < rep->n; i++)
+		for (size_t k = 0; k < rep->f[i].failed_paths.len && !rep->f[i].need; k++)
+			rep->f[i].need = !hk_strset_contains(&rep->survived,
+							     rep->f[i].failed_paths.items[k]);
 	for (size_t i = 0; i < rep->n; i++)
 		rep->f[i].alternative_in = alternative_in(r, rep->f[i].package);
 	if (rep->n)
@@ -220,8 +232,10 @@ static void report_free(struct report *rep)
 		free(f->via);
 		free(f->alternative_in);
 		hk_strset_free(&f->paths);
+		hk_strset_free(&f->failed_paths);
 	}
 	free(rep->f);
+	hk_strset_free(&rep->survived);
 	for (size_t i = 0; i < rep->n_l; i++) {
 		free(rep->l[i].phase);
 		free(rep->l[i].path);
@@ -235,12 +249,14 @@ static void report_free(struct report *rep)
 /* "zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1; 12 paths)" */
 static void finding_line(const struct finding *f, FILE *out)
 {
-	fprintf(out, "%s (%s %s %s, by %s", f->package, f->phase, verb(f->blockers), f->path,
-		exe_short(f->exe));
-	if (f->how && strcmp(f->how, "file") != 0 && f->via)
+	/* A trap of the store view stands for the package's symlink: name the link. */
+	bool trap = f->how && strcmp(f->how, "link") == 0 && f->via;
+	fprintf(out, "%s (%s %s %s, by %s", f->package, f->phase, verb(f->blockers),
+		trap ? f->via : f->path, exe_short(f->exe));
+	if (trap)
+		fprintf(out, ", its symlink");
+	else if (f->how && strcmp(f->how, "alias") == 0 && f->via)
 		fprintf(out, ", through its link %s", f->via);
-	else if (f->how && strcmp(f->how, "link") == 0)
-		fprintf(out, ", its link");
 	if (f->paths.len > 1)
 		fprintf(out, "; %zu paths", f->paths.len);
 	fprintf(out, ")");
@@ -266,9 +282,13 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 	fprintf(out, "  phases:");
 	for (size_t i = 0; i < r->build.n_phases; i++) {
 		const struct phase_result *pr = &r->build.phases[i];
-		fprintf(out, "  %s %s%s", pr->label,
-			pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : "no verdict",
-			pr->res.exit_code != 0 ? " (failed)" : "");
+		fprintf(out, "  %s %s", pr->label,
+			pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : "no verdict");
+		/* NoEvidence says why: nothing below is vouched for in that phase. */
+		if (pr->has_verdict && pr->verdict.n_reasons)
+			fprintf(out, " (%s)", hk_reason_code(pr->verdict.reasons[0].code));
+		if (pr->res.exit_code != 0)
+			fprintf(out, " (failed)");
 	}
 	fputc('\n', out);
 	struct report rep;
