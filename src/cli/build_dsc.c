@@ -692,15 +692,22 @@ static int import_visible(struct dsc_build *b)
 {
 	if (b->o->n_see == 0)
 		return 0;
+	/* What the store already has is not fetched again (its dependencies came with it). */
 	hk_autostrv struct hk_strv want = HK_STRV_INIT;
-	for (size_t i = 0; i < b->o->n_see; i++)
-		hk_strv_push(&want, b->o->see[i]);
+	for (size_t i = 0; i < b->o->n_see; i++) {
+		const struct hk_artifact *a;
+		struct hk_error e;
+		if (hk_store_find(b->store, b->o->see[i], &a, &e) == -ENOENT)
+			hk_strv_push(&want, b->o->see[i]);
+	}
+	if (want.n == 0)
+		return 0;
 	hk_autostrv struct hk_strv base = HK_STRV_INIT;
 	for (size_t i = 0; i < b->n_base_status; i++)
 		if (installed(&b->base_status[i]))
 			hk_strv_push(&base, hk_deb_field(&b->base_status[i], "Package"));
 	say(b, "importing %zu package(s) to be visible (--see), with their dependencies",
-	    b->o->n_see);
+	    want.n);
 	/* hk_import_apt reports on stdout; a Debian build's stdout is its result. */
 	fflush(stdout);
 	int saved = dup(STDOUT_FILENO);
@@ -882,7 +889,7 @@ static int write_recipe(struct dsc_build *b)
 	hk_buf_printf(&t, "compile = \"cd %s && dpkg-buildpackage --no-sign %s -T %s\"\n",
 		      r->srcdir, flag, target(r->mode, "build"));
 	hk_buf_printf(&t, "install = [\n  \"cd %s && dpkg-buildpackage --no-sign -nc %s\",\n"
-			  "  \"for f in *.deb *.udeb *.ddeb *.buildinfo *.changes; do "
+			  "  \"cd /src && for f in *.deb *.udeb *.ddeb *.buildinfo *.changes; do "
 			  "[ ! -e \\\"$f\\\" ] || mv \\\"$f\\\" /out/; done\",\n]\n",
 		      r->srcdir, flag);
 	hk_buf_puts(&t, "\n[env]\nDEB_BUILD_OPTIONS = ");
