@@ -205,11 +205,14 @@ static char *upstream_version(const char *v)
 	return hk_xstrndup(s, dash ? (size_t)(dash - s) : strlen(s));
 }
 
+/* The front end's work directory ($TMPDIR, else /var/tmp): the unpacked source, the recipe,
+ * the downloaded .debs.  Removed at the end unless --keep. */
 static int make_work(struct dsc_build *b)
 {
-	char tmpl[] = "/var/tmp/harkaq-dsc-XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	hk_autofree char *tmpl = hk_xasprintf("%s/harkaq-dsc-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
 	if (!mkdtemp(tmpl))
-		return hk_fail_errno(b->err, errno, "creating a work directory in /var/tmp");
+		return hk_fail_errno(b->err, errno, "creating a work directory %s", tmpl);
 	b->r->work = hk_xstrdup(tmpl);
 	b->work_made = true;
 	if (chmod(tmpl, 0755) < 0)
@@ -376,12 +379,16 @@ static const char *field_naming(const struct dsc_build *b, const char *pkg, bool
 	return NULL;
 }
 
-/* apt's reasons for an unsatisfiable request, as one sentence naming the field. */
-static int unsatisfiable(struct dsc_build *b, struct hk_buf *errout)
+/* apt's reasons for an unsatisfiable request, as one sentence naming the field: the
+ * "satisfy:command-line : Depends: …" lines (on its stdout), else its "E: " line. */
+static int unsatisfiable(struct dsc_build *b, struct hk_run_result *res)
 {
 	struct hk_buf why = HK_BUF_INIT;
 	const char *field = NULL;
-	const char *text = hk_buf_str(errout);
+	struct hk_buf all = HK_BUF_INIT;
+	hk_buf_puts(&all, hk_buf_str(&res->out));
+	hk_buf_puts(&all, hk_buf_str(&res->errout));
+	const char *text = hk_buf_str(&all);
 	for (const char *p = text; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -408,6 +415,7 @@ static int unsatisfiable(struct dsc_build *b, struct hk_buf *errout)
 			 b->o->dsc_path, field ? field : "Build-Depends", b->base->name,
 			 why.len ? hk_buf_str(&why) : "(no reason given)");
 	hk_buf_free(&why);
+	hk_buf_free(&all);
 	return rc;
 }
 
@@ -478,7 +486,7 @@ static int resolve_closure(struct dsc_build *b)
 	if (rc < 0)
 		return rc;
 	if (res.status != 0) {
-		rc = unsatisfiable(b, &res.errout);
+		rc = unsatisfiable(b, &res);
 		hk_run_result_free(&res);
 		return rc;
 	}
