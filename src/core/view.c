@@ -22,7 +22,7 @@
 #define VIEWS_DIR ".views"
 /* Part of the snapshot id: a change in how views are made gives new views, never an old one
  * made the old way. */
-#define VIEW_MAGIC "harkaq-view 2\n"
+#define VIEW_MAGIC "harkaq-view 3\n"
 #define HEX_LEN 64
 
 /* ---- the snapshot: which artifacts, in which order ---------------------------------------- */
@@ -126,6 +126,21 @@ static int copy_file(const char *from, int dirfd, const char *rel, struct hk_err
 	return r;
 }
 
+/* Directories a tool reads WHOLE, every file in them, failing on the first it cannot open:
+ * aclocal reads every .m4 of /usr/share/aclocal to learn which macros exist, so one visible
+ * and denied file there (pkgconf's pkg.m4) breaks every autoreconf, though a build without
+ * that package never needed it.  In a scanned directory the view shows nothing: there a file
+ * is either granted (declared) or absent, as on a machine without the package. */
+static const char *const scanned_dirs[] = { "/usr/share/aclocal/" };
+
+bool hk_view_hides(const char *path)
+{
+	for (size_t i = 0; i < HK_ARRAY_LEN(scanned_dirs); i++)
+		if (strncmp(path, scanned_dirs[i], strlen(scanned_dirs[i])) == 0)
+			return true;
+	return false;
+}
+
 static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_artifact *a,
 			bool (*merged)(const char *path), struct hk_error *err)
 {
@@ -140,7 +155,7 @@ static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_a
 		sandbox.len = 0;
 		hk_buf_putc(&sandbox, '/');
 		hk_buf_puts(&sandbox, e->path);
-		if (!merged(hk_buf_str(&sandbox)))
+		if (!merged(hk_buf_str(&sandbox)) || hk_view_hides(hk_buf_str(&sandbox)))
 			continue;
 		/* The first artifact to claim a path keeps it; a path under something an earlier
 		 * artifact made a file or link fails with ENOTDIR/ENOENT and is skipped too. */

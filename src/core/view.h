@@ -31,7 +31,7 @@
  * sandbox binds `links-plain/` at the same place instead: there each trap is a symlink to the
  * original target, so the build behaves as with the original link.
  *
- * The snapshot id is BLAKE3 over "harkaq-view 2\n" and the ids of the artifacts merged, in
+ * The snapshot id is BLAKE3 over "harkaq-view 3\n" and the ids of the artifacts merged, in
  * merge order, one per line: the same store content gives the same view on any machine, and
  * the evidence names it.
  *
@@ -69,6 +69,14 @@ struct hk_view {
  * modified by this process while the view is used. */
 int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
 		   struct hk_view *out, struct hk_error *err);
+/* Whether the view leaves out the sandbox path `path` although an artifact ships it: what lies
+ * in a directory that tools read whole (/usr/share/aclocal/, which aclocal reads file by
+ * file, failing on the first it cannot open).  A visible and denied file there would break
+ * the build of a package that never needed it; absent, the directory reads as on a machine
+ * without that package.  The cost, a stated blind spot: a package needed only for what it
+ * ships there (pkg.m4) is not named by that file (docs/debian-builds.md). */
+bool hk_view_hides(const char *path);
+
 /* Releases the lock and frees the strings (the view stays on disk for later builds). */
 void hk_view_release(struct hk_view *v);
 
