@@ -31,9 +31,15 @@
  * sandbox binds `links-plain/` at the same place instead: there each trap is a symlink to the
  * original target, so the build behaves as with the original link.
  *
- * The snapshot id is BLAKE3 over "harkaq-view 3\n" and the ids of the artifacts merged, in
- * merge order, one per line: the same store content gives the same view on any machine, and
- * the evidence names it.
+ * Links maintainer scripts made.  No package ships /usr/bin/yacc: bison's postinst makes it
+ * with update-alternatives.  The dpkg states of Debian builds (origin "state", cli/debstate.h)
+ * record such links; the view shows each one its merged tree lacks, as a trap attributed to
+ * the artifact that ships the file its chain ends at, so running `yacc` without bison is a
+ * denial naming bison.  States are not merged otherwise; their ids are part of the snapshot.
+ *
+ * The snapshot id is BLAKE3 over "harkaq-view 3\n", the ids of the artifacts merged, in
+ * merge order, one per line, then "state <id>" for each dpkg state by id: the same store
+ * content gives the same view on any machine, and the evidence names it.
  *
  * A build holds a shared lock on STORE/.views/<hex>.lock while the view is mounted; making a
  * new view removes the older ones nobody holds. */

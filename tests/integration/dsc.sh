@@ -5,7 +5,8 @@
 #     disk;
 #   - a package made here whose debian/rules calls yacc and cc: yacc is an update-alternatives
 #     link only the dpkg state makes; dpkg-checkbuilddeps passes on the state's package
-#     database, and fails (the control) when the .dsc omits what debian/control asks;
+#     database, and fails (the control) when the .dsc omits what debian/control asks; without
+#     bison at all, the view's trap for the state's yacc link names bison;
 #   - a real package, sl 5.02-1 of Debian 12, with its one library Build-Depends dropped: not
 #     visible, harkaq names nothing (and says the phase failed); visible (--see), harkaq names
 #     libncurses-dev with the header cc1 read; declared, the denial is gone and the build
@@ -182,6 +183,19 @@ check_eq "without bison in the .dsc, the first phase fails" "clean:3" \
 	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/nobison.json")"
 check_contains "dpkg-checkbuilddeps says why" "$(cat "$W/nobison.log")" \
 	"Unmet build dependencies: bison"
+
+# Without bison at all: yacc is no file of any package, only the link bison's dpkg state made
+# (update-alternatives); the store view shows that link as a trap attributed to bison.
+make_pkg "$W/noyacc" "make"
+"$HARKAQ" build --store "$S" --dsc "$W/noyacc/hkcalc_1.0.dsc" --json >"$W/noyacc.json" \
+	2>"$W/noyacc.log"
+check_eq "without bison: the build phase fails" "build:2" \
+	"$(jq -r '[.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")' "$W/noyacc.json")"
+check_eq "without bison: bison is named through the yacc link its dpkg state recorded" \
+	"bison /usr/bin/yacc link" \
+	"$(jq -r '.missing[] | select(.package == "bison") | "\(.package) \(.via) \(.how)"' "$W/noyacc.json")"
+check_contains "without bison: said in Build-Depends terms" "$(cat "$W/noyacc.log")" \
+	"missing Build-Depends: bison (debian/rules build executed /usr/bin/yacc, by make, its symlink)"
 
 # --- a real package with a Build-Depends dropped ----------------------------------------------
 sec "sl without libncurses5-dev"
