@@ -58,6 +58,17 @@ struct hk_dsc_pkg {
 	char id[HK_B3_ID_LEN];      /* its store artifact */
 };
 
+/* A used Build-Depends group none of whose declared packages had a file opened (the
+ * converse of a missing Build-Depends; docs/debian-builds.md, "The report"). */
+struct hk_dsc_unread {
+	char *field;                /* "Build-Depends" … */
+	char *group;                /* the group as reduced: "libncurses5-dev" */
+	char *packages;             /* the declared packages it stands for: "libncurses5-dev" */
+	char *deps_opened;          /* for packages of documentation only (transitional,
+				     * metapackages): their direct dependencies whose files were
+				     * opened; else NULL */
+};
+
 /* One output file of the build, as sealed. */
 struct hk_dsc_output {
 	char *file;
@@ -86,6 +97,10 @@ struct hk_dsc_result {
 	struct hk_build_result build;
 	struct hk_dsc_output *outputs;
 	size_t n_outputs;
+	/* The converse, when the opens were observed (build.opened_observed). */
+	struct hk_dsc_unread *unread;
+	size_t n_unread;
+	size_t n_groups_checked;
 	char *work;                 /* the front end's work directory */
 	const char *error;
 };

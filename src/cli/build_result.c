@@ -146,6 +146,8 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 
 void hk_build_result_free(struct hk_build_result *br)
 {
+	hk_strset_free(&br->opened);
+	free(br->opened_note);
 	for (size_t i = 0; i < br->n_phases; i++) {
 		if (br->phases[i].has_verdict)
 			hk_verdict_free(&br->phases[i].verdict);

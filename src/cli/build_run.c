@@ -16,6 +16,7 @@
 #include "cli/cage.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/reads.h"
 #include "cli/report.h"
 #include "cli/sandbox.h"
 #include "cli/verdict_out.h"
@@ -257,6 +258,7 @@ struct build {
 	struct hk_sandbox sb;
 	struct hk_sandbox_plan plan;
 	bool work_made, view_mounted;
+	struct hk_reads reads;      /* bo->observe_opens: the opens of the phases */
 	/* phases whose evidence is still coming (defer_evidence) */
 	struct hk_cage_result *pending[HK_PHASE_COUNT];
 	size_t n_pending;
@@ -625,6 +627,31 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	return 0;
 }
 
+/* Starts recording the files the phases open (bo->observe_opens).  A watch that cannot be set
+ * leaves the build as it is: only the report's converse is then not observed, and says why. */
+static void watch_opens(struct build *b)
+{
+	struct hk_error werr;
+	if (!b->bo->observe_opens || hk_reads_start(&b->reads, &b->plan, &werr) == 0)
+		return;
+	b->br->opened_note = hk_xstrdup(werr.msg);
+}
+
+/* Stops recording and keeps what was seen in the result. */
+static void keep_opens(struct build *b)
+{
+	if (!b->reads.running)
+		return;
+	hk_reads_stop(&b->reads);
+	struct hk_build_result *br = b->br;
+	hk_strset_free(&br->opened);
+	br->opened = b->reads.paths;
+	b->reads.paths = (struct hk_strset)HK_STRSET_INIT;
+	br->opened_observed = true;
+	br->opened_incomplete = b->reads.overflow;
+	hk_reads_free(&b->reads);
+}
+
 /* Every phase the recipe has, in order, until one fails. */
 static int run_phases(struct build *b)
 {
@@ -773,7 +800,12 @@ static int prepare_and_run(struct build *b)
 	if (b->bo->cage && (code = write_policy_files(b)))
 		return code;
 	print_plan(b);
-	if ((code = place_source(b)) || (code = run_phases(b)) || (code = seal_output(b)))
+	if ((code = place_source(b)))
+		return code;
+	watch_opens(b);
+	code = run_phases(b);
+	keep_opens(b);
+	if (code || (code = seal_output(b)))
 		return code;
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
@@ -785,7 +817,9 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 {
 	memset(br, 0, sizeof(*br));
 	br->cage = bo->cage;
-	struct build b = { .bo = bo, .br = br, .err = err, .r = &br->recipe };
+	br->opened = (struct hk_strset)HK_STRSET_INIT;
+	struct build b = { .bo = bo, .br = br, .err = err, .r = &br->recipe,
+			   .reads = { .fd = -1, .stop = { -1, -1 } } };
 	int code = open_inputs(&b);
 	if (code) {
 		free(b.exec_path);

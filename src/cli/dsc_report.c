@@ -267,6 +267,46 @@ static void finding_line(const struct finding *f, FILE *out)
 	fputc('\n', out);
 }
 
+/* Why the converse was not computed, or NULL when it was. */
+static const char *converse_not(const struct hk_dsc_result *r)
+{
+	if (!r->built || !r->build.opened_observed)
+		return r->built && r->build.opened_note ? r->build.opened_note
+							: "the opens were not observed";
+	if (r->n_groups_checked == 0 && (r->build.failed_phase || !r->build.artifact_id[0]))
+		return "the build did not complete: a Build-Depends of a phase that never ran "
+		       "would read as unopened";
+	return NULL;
+}
+
+static void converse_human(const struct hk_dsc_result *r, FILE *out)
+{
+	const char *why = converse_not(r);
+	if (why) {
+		fprintf(out, "  declared and unopened: not computed (%s)\n", why);
+		return;
+	}
+	const char *loss = r->build.opened_incomplete ? "; some opens were lost, not vouched for" : "";
+	if (r->n_unread == 0) {
+		fprintf(out, "  declared and unopened: none (every one of %zu used Build-Depends had a "
+			     "file opened%s)\n", r->n_groups_checked, loss);
+		return;
+	}
+	fprintf(out, "  declared, none of its files opened (opens are seen; existence checks "
+		     "such as stat and access are not%s):\n", loss);
+	for (size_t i = 0; i < r->n_unread; i++) {
+		const struct hk_dsc_unread *u = &r->unread[i];
+		bool many = u->deps_opened && strchr(u->deps_opened, ',');
+		fprintf(out, "    %s: %s", u->field, u->group);
+		if (strcmp(u->group, u->packages) != 0)
+			fprintf(out, " (declared as %s)", u->packages);
+		if (u->deps_opened)
+			fprintf(out, " — documentation only; its dependenc%s %s %s opened",
+				many ? "ies" : "y", u->deps_opened, many ? "were" : "was");
+		fputc('\n', out);
+	}
+}
+
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 {
 	if (!r->dsc_loaded)
@@ -320,8 +360,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 								    : "unattributed",
 			rep.l[i].path ? rep.l[i].path : "?", rep.l[i].phase, exe_short(rep.l[i].exe),
 			rep.l[i].reason ? " — " : "", rep.l[i].reason ? rep.l[i].reason : "");
-	fprintf(out, "  declared and unread: not observed (the evidence sees denials, not the reads "
-		     "it allows)\n");
+	converse_human(r, out);
 	if (r->n_outputs) {
 		fprintf(out, "  outputs (artifact %s):\n", r->build.artifact_id);
 		for (size_t i = 0; i < r->n_outputs; i++)
@@ -439,6 +478,25 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_arr_end(j);
 	hk_json_kv_uint(j, "expected_denials", rep.expected);
 	report_free(&rep);
+	hk_json_key(j, "converse");
+	hk_json_obj_begin(j);
+	const char *why = converse_not(r);
+	hk_json_kv_bool(j, "computed", why == NULL);
+	hk_json_kv_str(j, "not_computed", why);
+	hk_json_kv_bool(j, "incomplete", r->built && r->build.opened_incomplete);
+	hk_json_kv_uint(j, "checked", r->n_groups_checked);
+	hk_json_key(j, "unopened");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_unread; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "field", r->unread[i].field);
+		hk_json_kv_str(j, "group", r->unread[i].group);
+		hk_json_kv_str(j, "packages", r->unread[i].packages);
+		hk_json_kv_str(j, "deps_opened", r->unread[i].deps_opened);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
 	hk_json_key(j, "outputs");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_outputs; i++) {
