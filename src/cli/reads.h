@@ -4,8 +4,8 @@
  * reports every open and execution on the filesystems of the merged views harkaq mounted for
  * the build: overlays of its own, which only this build's sandbox uses.
  *
- * What it sees: successful opens (read, write, O_PATH excepted) and executions of files in the
- * merged system directories.  What it does not: stat, access, readlink, listing (existence
+ * What it sees (kernel-facts.md §12): successful opens (read, write, O_PATH excepted) and
+ * executions of files in the merged system directories, through any mount of them.  What it does not: stat, access, readlink, listing (existence
  * checks); files of a top-level directory the sandbox binds without an overlay; /var/lib/dpkg,
  * /src, /tmp.  A thread drains the events while the phases run. */
 #ifndef HK_CLI_READS_H

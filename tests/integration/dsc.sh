@@ -173,6 +173,19 @@ check_contains "the .buildinfo lists bison from the sandbox's package database" 
 	"$(cat "$adir/hkcalc_1.0_amd64.buildinfo")" " bison (="
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
 
+# The converse, from the same run: every used Build-Depends had a file opened (bison's, by
+# yacc)...
+check_eq "the converse was computed" "true 2" "$(jq -r '"\(.converse.computed) \(.converse.checked)"' "$W/calc.json")"
+check_eq "...and nothing declared went unopened" "[]" "$(jq -c '.converse.unopened' "$W/calc.json")"
+# ...and a Build-Depends the build never uses (hello, a package of the archive) is named.
+make_pkg "$W/unused" "bison, hello"
+"$HARKAQ" build --store "$S" --dsc "$W/unused/hkcalc_1.0.dsc" --json >"$W/unused.json" \
+	2>"$W/unused.log"
+check_eq "an unused Build-Depends: named as unopened, bison not" "Build-Depends:hello" \
+	"$(jq -r '[.converse.unopened[] | "\(.field):\(.group)"] | join(" ")' "$W/unused.json")"
+check_contains "an unused Build-Depends: labelled as opens, not existence checks" \
+	"$(cat "$W/unused.log")" "declared, none of its files opened (opens are seen; existence checks"
+
 # The control: debian/control asks for bison, the .dsc does not: the sandbox's package
 # database lacks it and dpkg-checkbuilddeps refuses the build.
 cp -a "$W/ok" "$W/nobison"
