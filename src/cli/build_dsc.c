@@ -562,13 +562,9 @@ static int download(struct dsc_build *b, bool all)
 	if (rc < 0)
 		return rc;
 	if (res.status != 0) {
-		const char *e = strstr(hk_buf_str(&res.errout), "E: ");
 		char line[512];
-		struct hk_buf only = HK_BUF_INIT;
-		hk_buf_puts(&only, e ? e : hk_buf_str(&res.errout));
 		rc = hk_fail(b->err, EIO, "apt-get download failed: %s",
-			     hk_first_line(&only, line, sizeof(line)));
-		hk_buf_free(&only);
+			     hk_apt_reason(&res.errout, line, sizeof(line)));
 	}
 	hk_run_result_free(&res);
 	return rc;

@@ -135,22 +135,6 @@ static int shipped_as_is(const struct closure_index *x, const char *rel, const c
 
 /* ---- copying into the layer --------------------------------------------------------------- */
 
-static int mkdirs(const char *path, struct hk_error *err)
-{
-	hk_autofree char *p = hk_xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return hk_fail_errno(err, errno, "creating %s", p);
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		return hk_fail_errno(err, errno, "creating %s", p);
-	return 0;
-}
-
 /* Copies one file or symlink (contents and exec bits, no owner and no extended attribute:
  * an overlay's own attributes must not travel into a tree that is later an overlay layer). */
 static int copy_entry(const char *from, const struct stat *st, const char *to,
@@ -158,7 +142,7 @@ static int copy_entry(const char *from, const struct stat *st, const char *to,
 {
 	hk_autofree char *dir = hk_xstrdup(to);
 	*strrchr(dir, '/') = '\0';
-	int r = mkdirs(dir, err);
+	int r = hk_mkdir_p(dir, err);
 	if (r < 0)
 		return r;
 	if (S_ISLNK(st->st_mode)) {
@@ -197,7 +181,7 @@ static bool dpkg_db_noise(const char *name)
 /* Copies the package database `from` (the merged view's var/lib/dpkg) into `to`. */
 static int copy_dpkg_db(const char *from, const char *to, struct hk_error *err)
 {
-	int r = mkdirs(to, err);
+	int r = hk_mkdir_p(to, err);
 	if (r < 0)
 		return r;
 	int fd = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
