@@ -1,7 +1,9 @@
 /* harkaq build --dsc FILE.dsc: a Debian source package as a build (build_dsc.h), one named
  * step at a time — the .dsc and its files, the unpacked source, the closure apt resolves on the
- * base, the store imports and the dpkg state, the recipe, the engine, the outputs. */
+ * base with its imports and dpkg state (dsc_closure.c), the recipe, the engine, the outputs,
+ * the converse (dsc_converse.c). */
 #include "cli/build_dsc.h"
+#include "cli/dsc_int.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -34,11 +36,6 @@
 /* A .dsc is a small control file; a bigger one is a mistake. */
 #define DSC_MAX (1024 * 1024)
 
-/* What every Debian build may use without declaring it, besides the Essential packages:
- * build-essential (Debian Policy §4.2), and fakeroot, which dpkg-buildpackage needs for the
- * targets Rules-Requires-Root gives root, and which sbuild installs in every build chroot. */
-static const char *const implicit_deps[] = { "build-essential", "fakeroot" };
-
 const char *hk_dsc_mode_name(enum hk_dsc_mode m)
 {
 	switch (m) {
@@ -49,43 +46,7 @@ const char *hk_dsc_mode_name(enum hk_dsc_mode m)
 	return "binary";
 }
 
-static bool mode_has_arch(enum hk_dsc_mode m)
-{
-	return m != HK_DSC_BUILD_ALL;
-}
-
-static bool mode_has_indep(enum hk_dsc_mode m)
-{
-	return m != HK_DSC_BUILD_ANY;
-}
-
-/* Everything one Debian build holds while it runs. */
-struct dsc_build {
-	const struct hk_build_opts *bo;
-	const struct hk_dsc_opts *o;
-	struct hk_dsc_result *r;
-	struct hk_error *err;
-	struct hk_store *store;
-	const struct hk_artifact *base;
-	char *dsc_dir;              /* the directory of the .dsc: its files lie there */
-	char *recipe_dir, *src_parent, *debs_dir, *recipe_path;
-	struct hk_deb_arch host;
-	char host_strings[5][64];
-	struct hk_deb_rel_group *groups[HK_DSC_FIELD_COUNT];
-	size_t n_groups[HK_DSC_FIELD_COUNT];
-	struct hk_deb_stanza *base_status;  /* the base's installed packages */
-	size_t n_base_status;
-	const struct hk_artifact **closure_arts;
-	const struct hk_artifact *state;
-	struct hk_strv dpkg_db_files;
-	char *dpkg_db;
-	bool work_made;
-};
-
-static void say(const struct dsc_build *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(const struct dsc_build *b, const char *fmt, ...)
+void dsc_say(const struct dsc_build *b, const char *fmt, ...)
 {
 	if (b->bo->quiet)
 		return;
@@ -159,7 +120,7 @@ static int verify_files(struct dsc_build *b)
 				       ".dsc says %s: not the file it was made with",
 				       b->o->dsc_path, f->name, sha, f->sha256);
 	}
-	say(b, "%s %s: %zu file(s) match Checksums-Sha256", d->source, d->version, d->n_files);
+	dsc_say(b, "%s %s: %zu file(s) match Checksums-Sha256", d->source, d->version, d->n_files);
 	return 0;
 }
 
@@ -270,460 +231,9 @@ static int unpack(struct dsc_build *b)
 	}
 	hk_run_result_free(&res);
 	if (rc == 0)
-		say(b, "unpacked with dpkg-source -x into /src/%s (Format %s); SOURCE_DATE_EPOCH=%s "
+		dsc_say(b, "unpacked with dpkg-source -x into /src/%s (Format %s); SOURCE_DATE_EPOCH=%s "
 		       "from debian/changelog", b->r->srcdir, d->format, b->r->source_date_epoch);
 	return rc;
-}
-
-/* ---- 3. the base and the closure ---------------------------------------------------------- */
-
-/* A stanza of the base's status file whose package is installed ("… installed"). */
-static bool installed(const struct hk_deb_stanza *st)
-{
-	const char *s = hk_deb_field(st, "Status");
-	const char *last = s ? strrchr(s, ' ') : NULL;
-	return hk_deb_field(st, "Package") && last && strcmp(last + 1, "installed") == 0;
-}
-
-static int open_store_and_base(struct dsc_build *b)
-{
-	const char *dir = hk_store_choose_dir(b->bo->store_dir);
-	int rc = hk_store_open(dir, false, &b->store, b->err);
-	if (rc < 0)
-		return hk_wrap(b->err, "the store (make one with 'harkaq store --store DIR base "
-				       "create %s --variant buildd')", b->o->base);
-	rc = hk_base_find(b->store, b->o->base, &b->base, b->err);
-	if (rc < 0)
-		return rc;
-	b->r->base_name = hk_xstrdup(b->base->name);
-	b->r->base_id = hk_xstrdup(b->base->id);
-	hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", b->base->path);
-	struct hk_buf text = HK_BUF_INIT;
-	rc = hk_file_read(status, &text, b->err);
-	if (rc == 0)
-		rc = hk_deb_parse_control(hk_buf_str(&text), text.len, status, &b->base_status,
-					  &b->n_base_status, b->err);
-	hk_buf_free(&text);
-	if (rc < 0)
-		return hk_wrap(b->err, "base %s has no dpkg database a Debian build can stand on",
-			       b->o->base);
-	size_t w = 0;
-	for (size_t i = 0; i < b->n_base_status; i++)
-		w += installed(&b->base_status[i]);
-	/* The base must be of the architecture the build is for. */
-	for (size_t i = 0; i < b->n_base_status; i++) {
-		if (!installed(&b->base_status[i]) ||
-		    strcmp(hk_deb_field(&b->base_status[i], "Package"), "dpkg") != 0)
-			continue;
-		const char *a = hk_deb_field(&b->base_status[i], "Architecture");
-		if (!a || strcmp(a, b->host.arch) != 0)
-			return hk_fail(b->err, EINVAL, "base %s is a %s system; this machine builds "
-				       "for %s", b->o->base, a ? a : "?", b->host.arch);
-	}
-	say(b, "base %s %s (%zu packages installed)", b->base->name, b->base->id, w);
-	return 0;
-}
-
-static bool field_used(enum hk_dsc_mode m, enum hk_dsc_field f)
-{
-	switch (f) {
-	case HK_DSC_BUILD_DEPENDS:
-	case HK_DSC_BUILD_CONFLICTS:
-		return true;
-	case HK_DSC_BUILD_DEPENDS_ARCH:
-	case HK_DSC_BUILD_CONFLICTS_ARCH:
-		return mode_has_arch(m);
-	case HK_DSC_BUILD_DEPENDS_INDEP:
-	case HK_DSC_BUILD_CONFLICTS_INDEP:
-		return mode_has_indep(m);
-	default:
-		return false;
-	}
-}
-
-static bool is_conflicts(enum hk_dsc_field f)
-{
-	return f >= HK_DSC_BUILD_CONFLICTS;
-}
-
-/* The fields this build uses, reduced for the machine and the active profiles. */
-static int reduce_fields(struct dsc_build *b)
-{
-	struct hk_dsc_result *r = b->r;
-	const char *const nocheck[] = { "nocheck" };
-	size_t n_prof = b->o->with_checks ? 0 : 1;
-	for (size_t f = 0; f < HK_DSC_FIELD_COUNT; f++) {
-		if (!field_used(b->o->mode, (enum hk_dsc_field)f) || !r->dsc.relations[f])
-			continue;
-		int rc = hk_dsc_relations_reduce(r->dsc.relations[f], hk_dsc_field_name(f),
-						 &b->host, nocheck, n_prof, &b->groups[f],
-						 &b->n_groups[f], b->err);
-		if (rc < 0)
-			return hk_wrap(b->err, "%s:%u", b->o->dsc_path, r->dsc.relation_line[f]);
-		struct hk_buf t = HK_BUF_INIT;
-		hk_deb_relations_text(b->groups[f], b->n_groups[f], &t);
-		r->reduced[f] = hk_buf_steal(&t);
-	}
-	return 0;
-}
-
-/* Which used field names `pkg` (to say where an unsatisfiable relation comes from). */
-static const char *field_naming(const struct dsc_build *b, const char *pkg, bool conflicts)
-{
-	for (size_t f = 0; f < HK_DSC_FIELD_COUNT; f++)
-		for (size_t g = 0; b->groups[f] && is_conflicts(f) == conflicts && g < b->n_groups[f];
-		     g++)
-			for (size_t k = 0; k < b->groups[f][g].n; k++)
-				if (strcmp(b->groups[f][g].alts[k].name, pkg) == 0)
-					return hk_dsc_field_name(f);
-	return NULL;
-}
-
-/* apt's reasons for an unsatisfiable request, as one sentence naming the field: the
- * "satisfy:command-line : Depends: …" lines (on its stdout), else its "E: " line. */
-static int unsatisfiable(struct dsc_build *b, struct hk_run_result *res)
-{
-	struct hk_buf why = HK_BUF_INIT;
-	const char *field = NULL;
-	struct hk_buf all = HK_BUF_INIT;
-	hk_buf_puts(&all, hk_buf_str(&res->out));
-	hk_buf_puts(&all, hk_buf_str(&res->errout));
-	const char *text = hk_buf_str(&all);
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		hk_autofree char *line = hk_xstrndup(p, n);
-		const char *rel = strstr(line, "satisfy:command-line : ");
-		if (rel) {
-			rel += strlen("satisfy:command-line : ");
-			if (why.len)
-				hk_buf_puts(&why, "; ");
-			hk_buf_puts(&why, rel);
-			bool conflicts = strncmp(rel, "Conflicts: ", 11) == 0 ||
-					 strncmp(rel, "Breaks: ", 8) == 0;
-			const char *colon = strchr(rel, ':');
-			if (colon && !field) {
-				hk_autofree char *name = hk_xstrndup(colon + 2, strcspn(colon + 2, " "));
-				field = field_naming(b, name, conflicts);
-			}
-		} else if (strncmp(line, "E: ", 3) == 0 && why.len == 0) {
-			hk_buf_puts(&why, line + 3);
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	int rc = hk_fail(b->err, EINVAL, "%s: %s: unsatisfiable on base %s: apt says: %s",
-			 b->o->dsc_path, field ? field : "Build-Depends", b->base->name,
-			 why.len ? hk_buf_str(&why) : "(no reason given)");
-	hk_buf_free(&why);
-	hk_buf_free(&all);
-	return rc;
-}
-
-/* "Inst NAME [OLD] (NEW ARCHIVE… [ARCH])" into a closure package. */
-static int parse_inst(struct dsc_build *b, const char *line, struct hk_dsc_pkg *p)
-{
-	memset(p, 0, sizeof(*p));
-	const char *s = line + 5;
-	size_t n = strcspn(s, " ");
-	p->name = hk_xstrndup(s, n);
-	s += n;
-	while (*s == ' ')
-		s++;
-	if (*s == '[') {
-		size_t k = strcspn(s + 1, "]");
-		p->upgrades = hk_xstrndup(s + 1, k);
-		s += k + 2;
-		while (*s == ' ')
-			s++;
-	}
-	if (*s != '(') {
-		free(p->name);
-		free(p->upgrades);
-		return hk_fail(b->err, EIO, "apt-get satisfy printed a line harkaq cannot read: %s",
-			       line);
-	}
-	s++;
-	n = strcspn(s, " )");
-	p->version = hk_xstrndup(s, n);
-	const char *a = strrchr(s, '[');
-	p->arch = a ? hk_xstrndup(a + 1, strcspn(a + 1, "]")) : hk_xstrdup("?");
-	if (strchr(p->name, ':'))
-		return hk_fail(b->err, ENOTSUP, "%s: the closure needs %s, a package of another "
-			       "architecture: harkaq builds with packages of the build's own",
-			       b->o->dsc_path, p->name);
-	return 0;
-}
-
-/* The closure: what apt would install on the base to satisfy build-essential, fakeroot and
- * the used Build-Depends and Build-Conflicts, asked of apt itself with the base's package
- * database as its state (no root, nothing installed: -s). */
-static int resolve_closure(struct dsc_build *b)
-{
-	struct hk_dsc_result *r = b->r;
-	struct hk_buf deps = HK_BUF_INIT, conflicts = HK_BUF_INIT;
-	for (size_t i = 0; i < HK_ARRAY_LEN(implicit_deps); i++)
-		hk_buf_printf(&deps, "%s%s", i ? ", " : "", implicit_deps[i]);
-	for (size_t f = 0; f < HK_DSC_FIELD_COUNT; f++) {
-		if (!r->reduced[f] || !*r->reduced[f])
-			continue;
-		struct hk_buf *into = is_conflicts(f) ? &conflicts : &deps;
-		hk_buf_printf(into, "%s%s", into->len ? ", " : "", r->reduced[f]);
-	}
-	hk_autofree char *status = hk_xasprintf("Dir::State::status=%s/var/lib/dpkg/status",
-						b->base->path);
-	hk_autofree char *ext = hk_xasprintf("Dir::State::extended_states=%s/extended_states",
-					     r->work);
-	hk_autofree char *conf = conflicts.len ? hk_xasprintf("Conflicts: %s",
-							      hk_buf_str(&conflicts)) : NULL;
-	const char *argv[] = { "apt-get", "satisfy", "-s", "-q", "--no-install-recommends",
-			       "-o", status, "-o", ext, "-o", "Debug::NoLocking=1",
-			       "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache=",
-			       hk_buf_str(&deps), conf, NULL };
-	struct hk_run_result res;
-	int rc = hk_run_capture(argv, r->work, &res, b->err);
-	hk_buf_free(&deps);
-	hk_buf_free(&conflicts);
-	if (rc < 0)
-		return rc;
-	if (res.status != 0) {
-		rc = unsatisfiable(b, &res);
-		hk_run_result_free(&res);
-		return rc;
-	}
-	const char *out = hk_buf_str(&res.out);
-	for (const char *p = out; rc == 0 && p && *p;) {
-		const char *nl = strchr(p, '\n');
-		hk_autofree char *line = hk_xstrndup(p, nl ? (size_t)(nl - p) : strlen(p));
-		p = nl ? nl + 1 : NULL;
-		if (strncmp(line, "Remv ", 5) == 0) {
-			rc = hk_fail(b->err, EINVAL, "%s: Build-Conflicts: satisfying them removes %.*s "
-				     "from base %s, and a build cannot remove what its base holds",
-				     b->o->dsc_path, (int)strcspn(line + 5, " "), line + 5,
-				     b->base->name);
-		} else if (strncmp(line, "Inst ", 5) == 0) {
-			r->closure = hk_xrealloc(r->closure, (r->n_closure + 1) * sizeof(*r->closure));
-			rc = parse_inst(b, line, &r->closure[r->n_closure]);
-			if (rc == 0 || r->closure[r->n_closure].name)
-				r->n_closure++;
-		}
-	}
-	hk_run_result_free(&res);
-	if (rc == 0)
-		say(b, "closure: %zu package(s) beyond the base (apt-get satisfy on its package "
-		       "database)", r->n_closure);
-	return rc;
-}
-
-/* ---- 4. the store: imports, the dpkg state, what the view shows --------------------------- */
-
-static bool store_has_exact(struct hk_store *s, const struct hk_dsc_pkg *p,
-			    const struct hk_artifact **a)
-{
-	hk_autofree char *spec = hk_xasprintf("%s=%s", p->name, p->version);
-	struct hk_error ignored;
-	return hk_store_find(s, spec, a, &ignored) == 0;
-}
-
-/* `apt-get download` of every closure package `which` selects, into the work's debs/. */
-static int download(struct dsc_build *b, bool all)
-{
-	struct hk_argv a = { 0 };
-	hk_argv_push(&a, "apt-get");
-	hk_argv_push(&a, "download");
-	hk_argv_push(&a, "-q");
-	size_t n = 0;
-	for (size_t i = 0; i < b->r->n_closure; i++) {
-		const struct hk_dsc_pkg *p = &b->r->closure[i];
-		const struct hk_artifact *art;
-		if (!all && store_has_exact(b->store, p, &art))
-			continue;
-		/* Already downloaded: apt names it NAME_VERSION_ARCH.deb, the epoch's ':' %3a. */
-		struct hk_buf file = HK_BUF_INIT;
-		hk_buf_printf(&file, "%s/%s_", b->debs_dir, p->name);
-		for (const char *c = p->version; *c; c++)
-			*c == ':' ? hk_buf_puts(&file, "%3a") : hk_buf_putc(&file, *c);
-		hk_buf_printf(&file, "_%s.deb", p->arch);
-		bool have = access(hk_buf_str(&file), F_OK) == 0;
-		hk_buf_free(&file);
-		if (have)
-			continue;
-		hk_autofree char *spec = hk_xasprintf("%s=%s", p->name, p->version);
-		hk_argv_push(&a, spec);
-		n++;
-	}
-	if (n == 0) {
-		hk_argv_free(a.v);
-		return 0;
-	}
-	say(b, "downloading %zu package(s) with apt-get download", n);
-	struct hk_run_result res;
-	int rc = hk_run_capture((const char *const *)a.v, b->debs_dir, &res, b->err);
-	hk_argv_free(a.v);
-	if (rc < 0)
-		return rc;
-	if (res.status != 0) {
-		char line[512];
-		rc = hk_fail(b->err, EIO, "apt-get download failed: %s",
-			     hk_apt_reason(&res.errout, line, sizeof(line)));
-	}
-	hk_run_result_free(&res);
-	return rc;
-}
-
-/* Imports every .deb of debs/ the store lacks (hk_import_deb), quietly. */
-static int import_downloaded(struct dsc_build *b)
-{
-	int fd = open(b->debs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return hk_fail_errno(b->err, errno, "cannot open %s", b->debs_dir);
-	DIR *d = NULL;
-	struct dirent *de;
-	size_t added_n = 0;
-	int rc = hk_dir_fdopen(fd, b->debs_dir, &d, b->err);
-	while (rc == 0 && (rc = hk_dir_next(d, b->debs_dir, &de, b->err)) == 0 && de) {
-		size_t n = strlen(de->d_name);
-		if (n < 5 || strcmp(de->d_name + n - 4, ".deb") != 0)
-			continue;
-		/* NAME_VERSION_ARCH.deb, the epoch's ':' written %3a by apt. */
-		hk_autofree char *name = hk_xstrndup(de->d_name, strcspn(de->d_name, "_"));
-		const char *v = de->d_name + strlen(name) + 1;
-		hk_autofree char *ver = hk_xstrndup(v, strcspn(v, "_"));
-		char *pc = strstr(ver, "%3a");
-		if (pc)
-			memmove(pc + 1, pc + 3, strlen(pc + 3) + 1), *pc = ':';
-		struct hk_dsc_pkg key = { .name = name, .version = ver };
-		const struct hk_artifact *a;
-		if (store_has_exact(b->store, &key, &a))
-			continue;
-		hk_autofree char *path = hk_xasprintf("%s/%s", b->debs_dir, de->d_name);
-		bool added = false;
-		rc = hk_import_deb(b->store, path, &a, &added, b->err);
-		added_n += added;
-	}
-	if (d)
-		closedir(d);
-	if (rc == 0 && added_n)
-		say(b, "imported %zu package(s) into the store", added_n);
-	return rc;
-}
-
-static int find_closure_artifacts(struct dsc_build *b)
-{
-	struct hk_dsc_result *r = b->r;
-	b->closure_arts = hk_xcalloc(r->n_closure + 1, sizeof(*b->closure_arts));
-	for (size_t i = 0; i < r->n_closure; i++) {
-		if (!store_has_exact(b->store, &r->closure[i], &b->closure_arts[i]))
-			return hk_fail(b->err, ENOENT, "%s=%s is not in the store after its import",
-				       r->closure[i].name, r->closure[i].version);
-		snprintf(r->closure[i].id, sizeof(r->closure[i].id), "%s", b->closure_arts[i]->id);
-	}
-	return 0;
-}
-
-static int find_or_make_state(struct dsc_build *b, const char *hex);
-
-/* The closure's packages in the store, and its dpkg state (made once per closure id). */
-static int import_closure(struct dsc_build *b)
-{
-	struct hk_dsc_result *r = b->r;
-	if (r->n_closure == 0)
-		return 0;
-	int rc = download(b, false);
-	if (rc == 0)
-		rc = import_downloaded(b);
-	if (rc == 0)
-		rc = find_closure_artifacts(b);
-	if (rc < 0)
-		return rc;
-	char hex[2 * HK_BLAKE3_OUT_LEN + 1];
-	hk_debstate_id(b->base, b->closure_arts, r->n_closure, hex);
-	/* Two builds of one closure at once make its state once: the second waits, then finds it
-	 * (two makings could differ in a byte and leave one version under two ids). */
-	hk_autofree char *lock_path = hk_xasprintf("%s/.dpkg-state.lock", hk_store_dir(b->store));
-	int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock < 0)
-		return hk_fail_errno(b->err, errno, "cannot open %s", lock_path);
-	while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {
-	}
-	/* What another build added meanwhile is seen by a store opened now. */
-	hk_autofree char *dir = hk_xstrdup(hk_store_dir(b->store));
-	hk_store_close(b->store);
-	b->store = NULL;
-	free(b->closure_arts);
-	b->closure_arts = NULL;
-	rc = hk_store_open(dir, false, &b->store, b->err);
-	if (rc == 0)
-		rc = hk_base_find(b->store, b->r->base_id, &b->base, b->err);
-	if (rc == 0)
-		rc = find_closure_artifacts(b);
-	if (rc == 0)
-		rc = find_or_make_state(b, hex);
-	close(lock);
-	return rc;
-}
-
-/* The dpkg state of closure `hex`: found in the store, or made (debstate.h). */
-static int find_or_make_state(struct dsc_build *b, const char *hex)
-{
-	struct hk_dsc_result *r = b->r;
-	int rc = 0;
-	hk_autofree char *spec = hk_xasprintf("%s=%s", HK_DEBSTATE_NAME, hex);
-	struct hk_error ignored;
-	if (hk_store_find(b->store, spec, &b->state, &ignored) == 0) {
-		say(b, "dpkg state %s (made before for this closure)", b->state->id);
-	} else {
-		/* dpkg needs every .deb of the closure, not only the ones just imported. */
-		rc = download(b, true);
-		hk_autofree char *log = hk_xasprintf("%s/dpkg.log", r->work);
-		struct hk_debstate_input in = {
-			.store = b->store, .base = b->base, .closure = b->closure_arts,
-			.n_closure = r->n_closure, .debs_dir = b->debs_dir, .id_hex = hex,
-			.source_date_epoch = r->source_date_epoch, .log_path = log,
-			.quiet = b->bo->quiet,
-		};
-		if (rc == 0)
-			rc = hk_debstate_make(&in, &b->state, b->err);
-		if (rc < 0)
-			return rc;
-		say(b, "dpkg state %s made", b->state->id);
-	}
-	r->state_id = hk_xstrdup(b->state->id);
-	return 0;
-}
-
-/* --see: packages the store view should show (imported with their dependencies). */
-static int import_visible(struct dsc_build *b)
-{
-	if (b->o->n_see == 0)
-		return 0;
-	/* What the store already has is not fetched again (its dependencies came with it). */
-	hk_autostrv struct hk_strv want = HK_STRV_INIT;
-	for (size_t i = 0; i < b->o->n_see; i++) {
-		const struct hk_artifact *a;
-		struct hk_error e;
-		if (hk_store_find(b->store, b->o->see[i], &a, &e) == -ENOENT)
-			hk_strv_push(&want, b->o->see[i]);
-	}
-	if (want.n == 0)
-		return 0;
-	hk_autostrv struct hk_strv base = HK_STRV_INIT;
-	for (size_t i = 0; i < b->n_base_status; i++)
-		if (installed(&b->base_status[i]))
-			hk_strv_push(&base, hk_deb_field(&b->base_status[i], "Package"));
-	say(b, "importing %zu package(s) to be visible (--see), with their dependencies",
-	    want.n);
-	/* hk_import_apt reports on stdout; a Debian build's stdout is its result. */
-	fflush(stdout);
-	int saved = dup(STDOUT_FILENO);
-	if (saved >= 0)
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-	int rc = hk_import_apt(b->store, &want, true, (const char *const *)base.v, base.n, b->err);
-	fflush(stdout);
-	if (saved >= 0) {
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-	}
-	return rc < 0 ? hk_wrap(b->err, "--see") : 0;
 }
 
 /* The package database the sandbox shows: the state's (base + closure), or the base's own
@@ -766,42 +276,6 @@ static void toml_str(struct hk_buf *b, const char *s)
 	hk_buf_putc(b, '"');
 }
 
-/* The base's installed package named `name`, or providing it. */
-static const struct hk_deb_stanza *base_pkg(const struct dsc_build *b, const char *name,
-					    bool *virtual_)
-{
-	*virtual_ = false;
-	for (size_t i = 0; i < b->n_base_status; i++)
-		if (installed(&b->base_status[i]) &&
-		    strcmp(hk_deb_field(&b->base_status[i], "Package"), name) == 0)
-			return &b->base_status[i];
-	for (size_t i = 0; i < b->n_base_status; i++) {
-		const char *prov = hk_deb_field(&b->base_status[i], "Provides");
-		if (!prov || !installed(&b->base_status[i]))
-			continue;
-		struct hk_deb_rel_group *g = NULL;
-		size_t ng = 0;
-		struct hk_error ignored;
-		bool hit = false;
-		if (hk_deb_parse_relations(prov, "Provides", &g, &ng, &ignored) == 0)
-			for (size_t k = 0; k < ng && !hit; k++)
-				hit = strcmp(g[k].alts[0].name, name) == 0;
-		hk_deb_relations_free(g, ng);
-		if (hit) {
-			*virtual_ = true;
-			return &b->base_status[i];
-		}
-	}
-	return NULL;
-}
-
-static bool closure_has(const struct hk_dsc_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_closure; i++)
-		if (strcmp(r->closure[i].name, name) == 0)
-			return true;
-	return false;
-}
 
 /* The base packages the build declares, NAME=VERSION as the base has them: the Essential
  * ones, build-essential and fakeroot when the base has them, and every alternative of a used
@@ -811,23 +285,23 @@ static void declare_base(struct dsc_build *b, struct hk_strset *names)
 {
 	for (size_t i = 0; i < b->n_base_status; i++) {
 		const char *ess = hk_deb_field(&b->base_status[i], "Essential");
-		if (installed(&b->base_status[i]) && ess && strcasecmp(ess, "yes") == 0)
+		if (dsc_installed(&b->base_status[i]) && ess && strcasecmp(ess, "yes") == 0)
 			hk_strset_add(names, hk_deb_field(&b->base_status[i], "Package"));
 	}
-	for (size_t i = 0; i < HK_ARRAY_LEN(implicit_deps); i++)
-		hk_strset_add(names, implicit_deps[i]);
+	for (size_t i = 0; i < DSC_N_IMPLICIT; i++)
+		hk_strset_add(names, dsc_implicit_deps[i]);
 	for (size_t f = 0; f < HK_DSC_FIELD_COUNT; f++)
-		for (size_t g = 0; !is_conflicts(f) && g < b->n_groups[f]; g++)
+		for (size_t g = 0; !dsc_is_conflicts(f) && g < b->n_groups[f]; g++)
 			for (size_t k = 0; k < b->groups[f][g].n; k++)
 				hk_strset_add(names, b->groups[f][g].alts[k].name);
 	struct hk_strset kept = HK_STRSET_INIT;
 	for (size_t i = 0; i < names->len; i++) {
 		bool virtual_;
-		const struct hk_deb_stanza *st = base_pkg(b, names->items[i], &virtual_);
+		const struct hk_deb_stanza *st = dsc_base_pkg(b, names->items[i], &virtual_);
 		if (!st)
 			continue;
 		const char *pkg = hk_deb_field(st, "Package");
-		if (closure_has(b->r, pkg))
+		if (dsc_closure_has(b->r, pkg))
 			continue;
 		hk_strset_add_owned(&kept, hk_xasprintf("%s=%s", pkg, hk_deb_field(st, "Version")));
 	}
@@ -948,147 +422,6 @@ static int collect_outputs(struct dsc_build *b)
 	return rc;
 }
 
-/* ---- 7. the converse ---------------------------------------------------------------------- */
-
-/* The sandbox paths of the files the declared package `name` ships: its closure artifact's,
- * or the base's own (core/debroot.h). */
-static int package_files(const struct hk_dsc_result *r, const char *name, struct hk_strset *out,
-			 struct hk_error *err)
-{
-	for (size_t i = 0; i < r->n_closure; i++) {
-		if (strcmp(r->closure[i].name, name) != 0)
-			continue;
-		const struct hk_artifact *a;
-		if (hk_store_find(r->build.store, r->closure[i].id, &a, err) < 0)
-			return -err->code;
-		struct hk_tree t = HK_TREE_INIT;
-		int rc = hk_store_files(r->build.store, a, &t, err);
-		for (size_t k = 0; rc == 0 && k < t.n; k++)
-			if (t.entries[k].type == HK_TREE_FILE)
-				hk_strset_add_owned(out, hk_xasprintf("/%s", t.entries[k].path));
-		hk_tree_free(&t);
-		return rc;
-	}
-	struct hk_strset one = HK_STRSET_INIT;
-	hk_strset_add(&one, name);
-	int rc = hk_debroot_package_files(r->build.plan.base_root, &one, out, err);
-	hk_strset_free(&one);
-	return rc;
-}
-
-/* The declared packages an alternative `name` stands for: the closure's or the base's package
- * of that name, else those providing it. */
-static void declared_for(struct dsc_build *b, const char *name, struct hk_strv *out)
-{
-	const struct hk_dsc_result *r = b->r;
-	for (size_t i = 0; i < r->n_closure; i++)
-		if (strcmp(r->closure[i].name, name) == 0) {
-			hk_strv_push(out, name);
-			return;
-		}
-	bool virtual_;
-	const struct hk_deb_stanza *st = base_pkg(b, name, &virtual_);
-	if (st && !virtual_) {
-		hk_strv_push(out, name);
-		return;
-	}
-	for (size_t i = 0; i < r->n_closure; i++) {
-		const struct hk_artifact *a;
-		struct hk_error e;
-		if (hk_store_find(r->build.store, r->closure[i].id, &a, &e) < 0)
-			continue;
-		for (size_t k = 0; k < a->n_provides; k++)
-			if (strcmp(a->provides[k], name) == 0)
-				hk_strv_push(out, r->closure[i].name);
-	}
-	if (out->n == 0 && st)
-		hk_strv_push(out, hk_deb_field(st, "Package"));
-}
-
-static bool any_opened(const struct hk_strset *files, const struct hk_strset *opened)
-{
-	for (size_t i = 0; i < files->len; i++)
-		if (hk_strset_contains(opened, files->items[i]))
-			return true;
-	return false;
-}
-
-/* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
- * as unread. */
-static bool completed(const struct hk_build_result *br)
-{
-	if (br->n_phases == 0 || br->failed_phase || !br->artifact_id[0])
-		return false;
-	for (size_t i = 0; i < br->n_phases; i++)
-		if (br->phases[i].res.exit_code != 0)
-			return false;
-	return true;
-}
-
-/* The used Build-Depends groups none of whose declared packages had a file opened, each with
- * its packages' direct dependencies that had (a transitional package is read through them). */
-static int find_unread(struct dsc_build *b)
-{
-	struct hk_dsc_result *r = b->r;
-	const struct hk_strset *opened = &r->build.opened;
-	int rc = 0;
-	for (size_t f = 0; rc == 0 && f < HK_DSC_BUILD_CONFLICTS; f++) {
-		for (size_t g = 0; rc == 0 && g < b->n_groups[f]; g++) {
-			hk_autostrv struct hk_strv pkgs = HK_STRV_INIT;
-			for (size_t k = 0; k < b->groups[f][g].n; k++)
-				declared_for(b, b->groups[f][g].alts[k].name, &pkgs);
-			hk_strv_sort_unique(&pkgs);
-			if (pkgs.n == 0)
-				continue;
-			r->n_groups_checked++;
-			struct hk_strset files = HK_STRSET_INIT;
-			for (size_t k = 0; rc == 0 && k < pkgs.n; k++)
-				rc = package_files(r, pkgs.v[k], &files, b->err);
-			bool read = rc == 0 && any_opened(&files, opened);
-			size_t content = 0;
-			for (size_t k = 0; k < files.len; k++)
-				content += strncmp(files.items[k], "/usr/share/doc/", 15) != 0;
-			hk_strset_free(&files);
-			if (rc < 0 || read)
-				continue;
-			/* A package of documentation only (transitional, a metapackage) is used
-			 * through its dependencies: say which of them were opened. */
-			struct hk_buf deps = HK_BUF_INIT;
-			for (size_t k = 0; content == 0 && k < pkgs.n; k++) {
-				const struct hk_artifact *a = NULL;
-				hk_autofree char *spec = NULL;
-				struct hk_error e;
-				for (size_t i = 0; i < r->n_closure; i++)
-					if (strcmp(r->closure[i].name, pkgs.v[k]) == 0)
-						spec = hk_xstrdup(r->closure[i].id);
-				if (!spec || hk_store_find(r->build.store, spec, &a, &e) < 0)
-					continue;
-				for (size_t d = 0; d < a->n_deps; d++) {
-					struct hk_strset dfiles = HK_STRSET_INIT;
-					struct hk_error ignored;
-					const char *dep = a->deps[d].alts[0];
-					if (package_files(r, dep, &dfiles, &ignored) == 0 &&
-					    any_opened(&dfiles, opened))
-						hk_buf_printf(&deps, "%s%s", deps.len ? ", " : "", dep);
-					hk_strset_free(&dfiles);
-				}
-			}
-			r->unread = hk_xrealloc(r->unread, (r->n_unread + 1) * sizeof(*r->unread));
-			struct hk_dsc_unread *u = &r->unread[r->n_unread++];
-			struct hk_buf gt = HK_BUF_INIT, pt = HK_BUF_INIT;
-			hk_deb_relations_text(&b->groups[f][g], 1, &gt);
-			for (size_t k = 0; k < pkgs.n; k++)
-				hk_buf_printf(&pt, "%s%s", k ? ", " : "", pkgs.v[k]);
-			u->field = hk_xstrdup(hk_dsc_field_name(f));
-			u->group = hk_buf_steal(&gt);
-			u->packages = hk_buf_steal(&pt);
-			u->deps_opened = deps.len ? hk_buf_steal(&deps) : NULL;
-			hk_buf_free(&deps);
-		}
-	}
-	return rc;
-}
-
 /* ---- the whole -------------------------------------------------------------------------- */
 
 /* Up to the recipe: every step that can refuse the input comes before anything is imported
@@ -1097,9 +430,9 @@ static int prepare(struct dsc_build *b)
 {
 	int rc;
 	if ((rc = load_dsc(b)) < 0 || (rc = verify_files(b)) < 0 || (rc = read_host_arch(b)) < 0 ||
-	    (rc = make_work(b)) < 0 || (rc = unpack(b)) < 0 || (rc = open_store_and_base(b)) < 0 ||
-	    (rc = reduce_fields(b)) < 0 || (rc = resolve_closure(b)) < 0 ||
-	    (rc = import_visible(b)) < 0 || (rc = import_closure(b)) < 0)
+	    (rc = make_work(b)) < 0 || (rc = unpack(b)) < 0 || (rc = dsc_open_base(b)) < 0 ||
+	    (rc = dsc_reduce_fields(b)) < 0 || (rc = dsc_resolve_closure(b)) < 0 ||
+	    (rc = dsc_import_visible(b)) < 0 || (rc = dsc_import_closure(b)) < 0)
 		return rc;
 	const char *db = b->state ? b->state->path : b->base->path;
 	b->dpkg_db = hk_xasprintf("%s/var/lib/dpkg", db);
@@ -1143,8 +476,8 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		r->built = true;
 		if (code < HK_EXIT_USAGE && collect_outputs(&b) < 0)
 			code = HK_EXIT_SOFTWARE;
-		if (code < HK_EXIT_USAGE && r->build.opened_observed && completed(&r->build) &&
-		    find_unread(&b) < 0)
+		if (code < HK_EXIT_USAGE && r->build.opened_observed && dsc_completed(&r->build) &&
+		    dsc_find_unread(&b) < 0)
 			code = HK_EXIT_SOFTWARE;
 	}
 	if (b.store)

@@ -13,7 +13,10 @@
  *      and binary, each run by dpkg-buildpackage as nobody (Rules-Requires-Root honoured:
  *      fakeroot only for the targets that need it; DEB_BUILD_OPTIONS, DEB_BUILD_PROFILES and
  *      SOURCE_DATE_EPOCH fixed); the .debs, .buildinfo and .changes are sealed as one artifact;
- *   5. the report in Build-Depends terms (dsc_report.c).
+ *   5. the report in Build-Depends terms (dsc_report.c), with the converse: the used
+ *      Build-Depends none of whose files the build opened (dsc_converse.c, cli/reads.h).
+ *
+ * build_dsc.c drives the steps; dsc_closure.c holds steps 2 and 3 (dsc_int.h).
  *
  * Everything declared is base packages and store artifacts, so the policy is derived as for
  * any recipe; what the build used beyond them is a denial the diagnosis names by package. */
