@@ -336,7 +336,11 @@ static int write_recipe(struct dsc_build *b)
 	struct hk_buf t = HK_BUF_INIT;
 	hk_buf_puts(&t, "# Written by harkaq build --dsc: the Debian build of ");
 	hk_buf_printf(&t, "%s %s (docs/debian-builds.md)\nname = ", r->dsc.source, r->dsc.version);
-	toml_str(&t, r->dsc.source);
+	/* The outputs' artifact is named SOURCE_debs: a Debian package name has no '_', so it
+	 * never answers to a package's name (the source m4 builds the binary m4, and an output
+	 * named m4 1.4.19-3 would make m4=1.4.19-3 ambiguous for every later closure). */
+	hk_autofree char *name = hk_xasprintf("%s_debs", r->dsc.source);
+	toml_str(&t, name);
 	hk_buf_puts(&t, "\nversion = ");
 	toml_str(&t, r->dsc.version);
 	hk_buf_puts(&t, "\nbase = ");

@@ -162,7 +162,7 @@ check_eq "nothing is missing" "[]" "$(jq -c '.missing' "$W/calc.json")"
 check_eq "every phase saw its canary, and the kernel's count matched" "true" \
 	"$(jq '[.result.phases[].verdict | .canary.seen and .kernel.denials == .kernel.records_received] | all' "$W/calc.json")"
 art=$(jq -r '.result.artifact' "$W/calc.json")
-adir=$S/${art#b3:}-hkcalc
+adir=$S/${art#b3:}-hkcalc_debs
 deb=$adir/hkcalc_1.0_amd64.deb
 check "the .deb is sealed in the store" test -f "$deb"
 check_eq "its SHA-256 is the result's" "$(sha256sum <"$deb" | cut -d' ' -f1)" \
