@@ -153,18 +153,39 @@ static int copy_file(const char *from, int dirfd, const char *rel, struct hk_err
 	return r;
 }
 
-/* Directories a tool reads WHOLE, every file in them, failing on the first it cannot open:
- * aclocal reads every .m4 of /usr/share/aclocal to learn which macros exist, so one visible
- * and denied file there (pkgconf's pkg.m4) breaks every autoreconf, though a build without
- * that package never needed it.  In a scanned directory the view shows nothing: there a file
- * is either granted (declared) or absent, as on a machine without the package. */
-static const char *const scanned_dirs[] = { "/usr/share/aclocal/" };
+/* What tools read WHOLE, every entry, failing on the first they cannot open: there one visible
+ * and denied file breaks the build of a package that never needed it, so the view shows
+ * nothing and a file is either granted (declared) or absent, as on a machine without its
+ * package.  Each measured on real Debian builds (docs/debian-corpus.md):
+ *   /usr/share/aclocal/          aclocal reads every .m4 to learn which macros exist
+ *                                ("cannot open /usr/share/aclocal/pkg.m4: Permission denied");
+ *   /etc/ld.so.conf.d/           dpkg-shlibdeps reads every file /etc/ld.so.conf includes
+ *                                (libc6-i386's zz_i386-biarch-compat.conf broke dh_shlibdeps);
+ *   /usr/lib/python3/dist-packages/ *.egg-info, *.dist-info
+ *                                importlib.metadata and pkg_resources read every installed
+ *                                distribution's metadata (PermissionError on Babel's PKG-INFO).
+ * `suffix`: only entries whose first component beneath `dir` ends so. */
+static const struct {
+	const char *dir, *suffix;
+} scanned[] = {
+	{ "/usr/share/aclocal/", NULL },
+	{ "/etc/ld.so.conf.d/", NULL },
+	{ "/usr/lib/python3/dist-packages/", ".egg-info" },
+	{ "/usr/lib/python3/dist-packages/", ".dist-info" },
+};
 
 bool hk_view_hides(const char *path)
 {
-	for (size_t i = 0; i < HK_ARRAY_LEN(scanned_dirs); i++)
-		if (strncmp(path, scanned_dirs[i], strlen(scanned_dirs[i])) == 0)
+	for (size_t i = 0; i < HK_ARRAY_LEN(scanned); i++) {
+		size_t n = strlen(scanned[i].dir);
+		if (strncmp(path, scanned[i].dir, n) != 0)
+			continue;
+		if (!scanned[i].suffix)
 			return true;
+		size_t c = strcspn(path + n, "/"), k = strlen(scanned[i].suffix);
+		if (c > k && memcmp(path + n + c - k, scanned[i].suffix, k) == 0)
+			return true;
+	}
 	return false;
 }
 

@@ -76,11 +76,12 @@ struct hk_view {
 int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
 		   struct hk_view *out, struct hk_error *err);
 /* Whether the view leaves out the sandbox path `path` although an artifact ships it: what lies
- * in a directory that tools read whole (/usr/share/aclocal/, which aclocal reads file by
- * file, failing on the first it cannot open).  A visible and denied file there would break
- * the build of a package that never needed it; absent, the directory reads as on a machine
- * without that package.  The cost, a stated blind spot: a package needed only for what it
- * ships there (pkg.m4) is not named by that file (docs/debian-builds.md). */
+ * where tools read every entry, failing on the first they cannot open (/usr/share/aclocal/,
+ * /etc/ld.so.conf.d/, Python's installed metadata: the list is in view.c).  A visible and
+ * denied file there would break the build of a package that never needed it; absent, the
+ * directory reads as on a machine without that package.  The cost, a stated blind spot: a
+ * package needed only for what it ships there (pkg.m4) is not named by that file
+ * (docs/debian-builds.md). */
 bool hk_view_hides(const char *path);
 
 /* Releases the lock and frees the strings (the view stays on disk for later builds). */

@@ -1009,6 +1009,11 @@ TEST(view_hides_scanned_directories_and_shows_state_links_as_traps)
 	CHECK(hk_view_hides("/usr/share/aclocal/pkg.m4"));
 	CHECK(!hk_view_hides("/usr/share/aclocal-1.16/amversion.m4"));
 	CHECK(!hk_view_hides("/usr/share/aclocalx"));
+	CHECK(hk_view_hides("/etc/ld.so.conf.d/zz_i386-biarch-compat.conf"));
+	CHECK(hk_view_hides("/usr/lib/python3/dist-packages/Babel-2.10.3.egg-info/PKG-INFO"));
+	CHECK(hk_view_hides("/usr/lib/python3/dist-packages/tomli-2.0.1.dist-info"));
+	CHECK(!hk_view_hides("/usr/lib/python3/dist-packages/tomli/__init__.py"));
+	CHECK(!hk_view_hides("/usr/lib/python3/dist-packages/x/y.egg-info"));
 	hk_autofree char *root = scratch();
 	hk_autofree char *store = hk_xasprintf("%s/store", root);
 	hk_autofree char *bison = hk_xasprintf("%s/bison", root);
