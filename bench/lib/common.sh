@@ -1,5 +1,8 @@
 # Helpers for bench/run.
 
+# The catalogue's one store (docs/sweep.md): every build dep any catalogue recipe declares.
+CATALOGUE_STORE_PKGS="gcc-12 libc6-dev make cmake meson ninja-build pkgconf gettext"
+
 log() { echo "[bench $(date +%H:%M:%S)] $*" >&2; }
 
 # nproc, CPU model and kernel as JSON.

@@ -331,6 +331,8 @@ static int write_envelopes(struct hk_store *store, const char *artifact_dir,
 int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		    const struct hk_build_result *br, struct hk_error *err)
 {
+	if (br->artifact_id[0] && !br->artifact_stored && ctx->have_key && !bo->quiet)
+		fprintf(stderr, "[attest] nothing attested: the artifact was not stored\n");
 	if (!br->artifact_id[0] || !br->artifact_dir || !br->store)
 		return 0;
 	struct attest_parts p = { .files = HK_TREE_INIT, .owned = HK_STRV_INIT,

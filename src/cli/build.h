@@ -53,6 +53,9 @@ struct hk_build_plan {
  * build deps (its closure is empty). */
 int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
 		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
+/* Whether `name` is a package (or a name one Provides) installed in the base tree `root`
+ * (its dpkg database): a build dep the store lacks may name one (docs/bases.md). */
+bool hk_build_base_has_package(const char *root, const char *name);
 /* Plans the collapsed directories of bp's policy, given the store view the sandbox shows
  * (NULL: none). */
 int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
@@ -80,6 +83,11 @@ struct hk_build_opts {
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
 	bool per_file_rules;             /* never hand the cage collapsed directories */
 	bool verify_full;                /* re-hash the closure and base, stat caches ignored */
+	/* What may enter the store: by default only the output of a build whose every phase is
+	 * Hermetic (its id is computed and reported either way). */
+	bool seal_impure;                /* also a build with a phase Impure or NoEvidence, or
+					  * built --no-cage */
+	bool no_seal;                    /* nothing, whatever the verdicts */
 	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
 					  * around each phase's shell inside the sandbox */
 	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;
@@ -119,7 +127,10 @@ struct hk_build_result {
 	size_t n_phases;
 	long long ms_evidence_finish;    /* awaiting the phases' deferred deallocation records */
 	const char *failed_phase;
+	/* The artifact the install output makes, whether or not it entered the store (empty
+	 * when a phase failed or the recipe installs nothing), and, once stored, its directory. */
 	char artifact_id[HK_B3_ID_LEN];
+	bool artifact_stored;
 	char *artifact_dir;
 	char *work;
 	struct hk_view view;             /* the store view the sandbox showed (core/view.h) */
@@ -141,6 +152,11 @@ struct hk_build_result {
 /* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err
  * says why and r->failed_stage where. */
 int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
+/* Checks the closure's artifacts and the pinned base before anything runs (build_verify.c);
+ * counts the sealed deps into br.  Returns 0 or an exit status, err saying which failed. */
+int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
+			   struct hk_store *store, struct hk_build_result *br, struct hk_error *err);
+
 /* The result as JSON, and its release (build_result.c). */
 void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);
 void hk_build_result_free(struct hk_build_result *r);

@@ -99,6 +99,20 @@ static void base_deps_of(struct hk_store *store, const struct hk_artifact *a,
 	}
 }
 
+bool hk_build_base_has_package(const char *root, const char *name)
+{
+	hk_autofree char *status = hk_xasprintf("%s%svar/lib/dpkg/status", root,
+						root[strlen(root) - 1] == '/' ? "" : "/");
+	char **names = NULL;
+	size_t n = 0;
+	struct hk_error ignored;
+	if (access(status, R_OK) != 0 || hk_deb_installed_names(status, &names, &n, &ignored) < 0)
+		return false;
+	bool has = names_has(names, n, name);
+	names_free(names, n);
+	return has;
+}
+
 /* The recipe's base: its tree, and what the policy and the evidence say of it. */
 static int resolve_base(const struct hk_recipe *r, struct hk_store *store,
 			struct hk_build_plan *bp, struct hk_error *err)
@@ -137,123 +151,129 @@ static int resolve_base(const struct hk_recipe *r, struct hk_store *store,
 	return 0;
 }
 
-int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
-		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err)
+/* The closure being derived: what each step of hk_build_derive hands the next. */
+struct derivation {
+	const struct hk_recipe *r;
+	struct hk_store *store;
+	struct hk_build_plan *bp;
+	struct hk_error *err;
+	const char *where;                    /* the recipe, for messages */
+	char **base_names;                    /* what the base's dpkg database installs */
+	size_t n_base;
+	struct hk_strset base_wanted;         /* base packages the closure reaches */
+	const struct hk_artifact **closure;   /* store artifacts, deps first */
+	size_t n_closure;
+	struct hk_strset base_files;          /* the base packages' files, granted */
+};
+
+/* The names the base's dpkg database installs (its packages and what they Provide), when it
+ * has one: they satisfy runtime deps (libc6 …) and may be declared by name. */
+static void read_base_names(struct derivation *dv)
 {
-	memset(bp, 0, sizeof(*bp));
-	bp->policy = (struct hk_policy)HK_POLICY_INIT;
-	bp->collapse = (struct hk_strset)HK_STRSET_INIT;
-	const char *where = r->path ? r->path : "recipe";
-	int brc = resolve_base(r, store, bp, err);
-	if (brc < 0)
-		return brc;
-
-	/* The base root's own packages (its dpkg database, when it has one) satisfy runtime
-	 * deps (libc6 …) and may be declared by name: the base ships them. */
-	char **base_names = NULL;
-	size_t n_base = 0;
-	const char *root = bp->base_root;
-	char *status = hk_xasprintf("%s%svar/lib/dpkg/status", root,
-				    root[strlen(root) - 1] == '/' ? "" : "/");
+	const char *root = dv->bp->base_root;
+	hk_autofree char *status = hk_xasprintf("%s%svar/lib/dpkg/status", root,
+						root[strlen(root) - 1] == '/' ? "" : "/");
 	struct hk_error ignored;
-	if (r->n_build_deps > 0 && access(status, R_OK) == 0 &&
-	    hk_deb_installed_names(status, &base_names, &n_base, &ignored) < 0) {
-		base_names = NULL;
-		n_base = 0;
+	if (dv->r->n_build_deps > 0 && access(status, R_OK) == 0 &&
+	    hk_deb_installed_names(status, &dv->base_names, &dv->n_base, &ignored) < 0) {
+		dv->base_names = NULL;
+		dv->n_base = 0;
 	}
-	free(status);
-	struct hk_strset base_wanted = HK_STRSET_INIT;
-	struct hk_deb_pkglist base_pkgs_versions = { 0 };
-	bool versions_read = false;
+}
 
-	/* Declared deps → store artifacts, or packages of the base. */
+/* Declared deps → store artifacts (or packages of the base), then their runtime closure. */
+static int resolve_closure(struct derivation *dv)
+{
+	const struct hk_recipe *r = dv->r;
 	const struct hk_artifact **roots = hk_xcalloc(r->n_build_deps + 1, sizeof(*roots));
 	size_t n_roots = 0;
 	int rc = 0;
+	struct hk_deb_pkglist base_versions = { 0 };
+	bool versions_read = false;
+	struct hk_error ignored;
 	for (size_t i = 0; i < r->n_build_deps && rc == 0; i++) {
 		const struct hk_recipe_dep *d = &r->build_deps[i];
-		rc = hk_store_find(store, d->spec, &roots[n_roots], err);
+		rc = hk_store_find(dv->store, d->spec, &roots[n_roots], dv->err);
 		if (rc == 0) {
 			n_roots++;
 		} else if (rc == -ENOENT && d->name && !d->version && !d->b3 &&
-			   names_has(base_names, n_base, d->name)) {
-			hk_strset_add(&base_wanted, d->name);
+			   names_has(dv->base_names, dv->n_base, d->name)) {
+			hk_strset_add(&dv->base_wanted, d->name);
 			rc = 0;
 		} else if (rc == -ENOENT && d->name && d->version && !d->b3 &&
 			   (versions_read ||
-			    (versions_read = hk_debroot_packages(root, &base_pkgs_versions,
+			    (versions_read = hk_debroot_packages(dv->bp->base_root, &base_versions,
 								 &ignored) == 0)) &&
-			   base_has_version(&base_pkgs_versions, d->name, d->version)) {
-			hk_strset_add(&base_wanted, d->name);
+			   base_has_version(&base_versions, d->name, d->version)) {
+			hk_strset_add(&dv->base_wanted, d->name);
 			rc = 0;
 		} else {
-			bp->fail_stage = HK_BUILD_STAGE_DEPS;
-			rc = hk_wrap(err, "%s:%u:%u: build dep '%s' (store %s; import it with "
-					  "'harkaq store import-apt NAME' or 'harkaq store add')",
-				     where, d->pos.line, d->pos.col, d->spec, hk_store_dir(store));
+			dv->bp->fail_stage = HK_BUILD_STAGE_DEPS;
+			rc = hk_wrap(dv->err, "%s:%u:%u: build dep '%s' (store %s; import it with "
+					      "'harkaq store import-apt NAME' or 'harkaq store add')",
+				     dv->where, d->pos.line, d->pos.col, d->spec,
+				     hk_store_dir(dv->store));
 		}
 	}
-	const struct hk_artifact **closure = NULL;
-	size_t n_closure = 0;
-	bool closure_failed = false;
 	/* No deps, empty closure: the same policy whether a store exists or not. */
 	if (rc == 0 && n_roots > 0) {
-		rc = hk_store_closure(store, (const struct hk_artifact *const *)roots, n_roots,
-				      (const char *const *)base_names, n_base, &closure, &n_closure,
-				      err);
-		closure_failed = rc < 0;
+		rc = hk_store_closure(dv->store, (const struct hk_artifact *const *)roots, n_roots,
+				      (const char *const *)dv->base_names, dv->n_base, &dv->closure,
+				      &dv->n_closure, dv->err);
+		if (rc < 0) {
+			dv->bp->fail_stage = HK_BUILD_STAGE_DEPS;
+			hk_wrap(dv->err, "%s: the closure of the declared deps", dv->where);
+		}
 	}
 	free(roots);
-	hk_deb_pkglist_free(&base_pkgs_versions);
-	if (rc < 0) {
-		if (closure_failed) {
-			bp->fail_stage = HK_BUILD_STAGE_DEPS;
-			hk_wrap(err, "%s: the closure of the declared deps", where);
-		}
-		names_free(base_names, n_base);
-		hk_strset_free(&base_wanted);
-		return rc;
-	}
-	/* The closure's runtime deps the base satisfies are granted too, file by file, from the
-	 * base's own package lists: cc1 needs libz.so.1 whether zlib1g is a store artifact or a
-	 * package of the base. */
-	for (size_t i = 0; i < n_closure; i++)
-		base_deps_of(store, closure[i], base_names, n_base, &base_wanted);
-	names_free(base_names, n_base);
-	struct hk_strset base_pkgs = HK_STRSET_INIT, base_files = HK_STRSET_INIT;
-	if (base_wanted.len > 0) {
-		rc = hk_debroot_closure(root, (const char *const *)base_wanted.items, base_wanted.len,
-					&base_pkgs, err);
-		if (rc == 0)
-			rc = hk_debroot_package_files(root, &base_pkgs, &base_files, err);
-	}
-	bp->n_base_packages = base_pkgs.len;
-	hk_strset_free(&base_wanted);
-	hk_strset_free(&base_pkgs);
-	if (rc < 0) {
-		hk_strset_free(&base_files);
-		free(closure);
-		return hk_wrap(err, "%s: the base packages of the closure (base %s)", where, root);
-	}
+	hk_deb_pkglist_free(&base_versions);
+	return rc;
+}
 
-	/* Every file and symlink of every artifact, as the sandbox sees it. */
-	size_t cap = 1024, n = 0;
-	struct hk_derive_entry *entries = hk_xmalloc(cap * sizeof(*entries));
-	struct hk_tree *trees = hk_xcalloc(n_closure + 1, sizeof(*trees));
-	char **paths = NULL;
-	size_t n_paths = 0, cap_paths = 0;
+/* The closure's runtime deps the base satisfies are granted too, file by file, from the
+ * base's own package lists: cc1 needs libz.so.1 whether zlib1g is a store artifact or a
+ * package of the base. */
+static int resolve_base_packages(struct derivation *dv)
+{
+	for (size_t i = 0; i < dv->n_closure; i++)
+		base_deps_of(dv->store, dv->closure[i], dv->base_names, dv->n_base, &dv->base_wanted);
+	if (dv->base_wanted.len == 0)
+		return 0;
+	const char *root = dv->bp->base_root;
+	struct hk_strset pkgs = HK_STRSET_INIT;
+	int rc = hk_debroot_closure(root, (const char *const *)dv->base_wanted.items,
+				    dv->base_wanted.len, &pkgs, dv->err);
+	if (rc == 0)
+		rc = hk_debroot_package_files(root, &pkgs, &dv->base_files, dv->err);
+	dv->bp->n_base_packages = pkgs.len;
+	hk_strset_free(&pkgs);
+	if (rc < 0)
+		return hk_wrap(dv->err, "%s: the base packages of the closure (base %s)", dv->where,
+			       root);
+	return 0;
+}
+
+/* Every file and symlink of every artifact of the closure, as the sandbox sees it, into the
+ * plan (entries point into the manifests' strings, which the plan keeps), and the layers. */
+static int collect_entries(struct derivation *dv)
+{
+	struct hk_build_plan *bp = dv->bp;
+	size_t n_closure = dv->n_closure, cap = 1024;
+	bp->entries = hk_xmalloc(cap * sizeof(*bp->entries));
+	bp->entry_paths = hk_xcalloc(cap, sizeof(char *));
+	bp->trees = hk_xcalloc(n_closure + 1, sizeof(*bp->trees));
+	bp->n_trees = n_closure;
 	bp->layers = hk_xcalloc(n_closure + 1, sizeof(char *));
+	bp->n_layers = n_closure;
 	for (size_t i = 0; i < n_closure; i++) {
-		trees[i] = (struct hk_tree)HK_TREE_INIT;
-		rc = hk_store_files(store, closure[i], &trees[i], err);
-		if (rc < 0) {
-			rc = hk_wrap(err, "artifact %s", closure[i]->dirname);
-			goto out;
-		}
+		const struct hk_artifact *a = dv->closure[i];
+		bp->trees[i] = (struct hk_tree)HK_TREE_INIT;
+		if (hk_store_files(dv->store, a, &bp->trees[i], dv->err) < 0)
+			return hk_wrap(dv->err, "artifact %s", a->dirname);
 		/* Highest priority first: a dependent over its deps (closure is deps-first). */
-		bp->layers[n_closure - 1 - i] = hk_xstrdup(closure[i]->path);
-		for (size_t k = 0; k < trees[i].n; k++) {
-			const struct hk_tree_entry *e = &trees[i].entries[k];
+		bp->layers[n_closure - 1 - i] = hk_xstrdup(a->path);
+		for (size_t k = 0; k < bp->trees[i].n; k++) {
+			const struct hk_tree_entry *e = &bp->trees[i].entries[k];
 			if (e->type == HK_TREE_DIR)
 				continue;
 			/* Not merged into the sandbox (a dep's /var): nothing to grant. */
@@ -261,74 +281,84 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 				bp->n_unmerged++;
 				continue;
 			}
-			if (n_paths == cap_paths) {
-				cap_paths = cap_paths ? cap_paths * 2 : 1024;
-				paths = hk_xrealloc(paths, cap_paths * sizeof(char *));
-			}
-			paths[n_paths] = hk_xasprintf("/%s", e->path);
-			if (n == cap) {
+			if (bp->n_entries == cap) {
 				cap *= 2;
-				entries = hk_xrealloc(entries, cap * sizeof(*entries));
+				bp->entries = hk_xrealloc(bp->entries, cap * sizeof(*bp->entries));
+				bp->entry_paths = hk_xrealloc(bp->entry_paths, cap * sizeof(char *));
 			}
-			entries[n].path = paths[n_paths];
-			entries[n].symlink_target = e->type == HK_TREE_SYMLINK ? e->target : NULL;
-			entries[n].artifact = closure[i]->dirname;
-			n++;
-			n_paths++;
+			char *path = hk_xasprintf("/%s", e->path);
+			bp->entry_paths[bp->n_entries] = path;
+			bp->entries[bp->n_entries++] = (struct hk_derive_entry){
+				.path = path,
+				.symlink_target = e->type == HK_TREE_SYMLINK ? e->target : NULL,
+				.artifact = a->dirname,
+			};
 		}
 	}
-	bp->n_layers = n_closure;
+	return 0;
+}
 
+/* The policy: the sandbox's contract, the closure's entries, the base runtime and the base
+ * packages' files, the recipe's expectations; then its id. */
+static int derive_policy(struct derivation *dv, const char *profile,
+			 const struct hk_sandbox *sandbox)
+{
+	struct hk_build_plan *bp = dv->bp;
+	const char *root = bp->base_root;
 	struct hk_strset base = HK_STRSET_INIT;
-	rc = hk_base_runtime(root, profile, &base, err);
-	hk_strset_add_all(&base, &base_files);
-	hk_strset_free(&base_files);
+	int rc = hk_base_runtime(root, profile, &base, dv->err);
 	if (rc < 0) {
 		hk_strset_free(&base);
-		rc = hk_wrap(err, "the base runtime (profile %s, root %s)", profile, root);
-		goto out;
+		return hk_wrap(dv->err, "the base runtime (profile %s, root %s)", profile, root);
 	}
+	hk_strset_add_all(&base, &dv->base_files);
 	hk_sandbox_contract(sandbox, &bp->policy);
 	struct hk_derive_input in = {
-		.closure = entries,
-		.n_closure = n,
+		.closure = bp->entries,
+		.n_closure = bp->n_entries,
 		.base_runtime = &base,
-		.expects = (const char *const *)r->expects,
-		.n_expects = r->n_expects,
+		.expects = (const char *const *)dv->r->expects,
+		.n_expects = dv->r->n_expects,
 		.scopes = HK_SCOPE_ABSTRACT_UNIX_SOCKET | HK_SCOPE_SIGNAL,
 	};
-	rc = hk_derive_policy(&in, &bp->policy, &bp->report, err);
+	rc = hk_derive_policy(&in, &bp->policy, &bp->report, dv->err);
 	hk_strset_free(&base);
-	if (rc < 0) {
-		rc = hk_wrap(err, "%s", where);
-		goto out;
-	}
+	if (rc < 0)
+		return hk_wrap(dv->err, "%s", dv->where);
 	hk_policy_id(&bp->policy, bp->policy_id);
-	bp->n_closure = n_closure;
-	bp->closure_names = hk_xcalloc(n_closure + 1, sizeof(char *));
-	for (size_t i = 0; i < n_closure; i++)
-		bp->closure_names[i] = hk_xstrdup(closure[i]->dirname);
-	/* The entries point into the trees' strings (symlink targets): kept for the collapse
-	 * plan, which comes once the store view is known. */
-	bp->entries = entries;
-	bp->n_entries = n;
-	bp->entry_paths = paths;
-	entries = NULL;
-	paths = NULL;
-	n_paths = 0;
-	bp->trees = trees;
-	bp->n_trees = n_closure;
-	trees = NULL;
-	rc = 0;
-out:
-	for (size_t i = 0; trees && i < n_closure; i++)
-		hk_tree_free(&trees[i]);
-	free(trees);
-	for (size_t i = 0; i < n_paths; i++)
-		free(paths[i]);
-	free(paths);
-	free(entries);
-	free(closure);
+	bp->n_closure = dv->n_closure;
+	bp->closure_names = hk_xcalloc(dv->n_closure + 1, sizeof(char *));
+	for (size_t i = 0; i < dv->n_closure; i++)
+		bp->closure_names[i] = hk_xstrdup(dv->closure[i]->dirname);
+	return 0;
+}
+
+int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err)
+{
+	memset(bp, 0, sizeof(*bp));
+	bp->policy = (struct hk_policy)HK_POLICY_INIT;
+	bp->collapse = (struct hk_strset)HK_STRSET_INIT;
+	struct derivation dv = {
+		.r = r, .store = store, .bp = bp, .err = err,
+		.where = r->path ? r->path : "recipe",
+		.base_wanted = HK_STRSET_INIT, .base_files = HK_STRSET_INIT,
+	};
+	int rc = resolve_base(r, store, bp, err);
+	if (rc < 0)
+		return rc;
+	read_base_names(&dv);
+	rc = resolve_closure(&dv);
+	if (rc == 0)
+		rc = resolve_base_packages(&dv);
+	if (rc == 0)
+		rc = collect_entries(&dv);
+	if (rc == 0)
+		rc = derive_policy(&dv, profile, sandbox);
+	names_free(dv.base_names, dv.n_base);
+	hk_strset_free(&dv.base_wanted);
+	hk_strset_free(&dv.base_files);
+	free(dv.closure);
 	return rc;
 }
 

@@ -61,8 +61,9 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	} else {
 		hk_json_null(j);
 	}
-	/* The wait, after the last phase and the seal, for the phases' deallocation records
-	 * (each phase's part is its timing_ms.dealloc_wait; bench/run adds this to the phases). */
+	/* The wait, after the last phase and the staging of its output, for the deallocation
+	 * records still outstanding (each phase's part is its timing_ms.dealloc_wait; bench/run
+	 * adds this to the phases). */
 	hk_json_key(j, "evidence_finish_ms");
 	hk_json_int(j, br->ms_evidence_finish);
 	hk_json_key(j, "phases");
@@ -128,6 +129,8 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_str(j, br->artifact_id);
 	else
 		hk_json_null(j);
+	/* Whether that artifact entered the store (only Hermetic builds do by default). */
+	hk_json_kv_bool(j, "artifact_stored", br->artifact_stored);
 	hk_json_key(j, "interrupted_by_signal");
 	if (br->interrupted)
 		hk_json_int(j, br->interrupted);

@@ -23,7 +23,6 @@
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/file.h"
-#include "core/statcache.h"
 #include "core/util.h"
 #include "core/verdict.h"
 #include "sys/mountns.h"
@@ -170,47 +169,6 @@ static int worse(int a, int b)
 	return rank[a] >= rank[b] ? a : b;
 }
 
-/* Every dep of the closure, and the pinned base, are checked before any sandbox starts, with
- * the check of `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its
- * manifest and, if sealed, its fs-verity digests — so an artifact changed on disk, or under
- * the filesystem, is refused before anything runs, naming it and the file.  Warm when nothing
- * changed since the last full check: by the artifact's stat cache (core/statcache.h).
- * Returns 0 or an exit code. */
-static int verify_closure(const struct hk_build_opts *bo, const struct hk_recipe *r,
-			  struct hk_store *store, struct hk_build_result *br, struct hk_error *err)
-{
-	long long t_verify = hk_now_ms();
-	size_t warm_count = 0, n_checked = 0;
-	for (size_t i = 0; i <= br->plan.n_closure; i++) {
-		const struct hk_artifact *dep = NULL;
-		bool is_dep = i < br->plan.n_closure;
-		const char *what = is_dep ? br->plan.closure_names[i] : br->plan.base.id;
-		if (!what)
-			break;   /* an unpinned base: nothing of the store to verify */
-		bool warm = false;
-		int vr = hk_store_find(store, what, &dep, err);
-		if (vr == 0)
-			vr = bo->verify_full ? hk_verity_check_artifact(store, dep, err)
-					     : hk_statcache_verify(store, dep, hk_verity_check_artifact,
-								   &warm, err);
-		if (vr < 0) {
-			hk_wrap(err, "refusing to build %s: %s %s does not verify",
-				r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
-			return hk_exit_for_errno(err->code);
-		}
-		n_checked++;
-		warm_count += warm;
-		if (is_dep)
-			br->deps_sealed += dep->sealed;
-	}
-	if (!bo->quiet && n_checked)
-		fprintf(stderr, "[deps] %zu artifact(s) verified (%zu%s sealed with fs-verity; %zu "
-				"unchanged since the last full check) in %.1f s\n",
-			n_checked, br->deps_sealed, br->plan.base.id ? " deps" : "", warm_count,
-			(double)(hk_now_ms() - t_verify) / 1000.0);
-	return 0;
-}
-
 /* Looks up every granted path of the merged views once, in a child, while the parent verifies
  * the closure: an overlay of a hundred layers is slow to look up cold (each name is searched
  * in every layer), and the first phase's cage would otherwise pay it inside its rule set-up
@@ -241,6 +199,11 @@ static pid_t warm_merged_view(const struct hk_sandbox_plan *plan, const struct h
 	_exit(0);
 }
 
+/* How each phase's audit reader is started (also the first one, started ahead): it may switch
+ * audit on, with its own default backlog floor. */
+#define PHASE_READER_MAY_ENABLE true
+#define PHASE_READER_BACKLOG_FLOOR (-1L)
+
 /* ---- the engine, step by step ---- */
 
 /* Everything one build holds while it runs; released by release_build(). */
@@ -259,9 +222,16 @@ struct build {
 	struct hk_sandbox_plan plan;
 	bool work_made, view_mounted;
 	struct hk_reads reads;      /* bo->observe_opens: the opens of the phases */
+	/* the install output staged in the store (stage_output), until stored or removed */
+	char *staged;
+	struct hk_dep_group *out_groups;   /* its runtime deps, as an artifact spec wants them */
+	char *out_source;
 	/* phases whose evidence is still coming (defer_evidence) */
 	struct hk_cage_result *pending[HK_PHASE_COUNT];
 	size_t n_pending;
+	/* the first phase's audit reader, started while the build sets up (NULL once a phase
+	 * took it over) */
+	struct hk_cage_reader *reader_ahead;
 };
 
 /* A step that stopped the build at `stage`: returns `code`. */
@@ -382,7 +352,7 @@ static int plan_build(struct build *b)
 	if (hk_sandbox_plan(&b->sb, &b->plan, b->err) < 0) {
 		/* A dep whose tree is gone or altered is named as such, before the plan's error. */
 		struct hk_error plan_err = *b->err;
-		int code = verify_closure(b->bo, b->r, br->store, br, b->err);
+		int code = hk_build_verify_inputs(b->bo, b->r, br->store, br, b->err);
 		if (code == 0) {
 			*b->err = plan_err;
 			code = HK_EXIT_DATAERR;
@@ -422,7 +392,7 @@ static int mount_view_and_verify(struct build *b)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	b->view_mounted = true;
 	pid_t warm_pid = warm_merged_view(&b->plan, &b->br->plan.policy);
-	int code = verify_closure(b->bo, b->r, b->br->store, b->br, b->err);
+	int code = hk_build_verify_inputs(b->bo, b->r, b->br->store, b->br, b->err);
 	if (warm_pid > 0) {
 		if (code != 0)
 			kill(warm_pid, SIGKILL);
@@ -575,21 +545,24 @@ static int run_phase(struct build *b, enum hk_phase ph)
 		.status_fd = HK_SANDBOX_STATUS_FD,
 		.canary_path = evidence ? canary_sb : NULL,
 		.evidence = evidence,
-		.reader_may_enable = true,
-		.backlog_floor = -1,
+		.reader_may_enable = PHASE_READER_MAY_ENABLE,
+		.backlog_floor = PHASE_READER_BACKLOG_FLOOR,
 		.as_user = true,
 		.uid = b->uid,
 		.gid = b->gid,
 		.timeout_s = bo->timeout_s,
 		.envp = b->env,
 		.quiet = bo->quiet,
-		/* The phase's deallocation record is awaited after the last phase (and the seal),
-		 * while the next phases run: it comes ~40 ms after the phase's last process is
-		 * reaped, and no phase needs the previous one's verdict. */
+		/* The phase's deallocation record is not awaited here: it comes ~40 ms after the
+		 * phase's last process is reaped, and no phase needs the previous one's verdict.
+		 * The next phases drain its reader and close its evidence when its records are in
+		 * (cli/cage.h); hk_cage_finish waits, after the last phase, for what is left. */
 		.defer_evidence = evidence,
 		.drain = b->pending,
 		.n_drain = b->n_pending,
+		.reader = b->reader_ahead,
 	};
+	b->reader_ahead = NULL; /* the run owns it now, whatever happens */
 	if (!bo->quiet)
 		fprintf(stderr, "[%s] running%s\n", pname, bo->cage ? " under the cage" : "");
 	long long t0 = hk_now_ms();
@@ -669,31 +642,103 @@ static int run_phases(struct build *b)
 	return 0;
 }
 
-/* Seals the install output into the store, all or nothing: signals wait until it is done
- * (hk_store_add cleans its own temporary directory on failure, but not if harkaq dies inside
- * it). */
-static int seal_output(struct build *b)
+/* What /out is as an artifact: its name, version and runtime deps are the recipe's; its
+ * provenance says a build made it (origin "build", core/store.h). */
+static void output_spec(struct build *b, struct hk_artifact_spec *spec)
+{
+	const struct hk_recipe *r = b->r;
+	if (!b->out_groups) {
+		b->out_groups = hk_xcalloc(r->n_runtime_deps + 1, sizeof(*b->out_groups));
+		for (size_t i = 0; i < r->n_runtime_deps; i++) {
+			b->out_groups[i].alts = hk_xcalloc(1, sizeof(char *));
+			b->out_groups[i].alts[0] = hk_xstrdup(r->runtime_deps[i].name
+								  ? r->runtime_deps[i].name
+								  : r->runtime_deps[i].spec);
+			b->out_groups[i].n_alts = 1;
+		}
+		b->out_source = hk_xasprintf("{\"built_by\":\"harkaq build\",\"recipe_hash\":\"%s\"}",
+					     b->br->recipe_hash);
+	}
+	*spec = (struct hk_artifact_spec){
+		.name = r->name,
+		.version = r->version,
+		.deps = b->out_groups,
+		.n_deps = r->n_runtime_deps,
+		.source_json = b->out_source,
+	};
+}
+
+/* Stages the install output in the store (copied, normalised, hashed: hk_store_stage) so that
+ * its artifact id is known to the verdicts before they decide whether it may enter the store
+ * (store_output).  The copy is made while the last phase's deallocation record is on its way,
+ * and lets the work directory go before the verdicts. */
+static int stage_output(struct build *b)
 {
 	const struct hk_recipe *r = b->r;
 	struct hk_build_result *br = b->br;
 	if (br->failed_phase || r->phases[HK_PHASE_INSTALL].n_commands == 0)
 		return 0;
-	struct hk_dep_group *groups = hk_xcalloc(r->n_runtime_deps + 1, sizeof(*groups));
-	for (size_t i = 0; i < r->n_runtime_deps; i++) {
-		groups[i].alts = hk_xcalloc(1, sizeof(char *));
-		groups[i].alts[0] = hk_xstrdup(r->runtime_deps[i].name ? r->runtime_deps[i].name
-								       : r->runtime_deps[i].spec);
-		groups[i].n_alts = 1;
+	struct hk_artifact_spec spec;
+	output_spec(b, &spec);
+	if (hk_store_stage(br->store, b->out, &spec, &b->staged, br->artifact_id, b->err) < 0) {
+		hk_wrap(b->err, "hashing /out");
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
-	char *source_json = hk_xasprintf("{\"built_by\":\"harkaq build\",\"recipe_hash\":\"%s\"}",
-					 br->recipe_hash);
-	struct hk_artifact_spec spec = {
-		.name = r->name,
-		.version = r->version,
-		.deps = groups,
-		.n_deps = r->n_runtime_deps,
-		.source_json = source_json,
-	};
+	return 0;
+}
+
+/* Why the staged output stays out of the store (a sentence), or NULL when it may enter: only
+ * a build whose every phase is Hermetic is sealed, unless --seal-impure asks for any verdict;
+ * --no-seal keeps every output out.  A store is where the diagnosis looks for providers: an
+ * impure build's output would be suggested to the next build as a dep to declare. */
+static char *why_not_stored(const struct build *b)
+{
+	const struct hk_build_result *br = b->br;
+	if (b->bo->no_seal)
+		return hk_xstrdup("--no-seal");
+	if (b->bo->seal_impure)
+		return NULL;
+	if (!b->bo->cage)
+		return hk_xstrdup("built without the cage, no verdict vouches for it (--seal-impure "
+				  "stores it)");
+	for (size_t i = 0; i < br->n_phases; i++) {
+		const struct phase_result *pr = &br->phases[i];
+		if (!pr->has_verdict || pr->verdict.state != HK_HERMETIC)
+			return hk_xasprintf("%s is %s (--seal-impure stores it)", pr->label,
+					    pr->has_verdict ? hk_verdict_state_name(pr->verdict.state)
+							    : "without a verdict");
+	}
+	return NULL;
+}
+
+/* Removes the staged output, if any (nothing of it stays in the store). */
+static void discard_staged(struct build *b)
+{
+	if (!b->staged)
+		return;
+	struct hk_error ignored;
+	hk_store_remove_tree(b->staged, &ignored);
+	free(b->staged);
+	b->staged = NULL;
+}
+
+/* Adds the staged output to the store, or removes it, as the verdicts allow (why_not_stored).
+ * The add is all or nothing: signals wait until it is done (hk_store_add cleans its own
+ * temporary directory on failure, but not if harkaq dies inside it). */
+static int store_output(struct build *b)
+{
+	struct hk_build_result *br = b->br;
+	if (!b->staged)
+		return 0;
+	hk_autofree char *why = interrupted_by ? hk_xstrdup("interrupted") : why_not_stored(b);
+	if (why) {
+		discard_staged(b);
+		if (!b->bo->quiet)
+			fprintf(stderr, "artifact   %s  not stored: %s\n", br->artifact_id, why);
+		return 0;
+	}
+	struct hk_artifact_spec spec;
+	output_spec(b, &spec);
 	const struct hk_artifact *art = NULL;
 	bool added = false;
 	sigset_t block, saved;
@@ -702,18 +747,24 @@ static int seal_output(struct build *b)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &saved);
-	int rc = hk_store_add(br->store, b->out, &spec, 0, &art, &added, b->err);
+	int rc = hk_store_add(br->store, b->staged, &spec, HK_STORE_ADD_CONSUME, &art, &added,
+			      b->err);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
-	hk_dep_groups_free(groups, r->n_runtime_deps);
-	free(source_json);
+	free(b->staged);   /* consumed: moved into place, or removed by the add */
+	b->staged = NULL;
+	if (rc == 0 && strcmp(art->id, br->artifact_id) != 0)
+		rc = hk_fail(b->err, EIO, "the staged output hashed to %s and was stored as %s",
+			     br->artifact_id, art->id);
 	if (rc < 0) {
 		hk_wrap(b->err, "sealing /out into the store");
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
-	snprintf(br->artifact_id, sizeof(br->artifact_id), "%s", art->id);
 	br->artifact_dir = hk_xstrdup(art->dirname);
-	if (!b->bo->quiet)
+	br->artifact_stored = true;
+	if (!b->bo->quiet) {
 		fprintf(stderr, "[seal] %s %s\n", art->id, added ? "(new)" : "(already in the store)");
+		fprintf(stderr, "artifact   %s  %s\n", br->artifact_id, br->artifact_dir);
+	}
 	return 0;
 }
 
@@ -781,8 +832,6 @@ static int give_verdicts(struct build *b)
 			fprintf(stderr, "harkaq build: phase %s failed; later phases were not run\n",
 				br->failed_phase);
 	}
-	if (!bo->quiet && br->artifact_id[0])
-		fprintf(stderr, "artifact   %s  %s\n", br->artifact_id, br->artifact_dir);
 	return code;
 }
 
@@ -805,7 +854,7 @@ static int prepare_and_run(struct build *b)
 	watch_opens(b);
 	code = run_phases(b);
 	keep_opens(b);
-	if (code || (code = seal_output(b)))
+	if (code || (code = stage_output(b)))
 		return code;
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
@@ -825,19 +874,36 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		free(b.exec_path);
 		return code;
 	}
+	/* The first phase's audit reader starts now and gets ready while the build plans, mounts,
+	 * verifies and copies the source (~10 ms of start-up off the build's path).  It proves
+	 * what a reader started by the phase proves: docs/audit-reader.md, "Started ahead". */
+	if (bo->cage && !bo->no_evidence)
+		b.reader_ahead = hk_cage_reader_start_ahead(PHASE_READER_MAY_ENABLE,
+							    PHASE_READER_BACKLOG_FLOOR);
 	code = prepare_and_run(&b);
+	hk_cage_reader_discard(b.reader_ahead); /* no phase ran to take it over */
+	b.reader_ahead = NULL;
 	if (code == 0)
 		code = give_verdicts(&b);
+	if (code < HK_EXIT_USAGE) {
+		int stored = store_output(&b);
+		if (stored)
+			code = stored;
+	}
 	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
 	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
 	 * whole (the seal runs with the signals blocked) and the result stands. */
-	if (interrupted_by && !br->artifact_id[0] && code < 128) {
+	if (interrupted_by && !br->artifact_stored && code < 128) {
 		code = stop_interrupted(&b);
 		br->interrupted = (int)interrupted_by;
 	}
 	if (!bo->quiet && code < HK_EXIT_USAGE)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - b.t_build) / 1000.0);
 	release_work(&b);
+	discard_staged(&b);
+	if (b.out_groups)
+		hk_dep_groups_free(b.out_groups, b.r->n_runtime_deps);
+	free(b.out_source);
 	hk_sandbox_plan_free(&b.plan);
 	hk_argv_free(b.env);
 	free(b.exec_path);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/proc.h"
+#include "sys/nsinit.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "sys/proc.h"
@@ -44,9 +45,19 @@ struct hk_cage_reader {
 	int in_fd;                  /* its stdin; closing it asks it to stop */
 	struct hk_linereader out;
 	bool ended;
+	long long t_started;        /* hk_now_ms() at its fork */
 };
 
-static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
+static struct hk_cage_reader *reader_new(void)
+{
+	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
+	rd->pid = -1;
+	rd->in_fd = -1;
+	rd->out.fd = -1;
+	return rd;
+}
+
+static int reader_start(bool may_enable, long backlog_floor, struct hk_cage_reader *rd,
 			struct hk_error *err)
 {
 	hk_autofree char *path = NULL;
@@ -66,14 +77,15 @@ static int reader_start(const struct hk_cage_opts *o, struct hk_cage_reader *rd,
 	char *argv[8];
 	int a = 0;
 	argv[a++] = path;
-	if (!o->reader_may_enable)
+	if (!may_enable)
 		argv[a++] = no_enable;
-	if (o->backlog_floor >= 0) {
-		snprintf(floor_arg, sizeof(floor_arg), "%ld", o->backlog_floor);
+	if (backlog_floor >= 0) {
+		snprintf(floor_arg, sizeof(floor_arg), "%ld", backlog_floor);
 		argv[a++] = floor_opt;
 		argv[a++] = floor_arg;
 	}
 	argv[a] = NULL;
+	rd->t_started = hk_now_ms();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -247,11 +259,11 @@ static size_t reader_group(pid_t reader, pid_t out[READER_GROUP_MAX])
 	return n;
 }
 
-/* Kills a run's reader (after its final status, or without it: a run that failed, a result
- * freed unfinished) and reaps it and its sentinel. */
-static void reader_kill(struct hk_cage_result *r)
+/* Kills a reader (after its final status, or without it: a run that failed, a result freed
+ * unfinished, a reader started ahead for a build that stopped before its first phase) and
+ * reaps it and its sentinel. */
+static void reader_free(struct hk_cage_reader *rd)
 {
-	struct hk_cage_reader *rd = r->pending;
 	if (!rd)
 		return;
 	if (rd->in_fd >= 0)
@@ -274,7 +286,30 @@ static void reader_kill(struct hk_cage_result *r)
 	}
 	hk_linereader_close(&rd->out);
 	free(rd);
+}
+
+static void reader_kill(struct hk_cage_result *r)
+{
+	reader_free(r->pending);
 	r->pending = NULL;
+}
+
+struct hk_cage_reader *hk_cage_reader_start_ahead(bool may_enable, long backlog_floor)
+{
+	/* As in hk_cage_run: should the reader die, its orphaned sentinel becomes our child. */
+	hk_sys_become_subreaper();
+	struct hk_cage_reader *rd = reader_new();
+	struct hk_error ignored;
+	if (reader_start(may_enable, backlog_floor, rd, &ignored) < 0) {
+		free(rd); /* the run starts its own, and reports why that fails */
+		return NULL;
+	}
+	return rd;
+}
+
+void hk_cage_reader_discard(struct hk_cage_reader *rd)
+{
+	reader_free(rd);
 }
 
 /* Whether a run still waits for records: its reader is ready and alive, and its canary or
@@ -283,6 +318,22 @@ static bool awaits_records(const struct hk_cage_result *r)
 {
 	return r->pending && r->reader_ready && r->pending->out.fd >= 0 &&
 	       !(hk_evidence_canary_seen(&r->evidence) && hk_evidence_dealloc_seen(&r->evidence));
+}
+
+/* Closes a deferred run's evidence on its own accounting: once its canary and its
+ * deallocation record are in (the kernel's count of its domain, after which no record of it
+ * can come), its reader is asked for its final status — the lost counter after — at once,
+ * not after the last phase.  A run's loss window is then its own (plus the kernel's delay
+ * before its deallocation record): a record lost while a later phase runs no longer voids
+ * it.  The reader answers while the caller goes on; hk_cage_finish reaps it. */
+static void settle(struct hk_cage_result *r)
+{
+	struct hk_cage_reader *rd = r->pending;
+	if (!rd || rd->in_fd < 0 || !r->reader_ready || !hk_evidence_canary_seen(&r->evidence) ||
+	    !hk_evidence_dealloc_seen(&r->evidence))
+		return;
+	close(rd->in_fd);
+	rd->in_fd = -1;
 }
 
 void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
@@ -324,13 +375,16 @@ void hk_cage_finish(struct hk_cage_result *const *runs, size_t n)
 			p[i] = (struct pollfd){ runs[i]->pending ? runs[i]->pending->out.fd : -1,
 						POLLIN, 0 };
 		poll(p, (nfds_t)n, (int)next);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			if (p[i].revents && runs[i]->pending)
 				reader_drain(runs[i]->pending, runs[i]);
+			settle(runs[i]);
+		}
 	}
 
 	/* 2. Stop the readers: each answers with a final status (the lost counter after the
-	 *    run).  All are asked first, so that they answer together. */
+	 *    run).  All are asked first, so that they answer together (those whose records
+	 *    were complete earlier were asked then, by settle()). */
 	long long t_stop = hk_now_ms();
 	for (size_t i = 0; i < n; i++) {
 		struct hk_cage_reader *rd = runs[i]->pending;
@@ -370,17 +424,23 @@ static long long cpu_ms(const struct rusage *ru)
 	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 }
 
-/* Starts this run's reader (when evidence is asked) and waits, bounded, for its "ready". */
+/* Starts this run's reader (when evidence is asked), unless one was started ahead for it, and
+ * waits, bounded, for its "ready".  A reader started ahead may have announced it long ago: its
+ * "ready" (and anything it forwarded since) waits in its pipe. */
 static void start_reader(const struct hk_cage_opts *o, struct hk_cage_result *r,
-			 struct hk_cage_reader *rd)
+			 struct hk_cage_reader *rd, long long t_run)
 {
 	if (!o->evidence)
 		return;
-	struct hk_error re;
-	if (reader_start(o, rd, &re) < 0) {
-		r->reader_failed = true;
-		r->reader_error = hk_xstrdup(re.msg);
-		return;
+	if (rd->pid > 0) {
+		r->ms_reader_ahead = t_run - rd->t_started;
+	} else {
+		struct hk_error re;
+		if (reader_start(o->reader_may_enable, o->backlog_floor, rd, &re) < 0) {
+			r->reader_failed = true;
+			r->reader_error = hk_xstrdup(re.msg);
+			return;
+		}
 	}
 	r->reader_started = true;
 	long long deadline = hk_now_ms() + READER_READY_TIMEOUT_MS;
@@ -455,10 +515,11 @@ static void status_drain(struct hk_cage_result *r, struct hk_linereader *status)
 
 /* Until the command exits: its status lines, this run's reader and the deferred runs'
  * readers drained as they come, the time limit enforced. */
-static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
+static bool supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
 		      struct hk_cage_reader *rd, pid_t child, struct hk_linereader *status,
 		      long long t_cmd)
 {
+	bool exited = false;
 	int pfd = hk_sys_pidfd_open(child);
 	long long kill_at = o->timeout_s > 0 ? t_cmd + (long long)o->timeout_s * 1000 : 0;
 	hk_autofree struct pollfd *p = hk_xcalloc(3 + o->n_drain, sizeof(*p));
@@ -501,17 +562,21 @@ static void supervise(const struct hk_cage_opts *o, struct hk_cage_result *r,
 			status_drain(r, status);
 		if (i_reader >= 0 && p[i_reader].revents)
 			reader_drain(rd, r);
-		for (size_t k = 0; k < o->n_drain; k++)
+		for (size_t k = 0; k < o->n_drain; k++) {
 			if (p[i_drain + (int)k].revents && o->drain[k]->pending)
 				reader_drain(o->drain[k]->pending, o->drain[k]);
+			settle(o->drain[k]);
+		}
 		int ws;
 		if (waitpid(child, &ws, WNOHANG) == child) {
 			r->wait_status = ws;
+			exited = true;
 			break;
 		}
 	}
 	if (pfd >= 0)
 		close(pfd);
+	return exited;
 }
 
 /* Whatever the command left running holds the domain (and would hold the deallocation record
@@ -525,7 +590,7 @@ static void kill_leftovers(const struct hk_cage_opts *o, struct hk_cage_result *
 	for (size_t k = 0; k < o->n_drain; k++)
 		if (o->drain[k]->pending)
 			n_keep += reader_group(o->drain[k]->pending->pid, keep + n_keep);
-	r->leftovers_killed = hk_kill_descendants(keep, n_keep);
+	r->leftovers_killed += hk_kill_descendants(keep, n_keep);
 }
 
 /* The status pipe after the command: the rest of it (the cage may have written its last line
@@ -556,6 +621,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	forwarded_signal = 0;
 	r->abi = r->real_abi = -1;
 	r->lost_before = r->lost_after = -1;
+	r->ms_reader_ahead = -1;
 	hk_evidence_init(&r->evidence, o->canary_path);
 	long long t0 = hk_now_ms();
 
@@ -563,14 +629,18 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
 	hk_sys_become_subreaper();
 
-	struct hk_cage_reader *rd = hk_xcalloc(1, sizeof(*rd));
-	rd->pid = -1;
-	rd->in_fd = -1;
-	rd->out.fd = -1;
+	/* A reader started ahead is this run's, unless the run gathers no evidence. */
+	struct hk_cage_reader *rd = o->reader;
+	if (rd && !o->evidence) {
+		reader_free(rd);
+		rd = NULL;
+	}
+	if (!rd)
+		rd = reader_new();
 	/* From here on, the reader belongs to the result: every return below either finishes
 	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
 	r->pending = rd;
-	start_reader(o, r, rd);
+	start_reader(o, r, rd, t0);
 	r->ms_reader_start = hk_now_ms() - t0;
 	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
 		reader_kill(r);
@@ -588,13 +658,18 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	long long t_cmd = hk_now_ms();
 	struct rusage ru_before;
 	getrusage(RUSAGE_CHILDREN, &ru_before);
-	pid_t child = fork();
+	/* harkaq run: the command under an init of its own namespaces (sys/nsinit.h); a build's
+	 * bubblewrap makes them itself. */
+	int ns_report = -1;
+	pid_t child = o->namespaces
+			      ? hk_nsinit_fork(o->namespaces, st[1], child_fail, &ns_report, err)
+			      : fork();
 	if (child < 0) {
-		int e = errno;
+		int rc = o->namespaces ? child : hk_fail_errno(err, errno, "fork");
 		close(st[0]);
 		close(st[1]);
 		reader_kill(r);
-		return hk_fail_errno(err, e, "fork");
+		return rc;
 	}
 	if (child == 0) {
 		close(st[0]);
@@ -602,6 +677,7 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	}
 	close(st[1]);
 	r->started = true;
+	r->namespaces = o->namespaces;
 	signal_target = child;
 	struct sigaction sa = { 0 };
 	sa.sa_handler = forward_signal;
@@ -611,9 +687,14 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 
 	struct hk_linereader status;
 	hk_linereader_init(&status, st[0]);
-	supervise(o, r, rd, child, &status, t_cmd);
+	bool exited = supervise(o, r, rd, child, &status, t_cmd);
 	signal_target = 0;
 	r->ms_command = hk_now_ms() - t_cmd;
+	/* Through an init, its exit is the command's, and what it killed the command's leftovers. */
+	if (exited)
+		hk_nsinit_report(ns_report, r->wait_status, &r->wait_status, &r->leftovers_killed);
+	else if (ns_report >= 0)
+		close(ns_report);
 	r->exit_code = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status)
 						  : 128 + WTERMSIG(r->wait_status);
 	kill_leftovers(o, r, rd);
@@ -642,6 +723,11 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 	hk_json_obj_begin(j);
 	hk_json_key(j, "reader_start");
 	hk_json_int(j, r->ms_reader_start);
+	hk_json_key(j, "reader_ahead");
+	if (r->ms_reader_ahead >= 0)
+		hk_json_int(j, r->ms_reader_ahead);
+	else
+		hk_json_null(j);
 	hk_json_key(j, "command");
 	hk_json_int(j, r->ms_command);
 	hk_json_key(j, "status_drain");

@@ -30,6 +30,10 @@ struct hk_cage_opts {
 	gid_t gid;
 	int timeout_s;              /* 0: none; else the run is killed after this many seconds */
 	const char *chdir_to;       /* NULL: stay */
+	/* HK_NS_PID [| HK_NS_NET]: start the command under an init of its own namespaces, which
+	 * no process of it outlives (harkaq run, src/sys/nsinit.h); 0 when the argv makes them
+	 * (a build's bubblewrap). */
+	unsigned namespaces;
 	char **envp;                /* NULL: inherit */
 	bool quiet;                 /* no progress on stderr */
 	bool require_evidence;      /* refuse to start the command if the reader is not ready and
@@ -40,12 +44,27 @@ struct hk_cage_opts {
 	 * evidence is incomplete until then. */
 	bool defer_evidence;
 	/* Deferred runs whose readers this run keeps draining while its command runs (their
-	 * pipes must not fill, or their readers would stall and the kernel drop records). */
+	 * pipes must not fill, or their readers would stall and the kernel drop records).  A
+	 * drained run whose canary and deallocation record are in has its reader asked for its
+	 * final status right then: its loss window closes on its own accounting, not on the
+	 * last phase's. */
 	struct hk_cage_result *const *drain;
 	size_t n_drain;
+	/* A reader started ahead of the run (hk_cage_reader_start_ahead), which the run takes
+	 * over whatever happens (NULL: the run starts its own when `evidence`).  Its start-up
+	 * overlaps the caller's own set-up; what the run proves is unchanged (docs/audit-reader.md,
+	 * "Started ahead"). */
+	struct hk_cage_reader *reader;
 };
 
 struct hk_cage_reader;
+
+/* Starts a reader now for a run that comes later, without waiting for its "ready" (the run
+ * waits for it, bounded, as for its own).  Returns NULL when it could not be started; the run
+ * then starts its own. */
+struct hk_cage_reader *hk_cage_reader_start_ahead(bool may_enable, long backlog_floor);
+/* Stops and reaps a reader started ahead that no run took over (a build stopped in set-up). */
+void hk_cage_reader_discard(struct hk_cage_reader *rd);
 
 struct hk_cage_result {
 	/* the command */
@@ -54,6 +73,7 @@ struct hk_cage_result {
 	int exit_code;              /* decoded: exit status, or 128+signal */
 	bool timed_out;
 	int leftovers_killed;       /* processes still alive after the command exited */
+	unsigned namespaces;        /* the opts' namespaces, once started */
 	/* the cage (harkaq-exec's status lines, core/exec_status.h) */
 	bool cage_reported;         /* the "cage" event came: `cage` holds it */
 	struct hk_cage_report cage;
@@ -79,6 +99,9 @@ struct hk_cage_result {
 	bool dealloc_timed_out;
 	/* costs, ms */
 	long long ms_reader_start, ms_command, ms_status_drain, ms_dealloc_wait, ms_reader_stop;
+	/* how long before the run its reader was started (opts.reader), -1 when the run started
+	 * its own or had none */
+	long long ms_reader_ahead;
 	long long ms_total;
 	/* CPU time (user + system) of the command and everything it started, reaped by the end
 	 * of the run: the cage's own work inside the sandbox included, the reader's not. */
@@ -96,15 +119,17 @@ void hk_cage_result_free(struct hk_cage_result *r);
 
 /* Finishes deferred runs (defer_evidence): waits, bounded and for all of them at once, for
  * each one's canary and deallocation records, then stops their readers and reads the lost
- * counter after.  Runs already finished (or without a reader) are skipped.  A run whose
+ * counter after (a run whose records came in earlier was asked then: see drain).  Runs already finished (or without a reader) are skipped.  A run whose
  * result is freed without it has its reader killed, and its evidence stays incomplete. */
 void hk_cage_finish(struct hk_cage_result *const *runs, size_t n);
 
 struct hk_json;
-/* {"reader_start", "command", "status_drain", "dealloc_wait", "reader_stop", "total",
- * "cage_setup"}: where a run's time went, in ms (bench/run reads it).  "cage_setup" is
- * harkaq-exec's own figure (policy load, rules, restrict_self, seccomp), null when no cage
- * reported. */
+/* {"reader_start", "reader_ahead", "command", "status_drain", "dealloc_wait", "reader_stop",
+ * "total", "cage_setup"}: where a run's time went, in ms (bench/run reads it).
+ * "reader_start" is what the run waited for its reader's "ready"; "reader_ahead" how long
+ * before the run a reader started ahead was started (null: the run started its own).
+ * "cage_setup" is harkaq-exec's own figure (policy load, rules, restrict_self, seccomp), null
+ * when no cage reported. */
 void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j);
 
 /* Creates a canary file readable by everyone in a directory the policy does not let the cage

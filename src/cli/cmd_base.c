@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/store_cli.h"
 #include "cli/proc.h"
 #include "core/base.h"
 #include "core/buf.h"
@@ -62,54 +63,6 @@ static const char base_usage[] =
 #define DEFAULT_SOURCE_DATE_EPOCH "1686355200"
 #define DEFAULT_MIRROR "http://deb.debian.org/debian"
 #define DEFAULT_SUITE "bookworm"
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "harkaq store base: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see 'harkaq store base --help')\n");
-	return HK_EXIT_USAGE;
-}
-
-static int fail_exit(const struct hk_error *err)
-{
-	fprintf(stderr, "harkaq store base: %s\n", err->msg);
-	switch (err->code) {
-	case EINVAL:
-	case EBADMSG:
-	case ENOENT:
-	case EEXIST:
-		return HK_EXIT_DATAERR;
-	default:
-		return HK_EXIT_SOFTWARE;
-	}
-}
-
-static bool is_help(const char *a)
-{
-	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
-}
-
-/* "--opt VALUE" or "--opt=VALUE" at argv[*i]; advances *i past the value (NULL if missing). */
-static bool take_value(int argc, char **argv, int *i, const char *opt, const char **value)
-{
-	size_t n = strlen(opt);
-	if (strncmp(argv[*i], opt, n) != 0)
-		return false;
-	if (argv[*i][n] == '=') {
-		*value = argv[*i] + n + 1;
-		return true;
-	}
-	if (argv[*i][n] != '\0')
-		return false;
-	*value = *i + 1 < argc ? argv[++*i] : NULL;
-	return true;
-}
 
 /* ---- create ------------------------------------------------------------------------------- */
 
@@ -378,47 +331,47 @@ static int sub_create(struct hk_store *s, int argc, char **argv)
 	int rc = 0;
 	for (int i = 1; i < argc && rc == 0; i++) {
 		const char *v = "";
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(base_usage, stdout);
 			hk_argv_free(inc.v);
 			return 0;
-		} else if (take_value(argc, argv, &i, "--variant", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--variant", &v)) {
 			if (v && !variant_known(v))
-				rc = usage_error("create: unknown variant '%s' (essential, minbase, "
+				rc = store_usage_error("base create: unknown variant '%s' (essential, minbase, "
 						 "apt or buildd)", v);
 			o.variant = v;
-		} else if (take_value(argc, argv, &i, "--suite", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--suite", &v)) {
 			if (v && !suite_valid(v))
-				rc = usage_error("create: '%s' is not a Debian suite name", v);
+				rc = store_usage_error("base create: '%s' is not a Debian suite name", v);
 			o.suite = v;
-		} else if (take_value(argc, argv, &i, "--mirror", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--mirror", &v)) {
 			if (v && strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0 &&
 			    strncmp(v, "file://", 7) != 0)
-				rc = usage_error("create: the mirror '%s' is not an http, https or "
+				rc = store_usage_error("base create: the mirror '%s' is not an http, https or "
 						 "file URL", v);
 			o.mirror = v;
-		} else if (take_value(argc, argv, &i, "--include", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--include", &v)) {
 			if (v && !includes_valid(v))
-				rc = usage_error("create: --include '%s' is not a comma-separated list "
+				rc = store_usage_error("base create: --include '%s' is not a comma-separated list "
 						 "of Debian package names", v);
 			if (v)
 				hk_argv_push(&inc, v);
 		} else if (argv[i][0] == '-') {
-			rc = usage_error("create: unknown option '%s'", argv[i]);
+			rc = store_usage_error("base create: unknown option '%s'", argv[i]);
 		} else if (o.name) {
-			rc = usage_error("create: one NAME ('%s' is extra)", argv[i]);
+			rc = store_usage_error("base create: one NAME ('%s' is extra)", argv[i]);
 		} else if (!hk_artifact_name_valid(argv[i])) {
-			rc = usage_error("create: '%s' is not a valid base name (letters, digits, "
+			rc = store_usage_error("base create: '%s' is not a valid base name (letters, digits, "
 					 "'+', '.', '_' and '-', starting with a letter or digit)",
 					 argv[i]);
 		} else {
 			o.name = argv[i];
 		}
 		if (rc == 0 && !v)
-			rc = usage_error("create: %s needs a value", argv[i]);
+			rc = store_usage_error("base create: %s needs a value", argv[i]);
 	}
 	if (rc == 0 && !o.name)
-		rc = usage_error("create: NAME is required (e.g. %s)", HK_BASE_DEFAULT);
+		rc = store_usage_error("base create: NAME is required (e.g. %s)", HK_BASE_DEFAULT);
 	if (rc) {
 		hk_argv_free(inc.v);
 		return rc;
@@ -443,7 +396,7 @@ static int sub_create(struct hk_store *s, int argc, char **argv)
 		fprintf(stderr, "harkaq store base: interrupted: nothing was added to the store\n");
 		return 128 + (int)interrupted;
 	}
-	return r < 0 ? fail_exit(&err) : 0;
+	return r < 0 ? store_fail_exit(&err) : 0;
 }
 
 /* ---- import ------------------------------------------------------------------------------ */
@@ -453,33 +406,33 @@ static int sub_import(struct hk_store *s, int argc, char **argv)
 	const char *ref = NULL, *from = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *v = "";
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(base_usage, stdout);
 			return 0;
-		} else if (take_value(argc, argv, &i, "--from", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--from", &v)) {
 			if (!v)
-				return usage_error("import: --from needs a store directory");
+				return store_usage_error("base import: --from needs a store directory");
 			from = v;
 		} else if (argv[i][0] == '-') {
-			return usage_error("import: unknown option '%s'", argv[i]);
+			return store_usage_error("base import: unknown option '%s'", argv[i]);
 		} else if (ref) {
-			return usage_error("import: one base at a time ('%s' is extra)", argv[i]);
+			return store_usage_error("base import: one base at a time ('%s' is extra)", argv[i]);
 		} else {
 			ref = argv[i];
 		}
 	}
 	if (!ref || !from)
-		return usage_error("import: NAME (or ID) and --from DIR are required");
+		return store_usage_error("base import: NAME (or ID) and --from DIR are required");
 	struct hk_error err = { 0 };
 	struct hk_store *other = NULL;
 	if (hk_store_open(from, false, &other, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	const struct hk_artifact *src = NULL;
 	int rc = 0;
 	struct hk_jval *meta = NULL;
 	if (hk_base_find(other, ref, &src, &err) < 0 ||
 	    hk_json_parse(src->meta_json, strlen(src->meta_json), &meta, &err) < 0) {
-		rc = fail_exit(&err);
+		rc = store_fail_exit(&err);
 		goto err_close_other;
 	}
 	/* The provenance travels as it was recorded: the copy is the same base. */
@@ -494,7 +447,7 @@ static int sub_import(struct hk_store *s, int argc, char **argv)
 	bool added = false;
 	if (hk_store_add(s, src->path, &spec, 0, &a, &added, &err) < 0 ||
 	    hk_base_tag_set(s, a->name, a, &err) < 0) {
-		rc = fail_exit(&err);
+		rc = store_fail_exit(&err);
 	} else if (strcmp(a->id, src->id) != 0) {
 		/* Same tree, same name, version and provenance: a different id means the copy is
 		 * not the base it was taken from. */
@@ -559,13 +512,13 @@ static int sub_list(struct hk_store *s, int argc, char **argv)
 {
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(base_usage, stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else {
-			return usage_error("list: unexpected argument '%s'", argv[i]);
+			return store_usage_error("base list: unexpected argument '%s'", argv[i]);
 		}
 	}
 	struct hk_error err = { 0 };
@@ -574,7 +527,7 @@ static int sub_list(struct hk_store *s, int argc, char **argv)
 	struct hk_base_tag *tags = NULL;
 	size_t n_tags = 0;
 	if (hk_store_list(s, &all, &n, &err) < 0 || hk_base_tags(s, &tags, &n_tags, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	struct hk_buf out = HK_BUF_INIT;
 	struct hk_json j;
 	hk_json_init(&j, &out, 2);
@@ -586,7 +539,7 @@ static int sub_list(struct hk_store *s, int argc, char **argv)
 			continue;
 		struct hk_base_info info;
 		if (hk_base_info_read(all[i], &info, &err) < 0) {
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 			break;
 		}
 		const char *tag = tag_of(tags, n_tags, all[i]);
@@ -611,7 +564,7 @@ static int find_base(struct hk_store *s, const char *ref, const struct hk_artifa
 {
 	struct hk_error err = { 0 };
 	if (hk_base_find(s, ref, a, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	return 0;
 }
 
@@ -620,21 +573,21 @@ static int sub_show(struct hk_store *s, int argc, char **argv)
 	const char *ref = NULL;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(base_usage, stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else if (argv[i][0] == '-') {
-			return usage_error("show: unknown option '%s'", argv[i]);
+			return store_usage_error("base show: unknown option '%s'", argv[i]);
 		} else if (ref) {
-			return usage_error("show: one base at a time ('%s' is extra)", argv[i]);
+			return store_usage_error("base show: one base at a time ('%s' is extra)", argv[i]);
 		} else {
 			ref = argv[i];
 		}
 	}
 	if (!ref)
-		return usage_error("show: NAME or ID is required");
+		return store_usage_error("base show: NAME or ID is required");
 	const struct hk_artifact *a = NULL;
 	int rc = find_base(s, ref, &a);
 	if (rc)
@@ -646,7 +599,7 @@ static int sub_show(struct hk_store *s, int argc, char **argv)
 	struct hk_base_info info;
 	struct hk_error err = { 0 };
 	if (hk_base_info_read(a, &info, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	printf("base      %s\nid        %s\nversion   %s\nvariant   %s\nsuite     %s\n"
 	       "mirror    %s\npackages  %zu\nfiles     %zu\ntree      %s\n",
 	       a->name, a->id, a->version, info.variant ? info.variant : "-",
@@ -658,12 +611,12 @@ static int sub_show(struct hk_store *s, int argc, char **argv)
 
 static int sub_packages(struct hk_store *s, int argc, char **argv)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(base_usage, stdout);
 		return 0;
 	}
 	if (argc != 2)
-		return usage_error("packages: give exactly one NAME or ID");
+		return store_usage_error("base packages: give exactly one NAME or ID");
 	const struct hk_artifact *a = NULL;
 	int rc = find_base(s, argv[1], &a);
 	if (rc)
@@ -671,7 +624,7 @@ static int sub_packages(struct hk_store *s, int argc, char **argv)
 	struct hk_deb_pkglist pkgs = { 0 };
 	struct hk_error err = { 0 };
 	if (hk_debroot_packages(a->path, &pkgs, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	for (size_t i = 0; i < pkgs.n; i++)
 		printf("%s %s %s\n", pkgs.items[i].name, pkgs.items[i].version, pkgs.items[i].arch);
 	hk_deb_pkglist_free(&pkgs);
@@ -680,12 +633,12 @@ static int sub_packages(struct hk_store *s, int argc, char **argv)
 
 static int sub_owner(struct hk_store *s, int argc, char **argv)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(base_usage, stdout);
 		return 0;
 	}
 	if (argc < 3)
-		return usage_error("owner: give a NAME or ID and at least one PATH");
+		return store_usage_error("base owner: give a NAME or ID and at least one PATH");
 	const struct hk_artifact *a = NULL;
 	int rc = find_base(s, argv[1], &a);
 	if (rc)
@@ -693,7 +646,7 @@ static int sub_owner(struct hk_store *s, int argc, char **argv)
 	struct hk_debroot_owners owners = { 0 };
 	struct hk_error err = { 0 };
 	if (hk_debroot_owners_load(a->path, &owners, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	for (int i = 2; i < argc; i++) {
 		const char *pkg = hk_debroot_owner(&owners, argv[i]);
 		printf("%s %s\n", argv[i], pkg ? pkg : "-");
@@ -710,7 +663,7 @@ int cmd_store_base(const char *store_dir, int argc, char **argv)
 		fputs(base_usage, stderr);
 		return HK_EXIT_USAGE;
 	}
-	if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+	if (store_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
 		fputs(base_usage, stdout);
 		return 0;
 	}
@@ -731,17 +684,17 @@ int cmd_store_base(const char *store_dir, int argc, char **argv)
 			continue;
 		/* --help needs no store. */
 		for (int k = 2; k < argc; k++)
-			if (is_help(argv[k])) {
+			if (store_is_help(argv[k])) {
 				fputs(base_usage, stdout);
 				return 0;
 			}
 		struct hk_store *s = NULL;
 		struct hk_error err = { 0 };
 		if (hk_store_open(hk_store_choose_dir(store_dir), subs[i].create, &s, &err) < 0)
-			return fail_exit(&err);
+			return store_fail_exit(&err);
 		int rc = subs[i].run(s, argc - 1, argv + 1);
 		hk_store_close(s);
 		return rc;
 	}
-	return usage_error("unknown subcommand '%s'", argv[1]);
+	return store_usage_error("unknown subcommand '%s'", argv[1]);
 }

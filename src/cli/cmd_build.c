@@ -1,6 +1,7 @@
 /* harkaq build RECIPE: every phase in bubblewrap, under the policy derived from the recipe's
  * declared closure, each phase in its own Landlock domain with its own canary and verdict;
- * the install output sealed into the store (design.md §9, §7).
+ * the install output hashed, and sealed into the store when every phase is Hermetic
+ * (design.md §9, §7).
  *
  *   cmd_build.c     the command: options, the JSON result on stdout or in a file
  *   build_plan.c    the plan: store, sandbox, derived policy
@@ -31,7 +32,9 @@ static void build_usage(FILE *f)
 		"Builds RECIPE in bubblewrap (no network, base root read-only, the declared deps\n"
 		"merged over it, /src and /out the only writable surfaces), each phase under the\n"
 		"Landlock policy derived from the declared closure, each with its own canary and\n"
-		"verdict.  The install phase's /out is sealed into the store as an artifact.\n"
+		"verdict.  The install phase's /out is hashed as an artifact, and sealed into the\n"
+		"store only when every phase is Hermetic: the store is where the diagnosis finds\n"
+		"providers, and an impure build's output must not become one.\n"
 		"\n"
 		"options:\n"
 		"  --store DIR        the store (default: $HARKAQ_STORE, else the nearest store/ above\n"
@@ -55,6 +58,9 @@ static void build_usage(FILE *f)
 		"                     warm check trusts the filesystem's metadata, so bytes changed\n"
 		"                     beneath the filesystem are caught only by this or by fs-verity\n"
 		"                     (docs/bases.md, \"Verification, warm\")\n"
+		"  --no-seal          keep the output out of the store (its id is still reported)\n"
+		"  --seal-impure      seal the output even when a phase is Impure or NoEvidence, or\n"
+		"                     the build ran --no-cage\n"
 		"  --key FILE         sign the build's attestations (in-toto, DSSE) with this\n"
 		"                     Ed25519 key (harkaq attest keygen; docs/attestations.md)\n"
 		"  --force-abi N      tests only: the cage behaves as Landlock ABI N (harkaq-exec\n"
@@ -72,6 +78,8 @@ static void build_usage(FILE *f)
 		"  --with-checks      run the test suites (default: DEB_BUILD_OPTIONS and\n"
 		"                     DEB_BUILD_PROFILES nocheck)\n"
 		"  --no-clean         skip the clean phase (dpkg-buildpackage -nc)\n"
+		"                     (the .debs enter the store whatever the verdicts, unless\n"
+		"                     --no-seal)\n"
 		"  --jobs N           DEB_BUILD_OPTIONS parallel=N (default 1)\n"
 		"  --see PKG[,PKG...] import these packages (with their dependencies) before the build,\n"
 		"                     so the store view shows them: a build that uses one is then a\n"
@@ -88,8 +96,8 @@ static void build_usage(FILE *f)
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
-       OPT_KEY, OPT_VERIFY_FULL, OPT_DSC, OPT_BASE, OPT_BUILD_WHAT, OPT_WITH_CHECKS,
-       OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_HELP };
+       OPT_KEY, OPT_VERIFY_FULL, OPT_NO_SEAL, OPT_SEAL_IMPURE, OPT_DSC, OPT_BASE, OPT_BUILD_WHAT,
+       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -107,6 +115,8 @@ static const struct option build_options[] = {
 	{ "per-file-rules", no_argument, NULL, OPT_PER_FILE_RULES },
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "verify-full", no_argument, NULL, OPT_VERIFY_FULL },
+	{ "no-seal", no_argument, NULL, OPT_NO_SEAL },
+	{ "seal-impure", no_argument, NULL, OPT_SEAL_IMPURE },
 	{ "dsc", required_argument, NULL, OPT_DSC },
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "build", required_argument, NULL, OPT_BUILD_WHAT },
@@ -193,7 +203,7 @@ int cmd_build(int argc, char **argv)
 {
 	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
 	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
-	bool per_file_rules = false, verify_full = false;
+	bool per_file_rules = false, verify_full = false, no_seal = false, seal_impure = false;
 	const char *wrap = NULL, *key = NULL;
 	long timeout = 3600, force_abi = 0;
 	struct hk_dsc_opts dsc = { .base = HK_DSC_DEFAULT_BASE, .jobs = 1 };
@@ -216,6 +226,8 @@ int cmd_build(int argc, char **argv)
 		case OPT_PER_FILE_RULES: per_file_rules = true; break;
 		case OPT_KEY: key = optarg; break;
 		case OPT_VERIFY_FULL: verify_full = true; break;
+		case OPT_NO_SEAL: no_seal = true; break;
+		case OPT_SEAL_IMPURE: seal_impure = true; break;
 		case OPT_DSC: dsc.dsc_path = optarg; break;
 		case OPT_BASE: dsc.base = optarg; dsc_only_option = true; break;
 		case OPT_WITH_CHECKS: dsc.with_checks = true; dsc_only_option = true; break;
@@ -295,6 +307,10 @@ int cmd_build(int argc, char **argv)
 		fprintf(stderr, "harkaq build: give exactly one RECIPE (see 'harkaq build --help')\n");
 		return HK_EXIT_USAGE;
 	}
+	if (no_seal && seal_impure) {
+		fprintf(stderr, "harkaq build: --no-seal and --seal-impure contradict each other\n");
+		return HK_EXIT_USAGE;
+	}
 	if (!hk_base_profile_find(profile)) {
 		fprintf(stderr, "harkaq build: unknown base profile '%s' (known:", profile);
 		for (const char *const *p = hk_base_profile_names(); *p; p++)
@@ -309,6 +325,8 @@ int cmd_build(int argc, char **argv)
 		.no_evidence = no_evidence,
 		.per_file_rules = per_file_rules,
 		.verify_full = verify_full,
+		.no_seal = no_seal,
+		.seal_impure = seal_impure,
 		.wrap = wrap,
 		.force_abi = (int)force_abi,
 		.user = user,
@@ -322,6 +340,11 @@ int cmd_build(int argc, char **argv)
 	if (dsc.dsc_path) {
 		dsc.see = (const char *const *)see.v;
 		dsc.n_see = see.n;
+		/* The .debs are what a Debian build is for: they enter the store whatever the
+		 * verdicts (which the result keeps beside their hashes), unless --no-seal.  Their
+		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
+		 * as the provider of a path a build read (docs/debian-builds.md, "Outputs"). */
+		bo.seal_impure = !no_seal;
 		if (key) {
 			fprintf(stderr, "harkaq build: --key is not yet available for --dsc builds\n");
 			return HK_EXIT_USAGE;

@@ -22,7 +22,8 @@ static void evidence_usage(FILE *f)
 		"subcommands:\n"
 		"  verify EVIDENCE...  re-hash each object and check it parses, is canonical and is of\n"
 		"                      kind harkaq.verdict.v1 (EVIDENCE: b3:<hex>, 8+ hex digits, or a path)\n"
-		"  list [--json]       every object: id, phase, state, recipe hash, artifact\n"
+		"  list [--json]       every object: id, phase, state (and 'failed (exit N)' for a\n"
+		"                      phase that failed), recipe hash, artifact\n"
 		"  show EVIDENCE       the object's exact bytes (after verifying it)\n"
 		"\n"
 		"exit status: 0 success; 64 usage; 65 an object is missing or does not verify.\n");
@@ -86,11 +87,24 @@ static int do_list(const char *store, bool json)
 				else
 					hk_json_null(&j);
 			}
+			const struct hk_jval *exit_code = hk_jobj_get(ev, "exit_code");
+			hk_json_key(&j, "exit_code");
+			if (exit_code)
+				hk_json_value(&j, exit_code);
+			else
+				hk_json_null(&j);
 			hk_json_obj_end(&j);
 		} else {
+			/* A failed phase says so next to its state (cli/report.h). */
+			struct hk_buf st = HK_BUF_INIT;
+			if (ev)
+				hk_report_state(ev, &st);
+			else
+				hk_buf_puts(&st, "UNVERIFIED");
 			hk_buf_printf(&out, "%s %-10s %-11s recipe %.19s artifact %.19s\n", ids[i],
-				      phase ? phase : "-", ev ? (state ? state : "?") : "UNVERIFIED",
-				      recipe ? recipe : "-", art ? art : "-");
+				      phase ? phase : "-", hk_buf_str(&st), recipe ? recipe : "-",
+				      art ? art : "-");
+			hk_buf_free(&st);
 		}
 		hk_jval_free(ev);
 		free(ids[i]);

@@ -51,7 +51,8 @@ int cmd_policy(int argc, char **argv)
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", policy_options, NULL)) != -1) {
+	/* Options before or after the recipe (permuting getopt): `harkaq policy RECIPE --json`. */
+	while ((c = getopt_long(argc, argv, "h", policy_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_STORE: store_opt = optarg; break;
 		case OPT_PROFILE: profile = optarg; break;

@@ -16,6 +16,7 @@
 #include "cli/proc.h"
 #include "cli/runtime.h"
 #include "cli/verdict_out.h"
+#include "sys/nsinit.h"
 #include "core/abi_tier.h"
 #include "core/policy.h"
 #include "core/util.h"
@@ -34,6 +35,9 @@ static void run_usage(FILE *f)
 		"canary probe) and, unless --no-runtime, CMD's program and its shared-library closure\n"
 		"(read from ELF DT_NEEDED, like a derived base runtime).\n"
 		"\n"
+		"CMD runs in a pid namespace of its own (nothing it starts outlives the run) and an\n"
+		"empty network namespace (loopback only); both need root.\n"
+		"\n"
 		"options:\n"
 		"  --policy FILE          the policy (see docs/policy-format.md)\n"
 		"  --user USER            run CMD as USER (name or uid); how builds really run\n"
@@ -46,6 +50,7 @@ static void run_usage(FILE *f)
 		"  --no-enable-audit      do not switch audit on if it is off (then: NoEvidence)\n"
 		"  --backlog-floor N      raise the audit backlog_limit to at least N (default 8192)\n"
 		"  --timeout SECONDS      kill CMD (and all it started) after SECONDS\n"
+		"  --share-net            let CMD use the host's network (not denied, not recorded)\n"
 		"  --force-abi N          make the cage behave as Landlock ABI N (tests of old kernels)\n"
 		"  --test-withhold-log-flag, --test-break-seccomp\n"
 		"                         fault injection for tests (never Hermetic)\n"
@@ -57,7 +62,7 @@ static void run_usage(FILE *f)
 enum {
 	OPT_POLICY = 1000, OPT_USER, OPT_NO_RUNTIME, OPT_JSON, OPT_VERDICT_OUT, OPT_QUIET,
 	OPT_NO_EVIDENCE, OPT_REQUIRE_EVIDENCE, OPT_NO_ENABLE, OPT_BACKLOG, OPT_TIMEOUT,
-	OPT_FORCE_ABI, OPT_WITHHOLD, OPT_BREAK_SECCOMP, OPT_HELP,
+	OPT_FORCE_ABI, OPT_WITHHOLD, OPT_BREAK_SECCOMP, OPT_SHARE_NET, OPT_HELP,
 };
 
 static const struct option run_options[] = {
@@ -75,6 +80,7 @@ static const struct option run_options[] = {
 	{ "force-abi", required_argument, NULL, OPT_FORCE_ABI },
 	{ "test-withhold-log-flag", no_argument, NULL, OPT_WITHHOLD },
 	{ "test-break-seccomp", no_argument, NULL, OPT_BREAK_SECCOMP },
+	{ "share-net", no_argument, NULL, OPT_SHARE_NET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -94,7 +100,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 struct run_opts {
 	const char *policy_file, *user, *verdict_out;
 	bool runtime, json, quiet, evidence, require_evidence;
-	bool may_enable, withhold, break_seccomp;
+	bool may_enable, withhold, break_seccomp, share_net;
 	long backlog_floor, timeout, force_abi;
 	char **cmd;                 /* the command, after the options */
 };
@@ -119,6 +125,7 @@ static int parse_run_options(int argc, char **argv, struct run_opts *ro)
 		case OPT_NO_ENABLE: ro->may_enable = false; break;
 		case OPT_WITHHOLD: ro->withhold = true; break;
 		case OPT_BREAK_SECCOMP: ro->break_seccomp = true; break;
+		case OPT_SHARE_NET: ro->share_net = true; break;
 		case OPT_BACKLOG:
 			if (parse_long(optarg, 0, 1L << 30, &ro->backlog_floor) < 0) {
 				fprintf(stderr, "harkaq run: --backlog-floor wants a number, not '%s'\n", optarg);
@@ -331,9 +338,16 @@ int cmd_run(int argc, char **argv)
 		.uid = uid,
 		.gid = gid,
 		.timeout_s = (int)ro.timeout,
+		/* Builds get both from bubblewrap.  The pid namespace is not optional: nothing the
+		 * command starts may outlive its verdict (sys/nsinit.h). */
+		.namespaces = HK_NS_PID | (ro.share_net ? 0 : HK_NS_NET),
 		.quiet = ro.quiet,
 		.require_evidence = ro.require_evidence,
 	};
+	/* A downgrade is said even under --quiet (the verdict JSON says it too). */
+	if (ro.share_net)
+		fprintf(stderr, "harkaq run: --share-net: the command uses the host's network; its "
+				"connections are neither denied nor recorded\n");
 	if (ro.evidence && geteuid() != 0 && !ro.quiet)
 		fprintf(stderr, "harkaq run: not running as root: the audit reader may lack "
 				"CAP_AUDIT_READ/CAP_AUDIT_CONTROL (the verdict will say NoEvidence)\n");

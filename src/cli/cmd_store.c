@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/store_bundle.h"
+#include "cli/store_cli.h"
 #include "cli/store_import.h"
+#include "core/base.h"
 #include "core/buf.h"
 #include "core/deb.h"
 #include "core/error.h"
@@ -31,13 +34,14 @@ static const char store_usage[] =
 	"  import-deb FILE.deb...\n"
 	"                      unpack Debian packages (dpkg-deb) and add each as an artifact named\n"
 	"                      after the package, with its Depends and Pre-Depends as runtime deps\n"
-	"  import-apt NAME[=VERSION]... [--with-deps] [--include-base] [--base-root DIR]\n"
+	"  import-apt NAME[=VERSION]... [--with-deps] [--include-base] [--base NAME|--base-root DIR]\n"
 	"                      download packages with 'apt-get download' (on the host) and import\n"
 	"                      them; --with-deps also imports their dependencies, recursively,\n"
 	"                      except those already in the store and those of the base root's\n"
 	"                      pseudo-essential set (Essential/Priority: required packages and what\n"
-	"                      they depend on, read from DIR/var/lib/dpkg/status, DIR defaulting\n"
-	"                      to /); --include-base imports those too\n"
+	"                      they depend on), read from the dpkg database of the pinned base\n"
+	"                      NAME (default: the store's " HK_BASE_DEFAULT " when it has one)\n"
+	"                      or of DIR (default /); --include-base imports those too\n"
 	"  list [--json]       every artifact: id, name, version, file count\n"
 	"  show ID             an artifact's metadata (JSON)\n"
 	"  files ID            an artifact's entries: d DIR, f FILE, x EXECUTABLE, l LINK -> TARGET\n"
@@ -51,6 +55,8 @@ static const char store_usage[] =
 	"  verify [ID...]      re-hash artifacts (all by default) and, for sealed ones, measure\n"
 	"                      their fs-verity digests again; report any tampering\n"
 	"  reindex             rebuild the path index from every artifact's manifest\n"
+	"  export ID...|--all  the closure of the IDs (or every artifact) as one bundle\n"
+	"  import BUNDLE       a bundle's artifacts, each verified (harkaq store export --help)\n"
 	"  base ...            pinned bases: create, list, show (harkaq store base --help)\n"
 	"\n"
 	"ID is a name, NAME=VERSION, an id or id prefix (b3:1f2e... or at least 8 hex digits),\n"
@@ -61,9 +67,7 @@ static const char store_usage[] =
 	"65 bad input (a malformed package, an unknown or ambiguous ID, a tampered artifact);\n"
 	"70 environment error (a tool failed, I/O).\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
+int store_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(stderr, "harkaq store: ");
@@ -74,26 +78,15 @@ static int usage_error(const char *fmt, ...)
 	return HK_EXIT_USAGE;
 }
 
-static int fail_exit(const struct hk_error *err)
+int store_fail_exit(const struct hk_error *err)
 {
 	fprintf(stderr, "harkaq store: %s\n", err->msg);
-	switch (err->code) {
-	case EINVAL:
-	case EBADMSG:
-	case ENOENT:
-	case EEXIST:
-	case ELOOP:
-	case ENOTDIR:
-		return HK_EXIT_DATAERR;
-	default:
-		return HK_EXIT_SOFTWARE;
-	}
+	return hk_exit_for_errno(err->code);
 }
 
 /* ---- argument helpers ---------------------------------------------------------------------- */
 
-/* "--opt VALUE" or "--opt=VALUE" at argv[*i]; advances *i past the value. */
-static bool take_value(int argc, char **argv, int *i, const char *opt, const char **value)
+bool store_take_value(int argc, char **argv, int *i, const char *opt, const char **value)
 {
 	size_t n = strlen(opt);
 	if (strncmp(argv[*i], opt, n) != 0)
@@ -112,7 +105,7 @@ static bool take_value(int argc, char **argv, int *i, const char *opt, const cha
 	return true;
 }
 
-static bool is_help(const char *a)
+bool store_is_help(const char *a)
 {
 	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
@@ -123,7 +116,7 @@ static int open_for(const char *dir, bool create, struct hk_store **s)
 {
 	struct hk_error err = { 0 };
 	if (hk_store_open(hk_store_choose_dir(dir), create, s, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	return 0;
 }
 
@@ -135,33 +128,33 @@ static int sub_add(const char *store_dir, int argc, char **argv)
 	for (int i = 1; i < argc && rc == 0; i++) {
 		const char *v = "";
 		const char *opt = argv[i];
-		if (is_help(opt)) {
+		if (store_is_help(opt)) {
 			fputs(store_usage, stdout);
 			return 0;
-		} else if (take_value(argc, argv, &i, "--name", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--name", &v)) {
 			name = v;
-		} else if (take_value(argc, argv, &i, "--version", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--version", &v)) {
 			version = v;
-		} else if (take_value(argc, argv, &i, "--dep", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--dep", &v)) {
 			if (v)
 				hk_strv_push(&deps, v);
-		} else if (take_value(argc, argv, &i, "--provides", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--provides", &v)) {
 			if (v)
 				hk_strv_push(&provides, v);
 		} else if (opt[0] == '-') {
-			rc = usage_error("add: unknown option '%s'", opt);
+			rc = store_usage_error("add: unknown option '%s'", opt);
 		} else if (dir) {
-			rc = usage_error("add: one directory at a time ('%s' is extra)", opt);
+			rc = store_usage_error("add: one directory at a time ('%s' is extra)", opt);
 		} else {
 			dir = opt;
 		}
 		if (rc == 0 && !v)
-			rc = usage_error("add: %s needs a value", opt);
+			rc = store_usage_error("add: %s needs a value", opt);
 	}
 	if (rc)
 		return rc;
 	if (!dir || !name || !version)
-		return usage_error("add: DIR, --name and --version are required");
+		return store_usage_error("add: DIR, --name and --version are required");
 	struct hk_dep_group *groups = hk_xcalloc(deps.n + 1, sizeof(*groups));
 	for (size_t i = 0; i < deps.n; i++) {
 		const char *p = deps.v[i];
@@ -196,7 +189,7 @@ static int sub_add(const char *store_dir, int argc, char **argv)
 		bool added = false;
 		struct hk_error err = { 0 };
 		if (hk_store_add(s, dir, &spec, 0, &a, &added, &err) < 0)
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 		else
 			hk_print_added(a, added, NULL);
 		hk_store_close(s);
@@ -208,15 +201,15 @@ static int sub_add(const char *store_dir, int argc, char **argv)
 static int sub_import_deb(const char *store_dir, int argc, char **argv)
 {
 	int first = 1;
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(store_usage, stdout);
 		return 0;
 	}
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-' && strcmp(argv[i], "-") != 0)
-			return usage_error("import-deb: unknown option '%s'", argv[i]);
+			return store_usage_error("import-deb: unknown option '%s'", argv[i]);
 	if (argc < 2)
-		return usage_error("import-deb: give at least one FILE.deb");
+		return store_usage_error("import-deb: give at least one FILE.deb");
 	struct hk_store *s = NULL;
 	int rc = open_for(store_dir, true, &s);
 	for (int i = first; rc == 0 && i < argc; i++) {
@@ -224,7 +217,7 @@ static int sub_import_deb(const char *store_dir, int argc, char **argv)
 		bool added = false;
 		struct hk_error err = { 0 };
 		if (hk_import_deb(s, argv[i], &a, &added, &err) < 0)
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 		else
 			hk_print_added(a, added, argv[i]);
 	}
@@ -235,33 +228,60 @@ static int sub_import_deb(const char *store_dir, int argc, char **argv)
 static int sub_import_apt(const char *store_dir, int argc, char **argv)
 {
 	bool with_deps = false, include_base = false;
-	const char *base_root = "/";
+	const char *base_root = NULL, *base_ref = NULL;
 	hk_autostrv struct hk_strv want = HK_STRV_INIT;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(store_usage, stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--with-deps") == 0) {
 			with_deps = true;
 		} else if (strcmp(argv[i], "--include-base") == 0) {
 			include_base = true;
-		} else if (take_value(argc, argv, &i, "--base-root", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--base-root", &v)) {
 			if (!v)
-				return usage_error("import-apt: --base-root needs a directory");
+				return store_usage_error("import-apt: --base-root needs a directory");
 			base_root = v;
+		} else if (store_take_value(argc, argv, &i, "--base", &v)) {
+			if (!v)
+				return store_usage_error("import-apt: --base needs a base's name or id");
+			base_ref = v;
 		} else if (argv[i][0] == '-') {
-			return usage_error("import-apt: unknown option '%s'", argv[i]);
+			return store_usage_error("import-apt: unknown option '%s'", argv[i]);
 		} else {
 			hk_strv_push(&want, argv[i]);
 		}
 	}
 	if (want.n == 0)
-		return usage_error("import-apt: give at least one package NAME");
+		return store_usage_error("import-apt: give at least one package NAME");
 
 	/* Computed before the store is opened (and perhaps created): a base root that cannot be
 	 * read leaves nothing behind. */
 	struct hk_error err = { 0 };
+	if (base_root && base_ref)
+		return store_usage_error("import-apt: --base-root and --base name the same thing; "
+					 "give one");
+	/* The base the store's recipes stand on, when the store has one (docs/bases.md): what
+	 * it holds is not imported again. */
+	hk_autofree char *base_tree = NULL;
+	if (!base_root && with_deps && !include_base) {
+		struct hk_store *bs = NULL;
+		const struct hk_artifact *a = NULL;
+		struct hk_error be = { 0 };
+		bool opened = hk_store_open(hk_store_choose_dir(store_dir), false, &bs, &be) == 0;
+		if (opened && hk_base_find(bs, base_ref ? base_ref : HK_BASE_DEFAULT, &a, &be) == 0)
+			base_tree = hk_xstrdup(a->path);
+		if (bs)
+			hk_store_close(bs);
+		if (base_ref && !base_tree)
+			return store_fail_exit(&be);
+		if (base_tree)
+			printf("base %s (its packages are not imported again)\n",
+			       base_ref ? base_ref : HK_BASE_DEFAULT);
+	}
+	if (!base_root)
+		base_root = base_tree ? base_tree : "/";
 	char **base = NULL;
 	size_t n_base = 0;
 	if (with_deps && !include_base) {
@@ -270,14 +290,14 @@ static int sub_import_apt(const char *store_dir, int argc, char **argv)
 		if (hk_deb_essential_closure(status, &base, &n_base, &err) < 0) {
 			hk_wrap(&err, "the base root's package set (use --include-base to import "
 				"every dependency)");
-			return fail_exit(&err);
+			return store_fail_exit(&err);
 		}
 	}
 	struct hk_store *s = NULL;
 	int rc = open_for(store_dir, true, &s);
 	if (rc == 0 && hk_import_apt(s, &want, with_deps, (const char *const *)base, n_base,
 				     &err) < 0)
-		rc = fail_exit(&err);
+		rc = store_fail_exit(&err);
 	for (size_t i = 0; i < n_base; i++)
 		free(base[i]);
 	free(base);
@@ -289,13 +309,13 @@ static int sub_list(const char *store_dir, int argc, char **argv)
 {
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(store_usage, stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else {
-			return usage_error("list: unexpected argument '%s'", argv[i]);
+			return store_usage_error("list: unexpected argument '%s'", argv[i]);
 		}
 	}
 	struct hk_store *s = NULL;
@@ -307,7 +327,7 @@ static int sub_list(const char *store_dir, int argc, char **argv)
 	struct hk_error err = { 0 };
 	if (hk_store_list(s, &list, &n, &err) < 0) {
 		hk_store_close(s);
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	}
 	if (json) {
 		struct hk_buf out = HK_BUF_INIT;
@@ -320,7 +340,7 @@ static int sub_list(const char *store_dir, int argc, char **argv)
 			    0) {
 				hk_buf_free(&out);
 				hk_store_close(s);
-				return fail_exit(&err);
+				return store_fail_exit(&err);
 			}
 			hk_json_value(&j, v);
 			hk_jval_free(v);
@@ -341,18 +361,18 @@ static int find_one(struct hk_store *s, const char *query, const struct hk_artif
 {
 	struct hk_error err = { 0 };
 	if (hk_store_find(s, query, a, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	return 0;
 }
 
 static int sub_show_or_files(const char *store_dir, int argc, char **argv, bool files)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(store_usage, stdout);
 		return 0;
 	}
 	if (argc != 2)
-		return usage_error("%s: give exactly one ID", argv[0]);
+		return store_usage_error("%s: give exactly one ID", argv[0]);
 	struct hk_store *s = NULL;
 	int rc = open_for(store_dir, false, &s);
 	if (rc)
@@ -365,7 +385,7 @@ static int sub_show_or_files(const char *store_dir, int argc, char **argv, bool 
 		struct hk_tree t = HK_TREE_INIT;
 		struct hk_error err = { 0 };
 		if (hk_store_files(s, a, &t, &err) < 0) {
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 		} else {
 			struct hk_buf line = HK_BUF_INIT;
 			for (size_t i = 0; i < t.n; i++) {
@@ -391,15 +411,15 @@ static int sub_show_or_files(const char *store_dir, int argc, char **argv, bool 
 
 static int sub_which(const char *store_dir, int argc, char **argv)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(store_usage, stdout);
 		return 0;
 	}
 	if (argc < 2)
-		return usage_error("which: give at least one sandbox PATH");
+		return store_usage_error("which: give at least one sandbox PATH");
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] != '/')
-			return usage_error("which: '%s' is not an absolute sandbox path", argv[i]);
+			return store_usage_error("which: '%s' is not an absolute sandbox path", argv[i]);
 	struct hk_store *s = NULL;
 	int rc = open_for(store_dir, false, &s);
 	if (rc)
@@ -410,7 +430,7 @@ static int sub_which(const char *store_dir, int argc, char **argv)
 		size_t n = 0;
 		struct hk_error err = { 0 };
 		if (hk_store_providers(s, argv[i], &p, &n, &err) < 0) {
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 			break;
 		}
 		if (n == 0) {
@@ -440,20 +460,20 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 	int rc = 0;
 	for (int i = 1; i < argc && rc == 0; i++) {
 		const char *v;
-		if (is_help(argv[i])) {
+		if (store_is_help(argv[i])) {
 			fputs(store_usage, stdout);
 			return 0;
-		} else if (take_value(argc, argv, &i, "--base-root", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--base-root", &v)) {
 			if (!v)
-				rc = usage_error("closure: --base-root needs a directory");
+				rc = store_usage_error("closure: --base-root needs a directory");
 			base_root = v;
-		} else if (take_value(argc, argv, &i, "--base", &v)) {
+		} else if (store_take_value(argc, argv, &i, "--base", &v)) {
 			if (!v)
-				rc = usage_error("closure: --base needs a package name");
+				rc = store_usage_error("closure: --base needs a package name");
 			else
 				hk_strv_push(&base, v);
 		} else if (argv[i][0] == '-') {
-			rc = usage_error("closure: unknown option '%s'", argv[i]);
+			rc = store_usage_error("closure: unknown option '%s'", argv[i]);
 		} else {
 			hk_strv_push(&queries, argv[i]);
 		}
@@ -461,18 +481,10 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (queries.n == 0)
-		return usage_error("closure: give at least one ID");
+		return store_usage_error("closure: give at least one ID");
 	struct hk_error err = { 0 };
-	if (base_root) {
-		hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", base_root);
-		char **names = NULL;
-		size_t n = 0;
-		if (hk_deb_installed_names(status, &names, &n, &err) < 0)
-			return fail_exit(&err);
-		for (size_t i = 0; i < n; i++)
-			hk_strv_push_owned(&base, names[i]);
-		free(names);
-	}
+	if (base_root && hk_base_root_names(base_root, &base, &err) < 0)
+		return store_fail_exit(&err);
 	struct hk_store *s = NULL;
 	rc = open_for(store_dir, false, &s);
 	if (rc)
@@ -485,7 +497,7 @@ static int sub_closure(const char *store_dir, int argc, char **argv)
 		size_t n = 0;
 		if (hk_store_closure(s, roots, queries.n, (const char *const *)base.v, base.n, &out,
 				     &n, &err) < 0) {
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 		} else {
 			for (size_t i = 0; i < n; i++)
 				printf("%s %s %s\n", out[i]->id, out[i]->name, out[i]->version);
@@ -515,7 +527,7 @@ static int named_or_all(struct hk_store *s, int argc, char **argv,
 	const struct hk_artifact *const *all = NULL;
 	struct hk_error err = { 0 };
 	if (hk_store_list(s, &all, n, &err) < 0)
-		return fail_exit(&err);
+		return store_fail_exit(&err);
 	*list = hk_xcalloc(*n ? *n : 1, sizeof(**list));
 	for (size_t i = 0; i < *n; i++)
 		(*list)[i] = all[i];
@@ -528,7 +540,7 @@ static int named_or_all(struct hk_store *s, int argc, char **argv,
 static int open_named(const char *store_dir, int argc, char **argv, struct hk_store **s,
 		      const struct hk_artifact ***list, size_t *n)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(store_usage, stdout);
 		return 0;
 	}
@@ -590,11 +602,11 @@ static int seal_named(struct hk_store *s, const struct hk_artifact **list, size_
 	/* Asked once, before any artifact is touched: a filesystem that cannot seal is said so,
 	 * and nothing is changed or recorded. */
 	if (rc == 0 && hk_verity_probe_dir(hk_store_dir(s), &err) < 0)
-		rc = fail_exit(&err);
+		rc = store_fail_exit(&err);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct hk_artifact *a = list[i];
 		if (hk_store_seal(s, a, hk_verity_seal_cb, NULL, &err) < 0) {
-			rc = fail_exit(&err);
+			rc = store_fail_exit(&err);
 			break;
 		}
 		printf("sealed %s %s %s (%zu files, fs-verity sha256)\n", a->id, a->name,
@@ -610,19 +622,19 @@ static int sub_seal(const char *store_dir, int argc, char **argv)
 
 static int sub_reindex(const char *store_dir, int argc, char **argv)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc > 1 && store_is_help(argv[1])) {
 		fputs(store_usage, stdout);
 		return 0;
 	}
 	if (argc > 1)
-		return usage_error("reindex: unexpected argument '%s'", argv[1]);
+		return store_usage_error("reindex: unexpected argument '%s'", argv[1]);
 	struct hk_store *s = NULL;
 	int rc = open_for(store_dir, false, &s);
 	if (rc)
 		return rc;
 	struct hk_error err = { 0 };
 	if (hk_store_reindex(s, &err) < 0)
-		rc = fail_exit(&err);
+		rc = store_fail_exit(&err);
 	hk_store_close(s);
 	return rc;
 }
@@ -636,10 +648,10 @@ int cmd_store(int argc, char **argv)
 	int n = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
-		if (take_value(argc, argv, &i, "--store", &v)) {
+		if (store_take_value(argc, argv, &i, "--store", &v)) {
 			if (!v) {
 				free(args);
-				return usage_error("--store needs a directory");
+				return store_usage_error("--store needs a directory");
 			}
 			store_dir = v;
 			continue;
@@ -650,7 +662,7 @@ int cmd_store(int argc, char **argv)
 	if (n == 0) {
 		fputs(store_usage, stderr);
 		rc = HK_EXIT_USAGE;
-	} else if (is_help(args[0]) || strcmp(args[0], "help") == 0) {
+	} else if (store_is_help(args[0]) || strcmp(args[0], "help") == 0) {
 		fputs(store_usage, stdout);
 		rc = 0;
 	} else if (strcmp(args[0], "add") == 0) {
@@ -677,8 +689,10 @@ int cmd_store(int argc, char **argv)
 		rc = sub_reindex(store_dir, n, args);
 	} else if (strcmp(args[0], "base") == 0) {
 		rc = cmd_store_base(store_dir, n, args);
+	} else if (strcmp(args[0], "export") == 0 || strcmp(args[0], "import") == 0) {
+		rc = store_bundle_cmd(store_dir, n, args);
 	} else {
-		rc = usage_error("unknown subcommand '%s'", args[0]);
+		rc = store_usage_error("unknown subcommand '%s'", args[0]);
 	}
 	free(args);
 	return rc;

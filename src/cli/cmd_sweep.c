@@ -27,7 +27,7 @@ static void sweep_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: harkaq sweep RECIPE...|DIR... [OPTIONS]\n"
-		"       harkaq sweep merge RESULT... [--json] [--out DIR] [--html FILE]\n"
+		"       harkaq sweep merge RESULT... --store DIR [--json] [--out DIR] [--html FILE]\n"
 		"\n"
 		"Builds every recipe under the cage (each in its own 'harkaq build' process) and\n"
 		"measures the catalogue: per recipe and in total, Hermetic / only declarable debt /\n"
@@ -53,10 +53,15 @@ static void sweep_usage(FILE *f)
 		"  --profile NAME     base runtime profile, passed to harkaq build\n"
 		"  --user USER        build user, passed to harkaq build\n"
 		"  --quiet            no progress line on stderr\n"
+		"  --list             only list the recipes found (this shard's, with --shard), one\n"
+		"                     key a line, and the catalogue's id and size on stderr\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
-		"every shard 1..N exactly once.  The merged summary.json is byte for byte the one a\n"
-		"single-machine sweep of the whole catalogue writes.\n"
+		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
+		"denied; the merge classifies every debt path once, against the complete store\n"
+		"given by --store (or $HARKAQ_STORE), whatever each worker's store held.  The merged\n"
+		"summary.json is byte for byte the one a single-machine sweep of the whole catalogue\n"
+		"against that store writes.\n"
 		"\n"
 		"exit status: 0 the sweep completed (whatever the recipes' outcomes), 64 usage, 65 no\n"
 		"recipe found or a bad result file, 70 environment error, 130 interrupted.\n");
@@ -148,8 +153,21 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 	for (size_t i = 0; i < n; i++)
 		hk_sweep_doc_free(&parts[i]);
 	free(parts);
+	/* The shards' classifications were made against their workers' stores: made again, once,
+	 * against the complete one. */
+	struct sweep_classifier *cls = NULL;
+	const char *store_dir = hk_store_choose_dir(o->store_opt);
+	if (code == HK_EXIT_OK && sweep_open_classifier(store_dir, &cls, &err) < 0)
+		code = hk_exit_for_errno(err.code);
+	if (code == HK_EXIT_OK) {
+		sweep_classify(&merged, cls);
+		free(merged.store);
+		merged.store = realpath(store_dir, NULL);
+	}
+	sweep_classifier_free(cls);
 	if (code != HK_EXIT_OK) {
 		fprintf(stderr, "harkaq sweep merge: %s\n", err.msg);
+		hk_sweep_doc_free(&merged);
 		return code;
 	}
 	merged.jobs = 0;
@@ -164,7 +182,7 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 }
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
-       OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_HELP };
+       OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_LIST, OPT_HELP };
 
 static const struct option sweep_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
@@ -177,18 +195,17 @@ static const struct option sweep_options[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "list", no_argument, NULL, OPT_LIST },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
 int cmd_sweep(int argc, char **argv)
 {
-	bool merge = argc > 1 && strcmp(argv[1], "merge") == 0;
-	if (merge) {
-		argc--;
-		argv++;
-	}
-	const char *who = merge ? "harkaq sweep merge" : "harkaq sweep";
+	/* "merge" is the first operand, wherever the options are (`harkaq sweep --json merge
+	 * DIR`): options are read first, in any order (permuting getopt). */
+	bool merge = false;
+	const char *who = "harkaq sweep";
 	struct sweep_opts o = { .jobs = 1 };
 	int c;
 	optind = 1;
@@ -224,6 +241,7 @@ int cmd_sweep(int argc, char **argv)
 		case OPT_PROFILE: o.profile = optarg; break;
 		case OPT_USER: o.user = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
+		case OPT_LIST: o.list = true; break;
 		case OPT_HELP:
 		case 'h':
 			sweep_usage(stdout);
@@ -233,8 +251,20 @@ int cmd_sweep(int argc, char **argv)
 			return HK_EXIT_USAGE;
 		}
 	}
-	if (merge && (o.shard || o.store_opt || o.jobs != 1 || o.timeout || o.profile || o.user)) {
-		fprintf(stderr, "%s: only --json, --out and --html apply to a merge\n", who);
+	if (optind < argc && strcmp(argv[optind], "merge") == 0) {
+		merge = true;
+		who = "harkaq sweep merge";
+		optind++;
+	}
+	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list)) {
+		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);
+		return HK_EXIT_USAGE;
+	}
+	/* Never a default store for a merge: classifying against whatever ./store holds would
+	 * make the merged numbers depend on where the merge ran. */
+	if (merge && !o.store_opt && !(getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE"))) {
+		fprintf(stderr, "%s: give the complete store with --store DIR (or $HARKAQ_STORE): "
+				"the merge classifies every debt path against it\n", who);
 		return HK_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -242,7 +272,7 @@ int cmd_sweep(int argc, char **argv)
 			merge ? "the shards' results" : "recipes or directories of recipes");
 		return HK_EXIT_USAGE;
 	}
-	if (o.out_dir && !merge) {
+	if (o.out_dir && !merge && !o.list) {
 		struct hk_error err;
 		if (sweep_mkdir_p(o.out_dir, &err) < 0) {
 			fprintf(stderr, "%s: %s\n", who, err.msg);

@@ -18,12 +18,6 @@
 
 /* ---- reading the evidence object ---- */
 
-static uint64_t juint(const struct hk_jval *o, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(o, key);
-	return v && v->type == HK_JNUM && v->is_int && v->i >= 0 ? (uint64_t)v->i : 0;
-}
-
 /* A byte-string member, escaped for a terminal; NULL when absent or null. */
 static char *jhuman(const struct hk_jval *o, const char *key)
 {
@@ -40,32 +34,6 @@ static char *jhuman(const struct hk_jval *o, const char *key)
 static void put_human_str(struct hk_buf *b, const char *s)
 {
 	hk_escape_human(s, strlen(s), b);
-}
-
-struct item {
-	const struct hk_jval *den;   /* denials[i] */
-	const struct hk_jval *dia;   /* diagnosis[i] */
-	const char *cls;
-};
-
-static size_t collect(const struct hk_jval *ev, const char *cls, struct item **out)
-{
-	const struct hk_jval *den = hk_jobj_get(ev, "denials"), *dia = hk_jobj_get(ev, "diagnosis");
-	*out = NULL;
-	if (!den || !dia || den->type != HK_JARR || dia->type != HK_JARR || den->len != dia->len)
-		return 0;
-	size_t n = 0;
-	*out = hk_xcalloc(den->len + 1, sizeof(**out));
-	for (size_t i = 0; i < den->len; i++) {
-		const char *c = hk_jobj_str(&dia->items[i], "class");
-		if (c && strcmp(c, cls) == 0) {
-			(*out)[n].den = &den->items[i];
-			(*out)[n].dia = &dia->items[i];
-			(*out)[n].cls = c;
-			n++;
-		}
-	}
-	return n;
 }
 
 /* "/usr/bin/make" or, without a path, what the record named instead. */
@@ -85,11 +53,11 @@ static void put_object(struct hk_buf *b, const struct hk_jval *den)
 }
 
 /* "(by /usr/bin/dash, x2)", with the declared artifact the program comes from (§4.9). */
-static void put_who(struct hk_buf *b, const struct item *it)
+static void put_who(struct hk_buf *b, const struct hk_evobj_entry *it)
 {
 	hk_autofree char *exe = jhuman(it->den, "exe");
 	hk_autofree char *comm = jhuman(it->den, "comm");
-	uint64_t count = juint(it->den, "count");
+	uint64_t count = it->count;
 	const char *decl = hk_jobj_str(it->dia, "exe_declared_by");
 	if (!exe && !comm && count <= 1)
 		return;
@@ -113,11 +81,34 @@ static void newline_indent(struct hk_buf *b, int extra)
 		hk_buf_putc(b, ' ');
 }
 
-/* "→ declare dep: X  (or: B via /usr/bin/ranlib, C)" */
-static void put_suggestion(struct hk_buf *b, const struct item *it)
+/* " [Debian package]": where a provider came from (its origin), so a local build's output
+ * offered as a provider is never mistaken for a package. */
+static void put_origin(struct hk_buf *b, const struct hk_jval *provider)
 {
-	const char *line = hk_jobj_str(it->dia, "line");
-	hk_buf_printf(b, " → %s", line ? line : "?");
+	const char *origin = hk_jobj_str(provider, "origin");
+	if (origin) {
+		hk_buf_puts(b, " [");
+		put_human_str(b, hk_provider_origin_label(origin));
+		hk_buf_putc(b, ']');
+	}
+}
+
+/* The diagnosis' line and where its provider came from: "declare dep: X [Debian package]". */
+static void put_line(struct hk_buf *b, const struct hk_jval *dia)
+{
+	const char *line = hk_jobj_str(dia, "line");
+	const struct hk_jval *ps = hk_jobj_get(dia, "providers");
+	hk_buf_puts(b, line ? line : "?");
+	if (ps && ps->type == HK_JARR && ps->len > 0)
+		put_origin(b, &ps->items[0]);
+}
+
+/* "→ declare dep: X [Debian package]  (or: B [Debian package] via /usr/bin/ranlib, C [local
+ * build])" */
+static void put_suggestion(struct hk_buf *b, const struct hk_evobj_entry *it)
+{
+	hk_buf_puts(b, " → ");
+	put_line(b, it->dia);
 	const struct hk_jval *ps = hk_jobj_get(it->dia, "providers");
 	if (!ps || ps->type != HK_JARR || ps->len < 2)
 		return;
@@ -128,6 +119,7 @@ static void put_suggestion(struct hk_buf *b, const struct item *it)
 		hk_autofree char *via = jhuman(p, "via");
 		hk_buf_puts(b, k > 1 ? ", " : " ");
 		put_human_str(b, spec ? spec : "?");
+		put_origin(b, p);
 		if (via)
 			hk_buf_printf(b, " via %s", via);
 		else if (how && strcmp(how, "link") == 0)
@@ -137,7 +129,7 @@ static void put_suggestion(struct hk_buf *b, const struct item *it)
 }
 
 /* Declarable debt, grouped by the line that fixes it: one line per suggestion. */
-static void put_declarable(struct hk_buf *b, const struct item *its, size_t n, int extra)
+static void put_declarable(struct hk_buf *b, const struct hk_evobj_entry *its, size_t n, int extra)
 {
 	bool *done = hk_xcalloc(n + 1, sizeof(bool));
 	size_t groups = 0;
@@ -166,7 +158,8 @@ static void put_declarable(struct hk_buf *b, const struct item *its, size_t n, i
 			continue;
 		}
 		/* Several paths, one fix: name the fix once. */
-		hk_buf_printf(b, "%s ← %zu paths:", line, same);
+		put_line(b, its[i].dia);
+		hk_buf_printf(b, " ← %zu paths:", same);
 		size_t shown = 0;
 		for (size_t k = i; k < n; k++) {
 			const char *l2 = hk_jobj_str(its[k].dia, "line");
@@ -186,7 +179,7 @@ static void put_declarable(struct hk_buf *b, const struct item *its, size_t n, i
 	free(done);
 }
 
-static void put_plain(struct hk_buf *b, const struct item *its, size_t n, int extra,
+static void put_plain(struct hk_buf *b, const struct hk_evobj_entry *its, size_t n, int extra,
 		      bool with_reason)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -205,7 +198,7 @@ static void put_plain(struct hk_buf *b, const struct item *its, size_t n, int ex
 }
 
 /* "expected (N): a, b, c … +N" on one line. */
-static void put_expected_inline(struct hk_buf *b, const struct item *its, size_t n)
+static void put_expected_inline(struct hk_buf *b, const struct hk_evobj_entry *its, size_t n)
 {
 	hk_buf_printf(b, "expected (%zu):", n);
 	for (size_t i = 0; i < n && i < MAX_PATHS; i++) {
@@ -235,6 +228,25 @@ static void put_base(struct hk_buf *out, const struct hk_jval *base)
 		hk_buf_puts(out, " (unpinned: the verdict measures this machine, not the recipe)\n");
 }
 
+/* The phase's exit status when it failed (non-zero), else false. */
+static bool phase_failed(const struct hk_jval *ev, long long *code)
+{
+	const struct hk_jval *x = hk_jobj_get(ev, "exit_code");
+	if (!x || x->type != HK_JNUM || !x->is_int || x->i == 0)
+		return false;
+	*code = (long long)x->i;
+	return true;
+}
+
+void hk_report_state(const struct hk_jval *ev, struct hk_buf *out)
+{
+	const char *state = hk_jobj_str(ev, "state");
+	long long code;
+	put_human_str(out, state ? state : "?");
+	if (phase_failed(ev, &code))
+		hk_buf_printf(out, ", failed (exit %lld)", code);
+}
+
 void hk_report_human(const struct hk_jval *ev, const char *label, const char *evidence_id,
 		     struct hk_buf *out)
 {
@@ -244,11 +256,25 @@ void hk_report_human(const struct hk_jval *ev, const char *label, const char *ev
 		label = phase ? phase : "phase";
 	if (!state)
 		state = "?";
-	hk_buf_printf(out, "%-10s %-11s ", label, state);
+	/* The state column says a failed phase failed ("Hermetic, failed (exit 1)"): a script
+	 * reading the line never takes it for a success.  Too long for the column, it puts
+	 * what follows on the next line, at the column's end. */
+	struct hk_buf state_text = HK_BUF_INIT;
+	hk_report_state(ev, &state_text);
+	if (state_text.len > 11) {
+		hk_buf_printf(out, "%-10s %s", label, hk_buf_str(&state_text));
+		newline_indent(out, 0);
+	} else {
+		hk_buf_printf(out, "%-10s %-11s ", label, hk_buf_str(&state_text));
+	}
+	hk_buf_free(&state_text);
 
-	struct item *exp, *dec, *irr, *bug;
-	size_t n_exp = collect(ev, "expected", &exp), n_dec = collect(ev, "declarable", &dec),
-	       n_irr = collect(ev, "irreducible", &irr), n_bug = collect(ev, "policy_bug", &bug);
+	/* One entry per path and class, the counts counting paths (docs/diagnosis.md). */
+	struct hk_evobj_entry *exp, *dec, *irr, *bug;
+	size_t n_exp = hk_evobj_entries(ev, "expected", &exp),
+	       n_dec = hk_evobj_entries(ev, "declarable", &dec),
+	       n_irr = hk_evobj_entries(ev, "irreducible", &irr),
+	       n_bug = hk_evobj_entries(ev, "policy_bug", &bug);
 	size_t lines = 0;
 
 	if (strcmp(state, "NoEvidence") == 0) {
@@ -308,10 +334,10 @@ void hk_report_human(const struct hk_jval *ev, const char *label, const char *ev
 	if (evidence_id)
 		hk_buf_printf(out, "%-10s evidence %s  (harkaq explain %.11s)\n", "", evidence_id,
 			      evidence_id);
-	free(exp);
-	free(dec);
-	free(irr);
-	free(bug);
+	hk_evobj_entries_free(exp, n_exp);
+	hk_evobj_entries_free(dec, n_dec);
+	hk_evobj_entries_free(irr, n_irr);
+	hk_evobj_entries_free(bug, n_bug);
 }
 
 /* ---- JSON ---- */
@@ -326,15 +352,15 @@ static void copy_member(struct hk_json *j, const struct hk_jval *o, const char *
 		hk_json_null(j);
 }
 
-static void json_items(struct hk_json *j, const char *key, const struct item *its, size_t n)
+static void json_items(struct hk_json *j, const char *key, const struct hk_evobj_entry *its, size_t n)
 {
 	hk_json_key(j, key);
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < n; i++) {
 		hk_json_obj_begin(j);
 		copy_member(j, its[i].den, "path");
-		copy_member(j, its[i].den, "blockers");
-		copy_member(j, its[i].den, "count");
+		hk_json_kv_str(j, "blockers", its[i].blockers);
+		hk_json_kv_uint(j, "count", its[i].count);
 		copy_member(j, its[i].den, "exe");
 		if (strcmp(key, "expected") != 0)
 			copy_member(j, its[i].dia, "exe_declared_by");
@@ -351,12 +377,19 @@ static void json_items(struct hk_json *j, const char *key, const struct item *it
 
 void hk_report_json(const struct hk_jval *ev, const char *evidence_id, struct hk_json *j)
 {
-	struct item *exp, *dec, *irr, *bug;
-	size_t n_exp = collect(ev, "expected", &exp), n_dec = collect(ev, "declarable", &dec),
-	       n_irr = collect(ev, "irreducible", &irr), n_bug = collect(ev, "policy_bug", &bug);
+	/* One entry per path and class, the counts counting paths (docs/diagnosis.md). */
+	struct hk_evobj_entry *exp, *dec, *irr, *bug;
+	size_t n_exp = hk_evobj_entries(ev, "expected", &exp),
+	       n_dec = hk_evobj_entries(ev, "declarable", &dec),
+	       n_irr = hk_evobj_entries(ev, "irreducible", &irr),
+	       n_bug = hk_evobj_entries(ev, "policy_bug", &bug);
 	hk_json_obj_begin(j);
 	copy_member(j, ev, "phase");
 	copy_member(j, ev, "state");
+	/* Next to the state: whether the phase itself failed, and how it exited. */
+	long long code;
+	hk_json_kv_bool(j, "failed", phase_failed(ev, &code));
+	copy_member(j, ev, "exit_code");
 	copy_member(j, ev, "reasons");
 	json_items(j, "expected", exp, n_exp);
 	json_items(j, "declarable", dec, n_dec);
@@ -368,10 +401,10 @@ void hk_report_json(const struct hk_jval *ev, const char *evidence_id, struct hk
 	else
 		hk_json_null(j);
 	hk_json_obj_end(j);
-	free(exp);
-	free(dec);
-	free(irr);
-	free(bug);
+	hk_evobj_entries_free(exp, n_exp);
+	hk_evobj_entries_free(dec, n_dec);
+	hk_evobj_entries_free(irr, n_irr);
+	hk_evobj_entries_free(bug, n_bug);
 }
 
 /* ---- build glue ---- */

@@ -3,7 +3,8 @@
  * stored verdict exactly as the build printed it.
  *
  *   configure  Hermetic    expected (2): /usr/bin/gcc, /usr/sbin/ldconfig   debt: none
- *   compile    Impure      declarable (1): /usr/bin/make → declare dep: make  (by /usr/bin/dash, x2)
+ *   compile    Impure, failed (exit 2)
+ *                          declarable (1): /usr/bin/make → declare dep: make [Debian package]  (by /usr/bin/dash, x2)
  *                          irreducible (1): /usr/lib/x86_64-linux-gnu/libfoo.so.1  (by cc1)
  *              evidence b3:1f2e…  (harkaq explain b3:1f2e3d4c) */
 #ifndef HK_CLI_REPORT_H
@@ -22,8 +23,12 @@
 void hk_report_human(const struct hk_jval *evobj, const char *label, const char *evidence_id,
 		     struct hk_buf *out);
 
+/* The phase's state for people: the verdict's state, with ", failed (exit N)" when the
+ * phase's command exited non-zero ("Hermetic, failed (exit 1)"). */
+void hk_report_state(const struct hk_jval *evobj, struct hk_buf *out);
+
 /* One phase as JSON:
- *   {"phase","state","reasons":[{code,message}],"expected":[{path,blockers,count,exe}],
+ *   {"phase","state","failed","exit_code","reasons":[{code,message}],"expected":[{path,blockers,count,exe}],
  *    "declarable":[{path,blockers,count,exe,exe_declared_by,providers:[…],line}],
  *    "irreducible":[{path,blockers,count,exe,exe_declared_by,reason}],
  *    "policy_bug":[{path,blockers,count,exe,exe_declared_by,reason}],"evidence"} */

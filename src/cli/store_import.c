@@ -439,3 +439,17 @@ int hk_import_apt(struct hk_store *s, const struct hk_strv *want, bool with_deps
 	hk_strv_free(&run.told_base);
 	return r;
 }
+
+int hk_base_root_names(const char *root, struct hk_strv *out, struct hk_error *err)
+{
+	hk_autofree char *status = hk_xasprintf("%s/var/lib/dpkg/status", root);
+	char **names = NULL;
+	size_t n = 0;
+	int r = hk_deb_installed_names(status, &names, &n, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		hk_strv_push_owned(out, names[i]);
+	free(names);
+	return 0;
+}

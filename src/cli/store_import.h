@@ -30,6 +30,11 @@ int hk_import_apt(struct hk_store *s, const struct hk_strv *want, bool with_deps
  * line), cut to size - 1 bytes, in `line`. */
 const char *hk_apt_reason(struct hk_buf *errout, char *line, size_t size);
 
+/* Appends to `out` every package installed in the base root `root` and what they provide,
+ * read from ROOT/var/lib/dpkg/status (hk_deb_installed_names): the names a closure may leave to
+ * that base root (`store closure --base-root`, `store export --base-root`). */
+int hk_base_root_names(const char *root, struct hk_strv *out, struct hk_error *err);
+
 /* "added|present b3:<id> NAME VERSION (N files[, from FROM])" on stdout. */
 void hk_print_added(const struct hk_artifact *a, bool added, const char *from);
 

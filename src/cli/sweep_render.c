@@ -371,7 +371,18 @@ void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 		}
 		hk_buf_puts(b, "<br><code class=\"muted\">");
 		hk_html_escape(b, it->key);
-		hk_buf_puts(b, "</code></td><td>");
+		hk_buf_puts(b, "</code>");
+		if (it->base_name) {
+			/* What the verdict stood on (docs/bases.md). */
+			hk_buf_puts(b, "<br><span class=\"muted\">on ");
+			hk_html_escape(b, it->base_name);
+			if (it->base_pinned && it->base_id)
+				hk_buf_printf(b, " <code>%.14s…</code>", it->base_id);
+			else
+				hk_buf_puts(b, " <span class=\"bad\">(unpinned)</span>");
+			hk_buf_puts(b, "</span>");
+		}
+		hk_buf_puts(b, "</td><td>");
 		html_pill(b, it->outcome);
 		hk_buf_puts(b, "</td><td>");
 		for (size_t k = 0; k < it->n_phases; k++) {

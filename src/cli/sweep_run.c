@@ -134,49 +134,185 @@ static int find_recipes(char **args, size_t n_args, struct recipes *out, struct 
 
 /* ---- classification ---- */
 
-struct classify_ctx {
-	/* Over the store snapshot: its path index and symlink map were loaded before any build
-	 * (prime_classifier). */
-	struct hk_suggester *sugg;
-	const char *base_root;
-};
-
 /* A debt path is classified by the build's own diagnosis (core/suggest.h, design.md §8):
- * declarable when an artifact of the store provides it, irreducible otherwise.  It asks the
- * store handle opened before the first build, whose path index and symlink map are loaded
- * once: builds of this sweep that seal new artifacts do not change the answer, so the order
- * and concurrency of the builds, and how the catalogue is sharded, cannot change a
- * classification.  No closure is given: "declarable" is "the store provides it". */
-static void classify(void *vctx, const char *path, struct hk_sweep_class *out)
+ * declarable when an artifact of the store provides it, irreducible otherwise.  It asks a
+ * store handle whose path index and symlink map were loaded once (sweep_open_classifier): for
+ * a sweep, before the first build, so builds that seal new artifacts do not change the answer;
+ * for a merge, the complete store it is given.  No closure is given: "declarable" is "the
+ * store provides it". */
+static void classify(void *ctx, const char *path, struct hk_sweep_class *out)
 {
-	const struct classify_ctx *c = vctx;
+	struct hk_suggester *sugg = ctx;
 	memset(out, 0, sizeof(*out));
 	struct hk_diag_item it;
 	struct hk_error e;
-	if (c->sugg && hk_diagnose_path(c->sugg, path, NULL, &it, &e) == 0) {
-		if (it.cls == HK_DIAG_DECLARABLE) {
-			out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
-			for (size_t i = 0; i < it.n_providers; i++) {
-				bool dup = false;
-				for (size_t k = 0; k < out->n_providers; k++)
-					dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
-				if (!dup)
-					out->providers[out->n_providers++] =
-						hk_xstrdup(it.providers[i].name);
-			}
+	if (!sugg || hk_diagnose_path(sugg, path, NULL, &it, &e) < 0)
+		return;
+	if (it.cls == HK_DIAG_DECLARABLE) {
+		out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
+		for (size_t i = 0; i < it.n_providers; i++) {
+			bool dup = false;
+			for (size_t k = 0; k < out->n_providers; k++)
+				dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
+			if (!dup)
+				out->providers[out->n_providers++] = hk_xstrdup(it.providers[i].name);
 		}
-		hk_diag_item_free(&it);
 	}
-	/* The base-debt measure: would `policy = closure + whole base root` have granted it?
-	 * Not what the sandbox itself mounts there (its contract surfaces). */
-	if (!hk_contract_surface(path)) {
-		const char *root = c->base_root ? c->base_root : "/";
-		size_t rl = strlen(root);
-		hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
-						      root, path);
-		struct stat st;
-		out->in_base = lstat(host, &st) == 0;
+	hk_diag_item_free(&it);
+}
+
+/* The diagnosis a sweep or a merge classifies with: one suggester over the store snapshot for
+ * recipes on no known base, and one more per base the recipes stood on, so that a denied file
+ * of a base is named with that base's package as the build's own report names it
+ * (core/debroot.h). */
+struct sweep_classifier {
+	struct hk_store *store;
+	struct hk_suggester *sugg;
+	struct base_sugg {
+		char *key;       /* the base's id, or "host" */
+		char *root;      /* its tree (owned) */
+		struct hk_suggester *sugg;
+	} *bases;
+	size_t n_bases;
+};
+
+static struct hk_suggester *prime(struct hk_suggester *s)
+{
+	struct hk_diag_item primed;
+	struct hk_error e;
+	if (hk_diagnose_path(s, "/", NULL, &primed, &e) == 0)
+		hk_diag_item_free(&primed);
+	return s;
+}
+
+/* The suggester for the base `key` whose tree is `root`, made (and primed) on first need. */
+static struct hk_suggester *base_suggester(struct sweep_classifier *c, const char *key,
+					   const char *root)
+{
+	for (size_t i = 0; i < c->n_bases; i++)
+		if (strcmp(c->bases[i].key, key) == 0)
+			return c->bases[i].sugg;
+	c->bases = hk_xrealloc(c->bases, (c->n_bases + 1) * sizeof(*c->bases));
+	struct base_sugg *b = &c->bases[c->n_bases++];
+	b->key = hk_xstrdup(key);
+	b->root = hk_xstrdup(root);
+	const struct hk_suggest_input in = { .store = c->store, .sandbox_contract = true,
+					     .base_root = b->root };
+	b->sugg = prime(hk_suggester_new(&in));
+	return b->sugg;
+}
+
+/* The suggester for recipes standing on a pinned base of id `id` (found in the classifier's
+ * store), on "host", or on anything else (the plain one). */
+static struct hk_suggester *suggester_for_base(struct sweep_classifier *c, const char *id,
+					       const char *name, bool pinned)
+{
+	if (pinned && id) {
+		const struct hk_artifact *a = NULL;
+		struct hk_error e;
+		if (hk_store_find(c->store, id, &a, &e) == 0 && a->origin == HK_ORIGIN_BASE)
+			return base_suggester(c, a->id, a->path);
+	} else if (name && strcmp(name, "host") == 0) {
+		return base_suggester(c, "host", "/");
 	}
+	return c->sugg;
+}
+
+void sweep_classify(struct hk_sweep_doc *d, struct sweep_classifier *c)
+{
+	for (size_t i = 0; i < d->n_items; i++) {
+		struct hk_sweep_item *it = &d->items[i];
+		struct hk_suggester *s = c ? suggester_for_base(c, it->base_id, it->base_name,
+								it->base_pinned)
+					   : NULL;
+		hk_sweep_classify(it, 1, classify, s);
+	}
+}
+
+void sweep_classifier_free(struct sweep_classifier *c)
+{
+	if (!c)
+		return;
+	hk_suggester_free(c->sugg);
+	for (size_t i = 0; i < c->n_bases; i++) {
+		hk_suggester_free(c->bases[i].sugg);
+		free(c->bases[i].key);
+		free(c->bases[i].root);
+	}
+	free(c->bases);
+	if (c->store)
+		hk_store_close(c->store);
+	free(c);
+}
+
+struct hk_store *sweep_classifier_store(const struct sweep_classifier *c)
+{
+	return c ? c->store : NULL;
+}
+
+int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
+			  struct hk_error *err)
+{
+	struct sweep_classifier *c = hk_xcalloc(1, sizeof(*c));
+	*out = c;
+	const struct hk_artifact **p = NULL;
+	size_t np = 0;
+	if (hk_store_open(store_dir, false, &c->store, err) < 0)
+		return -1;
+	if (hk_store_providers(c->store, "/", &p, &np, err) < 0)
+		return -1;
+	free(p);
+	const struct hk_suggest_input in = { .store = c->store, .sandbox_contract = true };
+	c->sugg = hk_suggester_new(&in);
+	struct hk_diag_item primed;
+	if (hk_diagnose_path(c->sugg, "/", NULL, &primed, err) < 0)
+		return -1;
+	hk_diag_item_free(&primed);
+	return 0;
+}
+
+/* The tree a recipe's base is: a pinned base's in the store, a root: directory, or "/". */
+static char *base_root_of(struct hk_store *store, const struct hk_recipe *r)
+{
+	if (r->base_kind == HK_BASE_ROOT)
+		return hk_xstrdup(r->base_root);
+	const struct hk_artifact *a = NULL;
+	struct hk_error e;
+	if (r->base_kind == HK_BASE_STORE && store && hk_base_find(store, r->base, &a, &e) == 0)
+		return hk_xstrdup(a->path);
+	return hk_xstrdup("/");
+}
+
+/* Before any build seals anything into the store: the suggester of every base the recipes
+ * name, so that builds of this sweep cannot change a classification. */
+static void prime_bases(struct sweep_classifier *c, const struct hk_sweep_doc *d)
+{
+	for (size_t i = 0; c && i < d->n_items; i++) {
+		struct hk_recipe r;
+		struct hk_error e;
+		if (hk_recipe_load(d->items[i].key, &r, &e) < 0)
+			continue;
+		const struct hk_artifact *a = NULL;
+		if (r.base_kind == HK_BASE_STORE && hk_base_find(c->store, r.base, &a, &e) == 0)
+			base_suggester(c, a->id, a->path);
+		else if (r.base_kind == HK_BASE_HOST)
+			base_suggester(c, "host", "/");
+		hk_recipe_free(&r);
+	}
+}
+
+/* The base-debt measure: would `policy = closure + whole base root` have granted it?  Not
+ * what the sandbox itself mounts there (its contract surfaces). */
+static bool in_base_root(void *ctx, const char *path)
+{
+	const char *root = ctx ? ctx : "/";
+	if (hk_contract_surface(path))
+		return false;
+	size_t rl = strlen(root);
+	hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
+					      root, path);
+	struct stat st;
+	return lstat(host, &st) == 0;
 }
 
 /* ---- running the builds ---- */
@@ -193,7 +329,6 @@ struct job {
 	pid_t pid;
 	long long t0;
 	char *result_path, *log_path, *abs_recipe, *base_root;
-	struct hk_suggester *sugg;   /* the sweep's, for this recipe's base (not owned) */
 };
 
 static char *file_slug(size_t pos, const char *key)
@@ -272,8 +407,7 @@ static char *reason_from_log(const char *log)
 	return found;
 }
 
-static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
-		       struct hk_suggester *sugg)
+static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
 {
 	it->ms = hk_now_ms() - jb->t0;
 	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -283,8 +417,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
 	bool have = access(jb->result_path, F_OK) == 0 &&
 		    hk_file_read(jb->result_path, &text, &e) == 0 &&
 		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	struct classify_ctx cc = { jb->sugg ? jb->sugg : sugg, jb->base_root };
-	if (have && hk_sweep_item_from_build(it, v, classify, &cc, &e) == 0) {
+	if (have && hk_sweep_item_from_build(it, v, in_base_root, jb->base_root, &e) == 0) {
 		if (it->reason) {
 			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
 			free(it->reason);
@@ -341,6 +474,12 @@ static bool preflight(struct hk_sweep_item *it, struct hk_store *store, const ch
 		const struct hk_artifact *a;
 		if (store && hk_store_find(store, d->spec, &a, &e) == 0)
 			continue;
+		/* A package of the recipe's base may be declared by name, as the build allows. */
+		if (store && e.code == ENOENT && d->name && !d->version && !d->b3) {
+			hk_autofree char *root = base_root_of(store, r);
+			if (hk_build_base_has_package(root, d->name))
+				continue;
+		}
 		char *msg;
 		if (!store)
 			msg = hk_xasprintf("%s:%u:%u: build dep '%s': there is no store (--store, "
@@ -446,6 +585,11 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 			dup2(nul, 1);
 		}
 		dup2(logfd, 2);
+		/* The sweep blocks SIGCHLD to wait for it (run_builds); a build starts with none
+		 * blocked. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
@@ -467,15 +611,8 @@ struct sweep_run {
 	struct hk_sweep_doc d;
 	size_t *positions;          /* each item's position in the whole catalogue */
 	char *store_dir;
-	struct hk_store *store;     /* the snapshot every classification uses */
-	struct hk_suggester *sugg;
-	/* One more suggester per base the recipes stand on: a denied file of a base is named
-	 * with that base's package (core/debroot.h), as the build's own report does. */
-	struct base_sugg {
-		char *root;
-		struct hk_suggester *sugg;
-	} *bases;
-	size_t n_bases;
+	struct sweep_classifier *cls;   /* the store snapshot every classification uses */
+	struct hk_store *store;     /* its store (not owned) */
 	char *work;                 /* logs and build results: --out, or a scratch directory */
 	bool scratch;
 	char *logs, *builds, *self;
@@ -490,14 +627,7 @@ static void release_sweep(struct sweep_run *sr)
 		struct hk_error ignored;
 		hk_store_remove_tree(sr->work, &ignored);
 	}
-	hk_suggester_free(sr->sugg);
-	for (size_t i = 0; i < sr->n_bases; i++) {
-		hk_suggester_free(sr->bases[i].sugg);
-		free(sr->bases[i].root);
-	}
-	free(sr->bases);
-	if (sr->store)
-		hk_store_close(sr->store);
+	sweep_classifier_free(sr->cls);
 	free(sr->jobs);
 	free(sr->positions);
 	free(sr->self);
@@ -545,36 +675,6 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 	return code;
 }
 
-/* The suggester for recipes standing on the base tree `root`, made on first need over the
- * sweep's store snapshot. */
-static struct hk_suggester *suggester_for(struct sweep_run *sr, const char *root)
-{
-	if (!sr->store)
-		return NULL;
-	for (size_t i = 0; i < sr->n_bases; i++)
-		if (strcmp(sr->bases[i].root, root) == 0)
-			return sr->bases[i].sugg;
-	sr->bases = hk_xrealloc(sr->bases, (sr->n_bases + 1) * sizeof(*sr->bases));
-	struct base_sugg *b = &sr->bases[sr->n_bases++];
-	b->root = hk_xstrdup(root);
-	const struct hk_suggest_input in = { .store = sr->store, .sandbox_contract = true,
-					     .base_root = b->root };
-	b->sugg = hk_suggester_new(&in);
-	return b->sugg;
-}
-
-/* The tree a recipe's base is: a pinned base's in the store, a root: directory, or "/". */
-static char *base_root_of(struct sweep_run *sr, const struct hk_recipe *r)
-{
-	if (r->base_kind == HK_BASE_ROOT)
-		return hk_xstrdup(r->base_root);
-	const struct hk_artifact *a = NULL;
-	struct hk_error e;
-	if (r->base_kind == HK_BASE_STORE && sr->store && hk_base_find(sr->store, r->base, &a, &e) == 0)
-		return hk_xstrdup(a->path);
-	return hk_xstrdup("/");
-}
-
 /* One store for every build, resolved once, and its snapshot: the path index and the
  * symlink map the diagnosis reads, loaded now, before any build can seal into the store. */
 static int open_snapshot(struct sweep_run *sr)
@@ -594,33 +694,13 @@ static int open_snapshot(struct sweep_run *sr)
 	}
 	if (!sr->store_dir)
 		return 0;
-	const struct hk_artifact **p = NULL;
-	size_t np = 0;
-	struct hk_diag_item primed;
-	if (hk_store_open(sr->store_dir, false, &sr->store, &sr->err) < 0 ||
-	    hk_store_providers(sr->store, "/", &p, &np, &sr->err) < 0) {
+	int oc = sweep_open_classifier(sr->store_dir, &sr->cls, &sr->err);
+	sr->store = sweep_classifier_store(sr->cls);
+	if (oc == 0)
+		prime_bases(sr->cls, &sr->d);
+	if (oc < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		return HK_EXIT_DATAERR;
-	}
-	free(p);
-	const struct hk_suggest_input in = { .store = sr->store, .sandbox_contract = true };
-	sr->sugg = hk_suggester_new(&in);
-	if (hk_diagnose_path(sr->sugg, "/", NULL, &primed, &sr->err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-		return HK_EXIT_DATAERR;
-	}
-	hk_diag_item_free(&primed);
-	/* The bases' suggesters too, before any build seals anything into the store. */
-	for (size_t i = 0; i < sr->d.n_items; i++) {
-		struct hk_recipe r;
-		struct hk_error e;
-		if (hk_recipe_load(sr->d.items[i].key, &r, &e) < 0)
-			continue;
-		hk_autofree char *root = base_root_of(sr, &r);
-		hk_recipe_free(&r);
-		struct hk_suggester *bs = suggester_for(sr, root);
-		if (bs && hk_diagnose_path(bs, "/", NULL, &primed, &e) == 0)
-			hk_diag_item_free(&primed);
 	}
 	char *abs = realpath(sr->store_dir, NULL);
 	if (abs) {
@@ -644,6 +724,17 @@ static int make_workspace(struct sweep_run *sr)
 				strerror(errno));
 			free(sr->work);
 			sr->work = NULL;
+			return HK_EXIT_SOFTWARE;
+		}
+	}
+	/* A result left by an earlier sweep in --out must not stand for this one if this one is
+	 * killed before it writes its own: a merge would take it for this shard. */
+	static const char *const results[] = { "result.json", "summary.json", "summary.txt" };
+	for (size_t i = 0; !sr->scratch && i < HK_ARRAY_LEN(results); i++) {
+		hk_autofree char *old = hk_xasprintf("%s/%s", sr->work, results[i]);
+		if (unlink(old) < 0 && errno != ENOENT) {
+			fprintf(stderr, "harkaq sweep: removing the earlier %s: %s\n", old,
+				strerror(errno));
 			return HK_EXIT_SOFTWARE;
 		}
 	}
@@ -694,8 +785,7 @@ static void start_jobs(struct sweep_run *sr)
 		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
 		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
 		jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
-		jb->base_root = base_root_of(sr, &r);
-		jb->sugg = suggester_for(sr, jb->base_root);
+		jb->base_root = base_root_of(sr->store, &r);
 		hk_recipe_free(&r);
 		unlink(jb->result_path);
 		jb->t0 = hk_now_ms();
@@ -725,7 +815,7 @@ static bool reap_job(struct sweep_run *sr)
 		if (sr->jobs[i].pid != pid)
 			continue;
 		struct hk_sweep_item *it = &sr->d.items[sr->jobs[i].item];
-		finish_job(&sr->jobs[i], status, it, sr->sugg);
+		finish_job(&sr->jobs[i], status, it);
 		job_free(&sr->jobs[i]);
 		sr->jobs[i] = sr->jobs[--sr->n_jobs];
 		sr->done++;
@@ -752,6 +842,13 @@ static void run_builds(struct sweep_run *sr)
 	stop_signal = 0;
 	tty_progress = isatty(2);
 
+	/* A finished build is reaped when it ends, not at the next tick of a poll: SIGCHLD is
+	 * blocked and waited for (at most 200 ms, for the progress line).  A child that ends
+	 * between the reap and the wait leaves it pending, so the wait returns at once. */
+	sigset_t chld, saved;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &saved);
 	sr->t0 = hk_now_ms();
 	if (!sr->o->quiet)
 		fprintf(stderr, "[sweep] %zu recipe(s)%s, %u at a time, store %s\n", sr->d.n_items,
@@ -774,10 +871,11 @@ static void run_builds(struct sweep_run *sr)
 		if (!reap_job(sr)) {
 			progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0,
 				 NULL);
-			struct timespec ts = { 0, 200 * 1000 * 1000 };
-			nanosleep(&ts, NULL);
+			const struct timespec ts = { 0, 200 * 1000 * 1000 };
+			sigtimedwait(&chld, NULL, &ts);
 		}
 	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (tty_progress && !sr->o->quiet)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < sr->d.n_items; i++)
@@ -787,6 +885,7 @@ static void run_builds(struct sweep_run *sr)
 			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
 			free(msg);
 		}
+	sr->d.interrupted = (int)stop_signal;
 	sr->d.elapsed_ms = hk_now_ms() - sr->t0;
 }
 
@@ -794,6 +893,18 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 {
 	struct sweep_run sr = { .o = o };
 	int code = collect_items(&sr, args, n_args);
+	if (code == 0 && o->list) {
+		for (size_t i = 0; i < sr.d.n_items; i++)
+			printf("%s\n", sr.d.items[i].key);
+		fflush(stdout);
+		fprintf(stderr, "catalogue %s: %zu recipe(s)", sr.d.catalogue_id, sr.d.catalogue_size);
+		if (sr.d.shard_count)
+			fprintf(stderr, "; shard %u/%u: %zu", sr.d.shard_index, sr.d.shard_count,
+				sr.d.n_items);
+		fputc('\n', stderr);
+		release_sweep(&sr);
+		return HK_EXIT_OK;
+	}
 	if (code == 0)
 		code = open_snapshot(&sr);
 	if (code == 0)
@@ -803,10 +914,11 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 		return code;
 	}
 	run_builds(&sr);
-	/* The classifications are made: the snapshot is no longer needed. */
-	hk_suggester_free(sr.sugg);
-	sr.sugg = NULL;
-	hk_store_close(sr.store);
+	/* One classification of every debt path, against the snapshot taken before the first
+	 * build; then the snapshot is no longer needed. */
+	sweep_classify(&sr.d, sr.cls);
+	sweep_classifier_free(sr.cls);
+	sr.cls = NULL;
 	sr.store = NULL;
 	if (sweep_emit(&sr.d, o, &sr.err) < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr.err.msg);

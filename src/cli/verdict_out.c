@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "cli/commands.h"
+#include "sys/nsinit.h"
 #include "core/util.h"
 
 void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
@@ -40,6 +41,8 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 	in.phase = vo->phase;
 	hk_verdict_compute(&in, v);
 	v->collapsed_dirs = res->cage_reported ? (size_t)res->cage.beneath : 0;
+	v->has_exit_code = res->started;
+	v->exit_code = res->exit_code;
 }
 
 void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result *res,
@@ -61,6 +64,9 @@ void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result 
 	hk_json_bool(j, res->timed_out);
 	hk_json_key(j, "leftovers_killed");
 	hk_json_int(j, res->leftovers_killed);
+	/* "empty": its own network namespace; "host": --share-net, nothing denied or recorded. */
+	hk_json_key(j, "network");
+	hk_json_str(j, (res->namespaces & HK_NS_NET) ? "empty" : "host");
 	hk_json_obj_end(j);
 	hk_json_key(j, "cage");
 	if (res->cage_reported)

@@ -419,6 +419,33 @@ void hk_landlock_access_free(struct hk_landlock_access *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* Whether the comma-separated `list` (n bytes) holds the right `name` (len bytes). */
+static bool list_has(const char *list, size_t n, const char *name, size_t len)
+{
+	for (size_t at = 0; at < n;) {
+		size_t end = at;
+		while (end < n && list[end] != ',')
+			end++;
+		if (end - at == len && memcmp(list + at, name, len) == 0)
+			return true;
+		at = end + 1;
+	}
+	return false;
+}
+
+void hk_blockers_union(struct hk_buf *acc, const char *blockers)
+{
+	for (const char *p = blockers; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len && !list_has(acc->data ? acc->data : "", acc->len, p, len)) {
+			if (acc->len)
+				hk_buf_putc(acc, ',');
+			hk_buf_append(acc, p, len);
+		}
+		p += len + (p[len] == ',');
+	}
+}
+
 static int access_from_fields(const struct hk_audit_fields *f, size_t len,
 			      struct hk_landlock_access *a, struct hk_error *err)
 {

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 
 /* Record types harkaq reads (include/uapi/linux/audit.h). */
@@ -104,6 +105,13 @@ struct hk_landlock_access {
 int hk_landlock_access_parse(const char *text, size_t len, struct hk_landlock_access *out,
 			     struct hk_error *err);
 void hk_landlock_access_free(struct hk_landlock_access *a);
+
+/* Merges one `blockers` list into `acc` (both comma-separated, as the kernel writes them):
+ * each right of `blockers` not in `acc` yet is appended, so the rights keep the order they
+ * were first seen in.  Two denials of one path under different rights (an execve denied
+ * fs.execute,fs.read_file, a read of the same file fs.read_file) read as one entry with
+ * the rights of both (docs/diagnosis.md, "One path, one entry"). */
+void hk_blockers_union(struct hk_buf *acc, const char *blockers);
 
 /* ---- AUDIT_LANDLOCK_DOMAIN (1424) ---- */
 

@@ -10,6 +10,8 @@
 
 #include "core/buf.h"
 #include "core/dir.h"
+#include "core/file.h"
+#include "core/hex.h"
 #include "core/json.h"
 #include "core/util.h"
 
@@ -23,20 +25,14 @@ static char *tag_path(struct hk_store *s, const char *name)
 /* The id a tag holds: "b3:<64 hex>" and a newline, nothing else. */
 static int read_tag(const char *path, char id[HK_B3_ID_LEN], struct hk_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot open the base tag %s", path);
 	struct hk_buf b = HK_BUF_INIT;
-	int r = hk_buf_read_fd(&b, fd);
-	close(fd);
+	int r = hk_file_read(path, &b, err);
 	if (r < 0) {
 		hk_buf_free(&b);
-		return hk_fail_errno(err, -r, "cannot read the base tag %s", path);
+		return hk_wrap(err, "the base tag");
 	}
 	bool ok = b.len == HK_B3_ID_LEN && strncmp(b.data, "b3:", 3) == 0 &&
-		  b.data[HK_B3_ID_LEN - 1] == '\n';
-	for (size_t i = 3; ok && i < HK_B3_ID_LEN - 1; i++)
-		ok = (b.data[i] >= '0' && b.data[i] <= '9') || (b.data[i] >= 'a' && b.data[i] <= 'f');
+		  b.data[HK_B3_ID_LEN - 1] == '\n' && hk_is_lower_hex(b.data + 3, HK_B3_ID_LEN - 4);
 	if (ok) {
 		memcpy(id, b.data, HK_B3_ID_LEN - 1);
 		id[HK_B3_ID_LEN - 1] = '\0';
@@ -137,26 +133,10 @@ int hk_base_tag_set(struct hk_store *s, const char *name, const struct hk_artifa
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return hk_fail_errno(err, errno, "cannot create %s", dir);
 	hk_autofree char *path = tag_path(s, name);
-	hk_autofree char *tmp = hk_xasprintf("%s/.%s.XXXXXX", dir, name);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot write the base tag %s", path);
 	char line[HK_B3_ID_LEN + 1];
 	int len = snprintf(line, sizeof(line), "%s\n", a->id);
-	bool ok = write(fd, line, (size_t)len) == len && fchmod(fd, 0644) == 0;
-	int e = errno;
-	if (close(fd) < 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) < 0) {
-		ok = false;
-		e = errno;
-	}
-	if (!ok) {
-		unlink(tmp);
-		return hk_fail_errno(err, e, "cannot write the base tag %s", path);
-	}
+	if (hk_file_write_atomic(path, line, (size_t)len, 0644, err) < 0)
+		return hk_wrap(err, "the base tag");
 	return 0;
 }
 

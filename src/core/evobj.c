@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/audit_record.h"
 #include "core/file.h"
 #include "core/hex.h"
 #include "core/util.h"
@@ -24,7 +25,7 @@ const struct hk_blind_spot hk_blind_spots[] = {
 	  "denied by the cage nor reported" },
 	{ "inherited_descriptors",
 	  "descriptors opened before the cage was installed are not checked (harkaq-exec closes "
-	  "inherited descriptors before the build starts)" },
+	  "every inherited descriptor but stdin, stdout and stderr before the build starts)" },
 	{ "network_inert",
 	  "network rights are not part of the evidence: the sandbox's network namespace is "
 	  "empty, so there is nothing to deny or report" },
@@ -34,6 +35,23 @@ const struct hk_blind_spot hk_blind_spots[] = {
 	{ "bytes_underneath",
 	  "read-only rules do not stop bytes being changed under the filesystem; only sealed "
 	  "(fs-verity) artifacts catch that" },
+	{ "followed_symlinks",
+	  "reading a symlink is not checked by Landlock, only its target: an undeclared store "
+	  "artifact's link to a file is a trap of the store view, but the pinned base's own links "
+	  "(a link of an undeclared base package to a granted file), the links of declared deps "
+	  "and links to directories are followed without a record" },
+	{ "standard_streams",
+	  "stdin, stdout and stderr are inherited open and not checked: a build whose stdin was "
+	  "redirected from an undeclared file reads it without a denial" },
+	{ "preexisting_links",
+	  "what lies beneath a writable surface (rw) when the build starts is read under that "
+	  "surface's grant, whatever file it is: a hard link to an undeclared file made there "
+	  "beforehand reads without a denial" },
+	{ "seccomp_refusals",
+	  "calls the seccomp filter refuses (ptrace, mount, landlock_restrict_self, the terminal "
+	  "injection ioctls, ...) fail with EPERM and leave no record: the verdict does not say "
+	  "the build tried them.  None of them hides a denial: the build cannot make a Landlock "
+	  "domain of its own, so every denial of the build is its domain's, and counted" },
 };
 const size_t hk_n_blind_spots = HK_ARRAY_LEN(hk_blind_spots);
 
@@ -53,7 +71,7 @@ static void collapsed_text(size_t n, struct hk_buf *out)
 
 /* The members, in order: the verdict's own (hk_verdict_json_members decides them, so they
  * are read from it rather than copied here), then these. */
-static const char *const own_members[] = { "diagnosis", "blind_spots" };
+static const char *const own_members[] = { "exit_code", "diagnosis", "blind_spots" };
 
 /* The verdict's member names, in order, from an empty verdict's encoding. */
 static struct hk_jval *verdict_members(void)
@@ -81,6 +99,13 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 	hk_json_init(&j, out, 0);
 	hk_json_obj_begin(&j);
 	hk_verdict_json_members(v, &j);
+	/* How the phase exited: a verdict is about what the kernel saw, and a phase can be
+	 * Hermetic and still have failed; its report must say both. */
+	hk_json_key(&j, "exit_code");
+	if (v->has_exit_code)
+		hk_json_int(&j, v->exit_code);
+	else
+		hk_json_null(&j);
 	hk_json_key(&j, "diagnosis");
 	hk_diagnosis_json(d, &j);
 	hk_json_key(&j, "blind_spots");
@@ -102,6 +127,67 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 	}
 	hk_json_arr_end(&j);
 	hk_json_obj_end(&j);
+}
+
+static uint64_t denial_count(const struct hk_jval *den)
+{
+	const struct hk_jval *c = hk_jobj_get(den, "count");
+	return c && c->type == HK_JNUM && c->is_int && c->i > 0 ? (uint64_t)c->i : 1;
+}
+
+size_t hk_evobj_entries(const struct hk_jval *ev, const char *cls, struct hk_evobj_entry **out)
+{
+	const struct hk_jval *den = hk_jobj_get(ev, "denials"), *dia = hk_jobj_get(ev, "diagnosis");
+	*out = NULL;
+	if (!den || !dia || den->type != HK_JARR || dia->type != HK_JARR || den->len != dia->len)
+		return 0;
+	struct hk_evobj_entry *e = hk_xcalloc(den->len + 1, sizeof(*e));
+	/* The path of each entry, to find the entry a later denial of the same path joins. */
+	char **paths = hk_xcalloc(den->len + 1, sizeof(*paths));
+	size_t *path_lens = hk_xcalloc(den->len + 1, sizeof(*path_lens));
+	struct hk_buf *rights = hk_xcalloc(den->len + 1, sizeof(*rights));
+	size_t n = 0;
+	for (size_t i = 0; i < den->len; i++) {
+		const char *c = hk_jobj_str(&dia->items[i], "class");
+		if (!c || strcmp(c, cls) != 0)
+			continue;
+		size_t plen = 0;
+		const struct hk_jval *pv = hk_jobj_get(&den->items[i], "path");
+		char *path = pv && pv->type != HK_JNULL ? hk_jval_bytes(pv, &plen) : NULL;
+		size_t k = 0;
+		while (path && k < n &&
+		       !(paths[k] && path_lens[k] == plen && memcmp(paths[k], path, plen) == 0))
+			k++;
+		if (!path || k == n) {
+			k = n++;
+			e[k].den = &den->items[i];
+			e[k].dia = &dia->items[i];
+			paths[k] = path;
+			path_lens[k] = plen;
+			path = NULL;
+		}
+		free(path);
+		const char *b = hk_jobj_str(&den->items[i], "blockers");
+		hk_blockers_union(&rights[k], b ? b : "");
+		e[k].count += denial_count(&den->items[i]);
+		e[k].n_denials++;
+	}
+	for (size_t k = 0; k < n; k++) {
+		e[k].blockers = hk_buf_steal(&rights[k]);
+		free(paths[k]);
+	}
+	free(rights);
+	free(paths);
+	free(path_lens);
+	*out = e;
+	return n;
+}
+
+void hk_evobj_entries_free(struct hk_evobj_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].blockers);
+	free(e);
 }
 
 char *hk_evobj_dir(const char *store_dir)

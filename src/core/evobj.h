@@ -6,7 +6,7 @@
  *   - one JSON object, kind "harkaq.verdict.v1", members in a fixed order:
  *       the verdict's own, as hk_verdict_json_members writes them (kind state reasons abi
  *       kernel_abi policy_id recipe_hash artifact_hash phase deps_sealed canary kernel
- *       denials), then diagnosis, blind_spots
+ *       denials), then exit_code (the phase's exit status, or null), diagnosis, blind_spots
  *   - compact: no whitespace outside strings, no trailing newline;
  *   - numbers are integers only; byte strings (paths, exe, comm, dev) in the hk_json_bytes
  *     form; strings otherwise as the writer in json.h escapes them;
@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/blake3.h"
 #include "core/buf.h"
@@ -49,6 +50,26 @@ extern const char hk_blind_spot_collapsed_code[];
  * of `v` (d->n == v->n_denials). */
 void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 		     struct hk_buf *out);
+
+/* One entry of a report (docs/diagnosis.md, "One path, one entry"): the denials of one
+ * diagnosis class on one path, merged.  The object keeps every denial the kernel reported —
+ * one per (object, blockers) pair, each with its diagnosis — and a report groups them: a
+ * program run without being declared is denied fs.execute,fs.read_file when executed and
+ * fs.read_file when read, and is still one path to declare. */
+struct hk_evobj_entry {
+	const struct hk_jval *den;   /* the first denial of the path (first-seen order) */
+	const struct hk_jval *dia;   /* its diagnosis */
+	char *blockers;              /* owned: the rights of every merged denial (their union) */
+	uint64_t count;              /* their records, summed */
+	size_t n_denials;            /* how many denials were merged (>= 1) */
+};
+
+/* The entries of class `cls` ("expected", "declarable", "irreducible", "policy_bug") of a
+ * checked evidence object, in the order of each path's first denial; denials without a path
+ * (a signal, a socket) are never merged.  Returns how many; *out is the caller's
+ * (hk_evobj_entries_free), and empty when the object has no denials or diagnosis. */
+size_t hk_evobj_entries(const struct hk_jval *ev, const char *cls, struct hk_evobj_entry **out);
+void hk_evobj_entries_free(struct hk_evobj_entry *e, size_t n);
 
 /* STORE/.evidence (caller frees). */
 char *hk_evobj_dir(const char *store_dir);

@@ -103,6 +103,15 @@ int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifa
 		 unsigned flags, const struct hk_artifact **out, bool *added,
 		 struct hk_error *err);
 
+/* Stages a tree for a later decision: copies `src_dir` into a new temporary directory of the
+ * store, puts it in the store's normal form and computes the id hk_store_add would give it
+ * with `spec` — all as hk_store_add does — without adding anything.  The caller then adds it
+ * (hk_store_add with HK_STORE_ADD_CONSUME: the same id) or removes it (hk_store_remove_tree);
+ * *tmp_path is the caller's.  A build stages its /out so that its artifact id is known before
+ * its verdicts decide whether the output may enter the store.  On failure nothing stays. */
+int hk_store_stage(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
+		   char **tmp_path, char id[HK_B3_ID_LEN], struct hk_error *err);
+
 /* Creates an empty temporary directory inside the store (STORE/.tmp-XXXXXX), for a caller
  * that fills it and passes it to hk_store_add with HK_STORE_ADD_CONSUME.  *path is owned by
  * the caller.  hk_store_remove_tree removes such a directory recursively (used on failure). */

@@ -591,6 +591,28 @@ static void add_txn_end(struct add_txn *t)
 	store_artifact_free(t->a);
 }
 
+int hk_store_stage(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
+		   char **tmp_path, char id[HK_B3_ID_LEN], struct hk_error *err)
+{
+	*tmp_path = NULL;
+	struct add_txn t = { .s = s, .tree = HK_TREE_INIT, .lock_fd = -1 };
+	int r = check_spec(spec, err);
+	if (r == 0)
+		r = store_ensure_loaded(s, err);
+	if (r == 0)
+		r = stage_copy(&t, src_dir, err);
+	if (r == 0)
+		r = normalise_and_hash(&t, src_dir, err);
+	if (r == 0) {
+		/* The very computation hk_store_add makes: the same id when the copy is added. */
+		t.a = artifact_new(s, spec, &t.tree);
+		memcpy(id, t.a->id, HK_B3_ID_LEN);
+		*tmp_path = hk_steal_ptr(&t.tmp);
+	}
+	add_txn_end(&t);
+	return r;
+}
+
 int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
 		 unsigned flags, const struct hk_artifact **out, bool *added,
 		 struct hk_error *err)

@@ -45,6 +45,20 @@ const char *hk_provider_how_name(enum hk_provider_how h)
 	return "?";
 }
 
+const char *hk_provider_origin_label(const char *origin)
+{
+	static const char *const names[][2] = {
+		{ "deb", "Debian package" },
+		{ "base", "base package" },
+		{ "added", "added by hand" },
+		{ "build", "local build" },
+	};
+	for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
+		if (strcmp(origin, names[i][0]) == 0)
+			return names[i][1];
+	return origin;
+}
+
 /* ---- contract surfaces and granted rights ---- */
 
 /* What harkaq's sandbox creates (sandbox.c: hk_sandbox_contract and the bubblewrap argv):
@@ -325,28 +339,47 @@ struct cand {
 	unsigned hops;
 };
 
-static int cmp_cand(const void *a, const void *b)
+/* Where a provider came from, ranked: a Debian package (imported, or a package of the pinned
+ * base) before a tree added by hand before a local build's output — the order the store view
+ * merges them in (core/view.h).  A build's output that happens to ship a Debian package's
+ * file is the package's copy at best, and its own verdict may not have been Hermetic. */
+static int origin_rank(const char *origin)
 {
-	const struct cand *x = a, *y = b;
-	if (x->how != y->how)
-		return x->how < y->how ? -1 : 1;
-	if (x->hops != y->hops)
-		return x->hops < y->hops ? -1 : 1;
-	int c = strcmp(x->art->name, y->art->name);
-	if (c)
-		return c;
-	c = strcmp(x->art->version, y->art->version);
-	return c ? c : strcmp(x->art->id, y->art->id);
+	static const char *const ranked[] = { "deb", "base", "added", "build" };
+	static const int rank[] = { 0, 0, 1, 2 };
+	for (size_t i = 0; i < HK_ARRAY_LEN(ranked); i++)
+		if (strcmp(origin, ranked[i]) == 0)
+			return rank[i];
+	return 3;
 }
 
-/* Adds (art, how) unless the artifact is there already in an equal or better way. */
+/* Best first (suggest.h): how, origin, hops, then name, version and id for a stable order. */
+static int cmp_provider(const void *a, const void *b)
+{
+	const struct hk_provider *x = a, *y = b;
+	if (x->how != y->how)
+		return x->how < y->how ? -1 : 1;
+	int c = origin_rank(x->origin) - origin_rank(y->origin);
+	if (c)
+		return c;
+	if (x->hops != y->hops)
+		return x->hops < y->hops ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c == 0)
+		c = strcmp(x->version, y->version);
+	return c ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
+}
+
+/* Adds (art, how) unless the artifact is there already in an equal or better way (a better
+ * how, or as an alias in fewer hops). */
 static void add_cand(struct cand **cs, size_t *n, size_t *cap, const struct cand *c)
 {
 	for (size_t i = 0; i < *n; i++) {
-		if ((*cs)[i].art != c->art)
+		struct cand *have = &(*cs)[i];
+		if (have->art != c->art)
 			continue;
-		if (cmp_cand(c, &(*cs)[i]) < 0)
-			(*cs)[i] = *c;
+		if (c->how < have->how || (c->how == have->how && c->hops < have->hops))
+			*have = *c;
 		return;
 	}
 	if (*n == *cap) {
@@ -356,7 +389,7 @@ static void add_cand(struct cand **cs, size_t *n, size_t *cap, const struct cand
 	(*cs)[(*n)++] = *c;
 }
 
-/* Every artifact providing `path`, in any way, best first. */
+/* Every artifact providing `path`, in any way (unordered: diagnose_one ranks them). */
 static int find_providers(struct hk_suggester *s, const char *path, struct cand **out,
 			  size_t *n_out, struct hk_error *err)
 {
@@ -413,8 +446,6 @@ static int find_providers(struct hk_suggester *s, const char *path, struct cand 
 	}
 	free(frontier);
 
-	if (n)
-		qsort(cs, n, sizeof(*cs), cmp_cand);
 	*out = cs;
 	*n_out = n;
 	return 0;
@@ -606,6 +637,8 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 		p->spec = hk_xstrdup(base_pkg);
 		p->origin = "base";
 	}
+	if (it->n_providers > 1)
+		qsort(it->providers, it->n_providers, sizeof(*it->providers), cmp_provider);
 	if (it->n_providers) {
 		it->cls = HK_DIAG_DECLARABLE;
 		const struct hk_provider *best = &it->providers[0];
@@ -666,6 +699,16 @@ static int exe_declared_by(struct hk_suggester *s, const struct hk_denial *d, ch
 	return 0;
 }
 
+/* Whether item i's path was already counted in its class by an earlier item. */
+static bool counted_before(const struct hk_diagnosis *d, const struct hk_verdict *v, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (d->items[k].cls == d->items[i].cls &&
+		    hk_denial_same_path(&v->denials[k], &v->denials[i]))
+			return true;
+	return false;
+}
+
 int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_diagnosis *out,
 		struct hk_error *err)
 {
@@ -681,6 +724,10 @@ int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_di
 			hk_diagnosis_free(out);
 			return r;
 		}
+		/* The counts count paths: a second denial of a path in its class is not a second
+		 * item to fix (docs/diagnosis.md, "One path, one entry"). */
+		if (counted_before(out, v, i))
+			continue;
 		switch (it->cls) {
 		case HK_DIAG_EXPECTED: out->n_expected++; break;
 		case HK_DIAG_DECLARABLE: out->n_declarable++; break;

@@ -16,8 +16,11 @@
  *
  *   1. how:  "file" (ships the path as a regular file)  before  "link" (ships the path itself
  *            as a symlink)  before  "alias" (ships another path that is a symlink to it);
- *   2. for aliases, fewer symlink hops first;
- *   3. then by artifact name, version and id (byte order), so the order is stable.
+ *   2. origin: a Debian package (imported, or a package of the pinned base) before a tree
+ *            added by hand before a local build's output, so a build's output that happens to
+ *            carry a package's file is never suggested over the package;
+ *   3. for aliases, fewer symlink hops first;
+ *   4. then by artifact name, version and id (byte order), so the order is stable.
  *
  * Providers that are already in the build's closure are not suggested (declaring them again
  * changes nothing); if only those remain, the debt is irreducible with a reason saying so.
@@ -61,6 +64,11 @@ enum hk_provider_how {
 /* "file", "link", "alias" */
 const char *hk_provider_how_name(enum hk_provider_how h);
 
+/* Where a provider came from, for people (its "origin": "deb", "base", "added", "build"):
+ * "Debian package", "base package", "added by hand", "local build"; the origin itself for
+ * any other value. */
+const char *hk_provider_origin_label(const char *origin);
+
 struct hk_provider {
 	char *name, *version, *id;   /* the artifact ("b3:…" id) */
 	enum hk_provider_how how;
@@ -89,6 +97,7 @@ struct hk_diag_item {
 struct hk_diagnosis {
 	struct hk_diag_item *items;
 	size_t n;
+	/* Paths per class: two denials of one path (different rights) count once. */
 	size_t n_expected, n_declarable, n_irreducible, n_policy_bug;
 };
 
@@ -130,7 +139,7 @@ bool hk_contract_surface(const char *path);
 
 /* The diagnosis as a JSON array, one object per denial, in order:
  *   {"denial":I,"class":C,"reason":S|null,"line":S|null,"exe_declared_by":S|null,
- *    "providers":[{"name","version","id","how","via","spec"}]}
+ *    "providers":[{"name","version","id","how","via","spec","origin"}]}
  * (the form the evidence object carries, docs/evidence-objects.md). */
 void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j);
 

@@ -161,8 +161,18 @@ static struct hk_sweep_debt *find_debt(struct hk_sweep_item *it, const char *pat
 	return NULL;
 }
 
+/* Whether a phase meets `path` for the first time in the class `cls` ('d' debt, 'e'
+ * expected, 'p' policy bug): the phase's counts count paths, not the (path, rights) pairs of
+ * its verdict (docs/diagnosis.md, "One path, one entry").  A denial without a path counts. */
+static bool first_in_phase(struct hk_strset *counted, char cls, const char *path)
+{
+	if (!path)
+		return true;
+	return hk_strset_add_owned(counted, hk_xasprintf("%c%s", cls, path));
+}
+
 int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
-			     hk_sweep_classify_fn classify, void *ctx, struct hk_error *err)
+			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err)
 {
 	const struct hk_jval *recipe = hk_jobj_get(b, "recipe");
 	const struct hk_jval *phases = hk_jobj_get(b, "phases");
@@ -213,7 +223,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 		 * surfaces: harkaq's bug, kept apart from the recipe's debt. */
 		const struct hk_jval *report = hk_jobj_get(ph, "report");
 		const struct hk_jval *pb = report ? hk_jobj_get(report, "policy_bug") : NULL;
-		struct hk_strset bugs = HK_STRSET_INIT;
+		struct hk_strset bugs = HK_STRSET_INIT, counted = HK_STRSET_INIT;
 		for (size_t k = 0; pb && pb->type == HK_JARR && k < pb->len; k++) {
 			size_t n;
 			char *bp = hk_jval_bytes(hk_jobj_get(&pb->items[k], "path"), &n);
@@ -229,19 +239,21 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 		for (size_t k = 0; den && den->type == HK_JARR && k < den->len; k++) {
 			const struct hk_jval *d = &den->items[k];
 			const char *cls = jstr(d, "class");
-			/* Everything not classified as expected is debt: the diagnosis may refine
-			 * "debt" into "declarable"/"irreducible", the sweep classifies itself. */
-			if (cls && strcmp(cls, "expected") == 0) {
-				sp->expected++;
-				continue;
-			}
+			/* Everything not classified as expected is debt: the build's diagnosis may
+			 * refine it with this machine's store; the sweep classifies once, later,
+			 * against one store for the whole catalogue (hk_sweep_classify). */
 			size_t plen = 0;
 			char *path = NULL;
 			const struct hk_jval *pv = hk_jobj_get(d, "path");
 			if (pv && pv->type != HK_JNULL)
 				path = hk_jval_bytes(pv, &plen);
+			if (cls && strcmp(cls, "expected") == 0) {
+				sp->expected += first_in_phase(&counted, 'e', path);
+				free(path);
+				continue;
+			}
 			if (path && hk_strset_contains(&bugs, path)) {
-				sp->policy_bug++;
+				sp->policy_bug += first_in_phase(&counted, 'p', path);
 				bool known = false;
 				for (size_t q = 0; q < it->n_policy_bugs && !known; q++)
 					known = strcmp(it->policy_bugs[q], path) == 0;
@@ -254,11 +266,11 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 				}
 				continue;
 			}
-			sp->debt++;
 			if (!path) {
 				const char *bl = jstr(d, "blockers");
 				path = hk_xasprintf("[%s]", bl ? bl : "unknown");
 			}
+			sp->debt += first_in_phase(&counted, 'd', path);
 			int64_t count = 1;
 			jint(d, "count", &count);
 			struct hk_sweep_debt *sd = find_debt(it, path);
@@ -271,16 +283,8 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 				const struct hk_jval *ev = hk_jobj_get(d, "exe");
 				if (ev && ev->type != HK_JNULL)
 					sd->exe = hk_jval_bytes(ev, &(size_t){ 0 });
-				if (sd->path[0] == '/' && classify) {
-					struct hk_sweep_class c = { 0 };
-					classify(ctx, sd->path, &c);
-					sd->providers = c.providers;
-					sd->n_providers = c.n_providers;
-					sd->in_base = c.in_base;
-				}
-				if (sd->n_providers > 1)
-					qsort(sd->providers, sd->n_providers, sizeof(char *), cmp_str_ptr);
-				sd->irreducible = sd->n_providers == 0;
+				sd->in_base = sd->path[0] == '/' && in_base && in_base(ctx, sd->path);
+				sd->irreducible = true;
 			}
 			free(path);
 			sd->records += count > 0 ? (uint64_t)count : 1;
@@ -288,6 +292,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 				sd->phases |= 1u << i;
 		}
 		hk_strset_free(&bugs);
+		hk_strset_free(&counted);
 	}
 	if (it->n_policy_bugs > 1)
 		qsort(it->policy_bugs, it->n_policy_bugs, sizeof(char *), cmp_str_ptr);
@@ -304,6 +309,30 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 	}
 	it->outcome = hk_sweep_outcome_of(it);
 	return 0;
+}
+
+void hk_sweep_classify(struct hk_sweep_item *items, size_t n, hk_sweep_classify_fn classify,
+		       void *ctx)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct hk_sweep_item *it = &items[i];
+		for (size_t k = 0; k < it->n_debts; k++) {
+			struct hk_sweep_debt *d = &it->debts[k];
+			free_strv(d->providers, d->n_providers);
+			d->providers = NULL;
+			d->n_providers = 0;
+			if (d->path[0] == '/' && classify) {
+				struct hk_sweep_class c = { 0 };
+				classify(ctx, d->path, &c);
+				d->providers = c.providers;
+				d->n_providers = c.n_providers;
+			}
+			if (d->n_providers > 1)
+				qsort(d->providers, d->n_providers, sizeof(char *), cmp_str_ptr);
+			d->irreducible = d->n_providers == 0;
+		}
+		it->outcome = hk_sweep_outcome_of(it);
+	}
 }
 
 /* ---- catalogue and shards ---- */
@@ -415,28 +444,42 @@ int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_d
 	if (n == 0 && n_parts > 1)
 		return hk_fail(err, EINVAL, "%zu whole-catalogue results: merge takes the shards of "
 					    "one sweep", n_parts);
+	if (n == 0 && p0->interrupted)
+		return hk_fail(err, EINVAL, "the sweep was interrupted (signal %d) before every "
+					    "recipe was built: run it again", p0->interrupted);
 	if (n > 0) {
+		/* 0: not given; 1: given; 2: given, but interrupted — as missing as not given. */
 		unsigned char *seen = hk_xcalloc(n + 1, 1);
+		int *signals = hk_xcalloc(n + 1, sizeof(int));
 		for (size_t i = 0; i < n_parts; i++) {
 			if (seen[parts[i].shard_index]) {
 				free(seen);
+				free(signals);
 				return hk_fail(err, EINVAL, "shard %u/%u is given twice",
 					       parts[i].shard_index, n);
 			}
-			seen[parts[i].shard_index] = 1;
+			seen[parts[i].shard_index] = parts[i].interrupted ? 2 : 1;
+			signals[parts[i].shard_index] = parts[i].interrupted;
 		}
-		struct hk_buf missing = HK_BUF_INIT;
-		for (unsigned s = 1; s <= n; s++)
-			if (!seen[s])
+		struct hk_buf missing = HK_BUF_INIT, why = HK_BUF_INIT;
+		for (unsigned s = 1; s <= n; s++) {
+			if (seen[s] != 1)
 				hk_buf_printf(&missing, "%s%u/%u", missing.len ? ", " : "", s, n);
-		free(seen);
-		if (missing.len) {
-			int rc = hk_fail(err, EINVAL, "shard(s) %s missing: every recipe must be "
-						      "accounted for", hk_buf_str(&missing));
-			hk_buf_free(&missing);
-			return rc;
+			if (seen[s] == 2)
+				hk_buf_printf(&why, "; %u/%u was interrupted by signal %d before all "
+						    "its recipes were built", s, n, signals[s]);
 		}
+		free(seen);
+		free(signals);
+		int rc = 0;
+		if (missing.len)
+			rc = hk_fail(err, EINVAL, "shard(s) %s missing: every recipe must be "
+						  "accounted for%s (run each missing shard again)",
+				     hk_buf_str(&missing), hk_buf_str(&why));
 		hk_buf_free(&missing);
+		hk_buf_free(&why);
+		if (rc < 0)
+			return rc;
 	}
 	size_t total = 0;
 	for (size_t i = 0; i < n_parts; i++)
@@ -445,8 +488,9 @@ int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_d
 	out->catalogue_size = p0->catalogue_size;
 	out->items = hk_xcalloc(total + 1, sizeof(*out->items));
 	for (size_t i = 0; i < n_parts; i++) {
-		memcpy(out->items + out->n_items, parts[i].items,
-		       parts[i].n_items * sizeof(*out->items));
+		if (parts[i].n_items)   /* a part already merged holds no array at all */
+			memcpy(out->items + out->n_items, parts[i].items,
+			       parts[i].n_items * sizeof(*out->items));
 		out->n_items += parts[i].n_items;
 		free(parts[i].items);
 		parts[i].items = NULL;
@@ -487,6 +531,12 @@ static int cmp_path_count(const void *a, const void *b)
 	if (x->recipes != y->recipes)
 		return x->recipes > y->recipes ? -1 : 1;
 	return strcmp(x->path, y->path);
+}
+
+static int cmp_path_name(const void *a, const void *b)
+{
+	return strcmp(((const struct hk_sweep_path_count *)a)->path,
+		      ((const struct hk_sweep_path_count *)b)->path);
 }
 
 void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_sweep_summary *s)
@@ -539,14 +589,26 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 		if (it->n_debts && in_base == it->n_debts)
 			s->hidden_by_base++;
 	}
-	/* Count recipes per path (each recipe lists a path once). */
+	/* Count recipes per path (each recipe lists a path once): every debt path of every
+	 * recipe, sorted, counted run by run — O(D log D) for D debt paths, where a search of
+	 * the distinct paths per debt was quadratic in a Debian-sized catalogue. */
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += items[i].n_debts;
+	const char **all = hk_xcalloc(total + 1, sizeof(char *));
+	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < items[i].n_debts; k++)
-			for (size_t p = 0; p < s->n_paths; p++)
-				if (strcmp(s->paths[p].path, items[i].debts[k].path) == 0) {
-					s->paths[p].recipes++;
-					break;
-				}
+			all[w++] = items[i].debts[k].path;
+	if (total > 1)
+		qsort(all, total, sizeof(char *), cmp_str_ptr);
+	if (s->n_paths > 1)
+		qsort(s->paths, s->n_paths, sizeof(*s->paths), cmp_path_name);
+	/* Both lists are now in path order: the k-th run of `all` is the k-th distinct path. */
+	for (size_t a = 0, p = 0; a < total && p < s->n_paths; p++)
+		for (; a < total && strcmp(all[a], s->paths[p].path) == 0; a++)
+			s->paths[p].recipes++;
+	free(all);
 	if (s->n_paths > 1)
 		qsort(s->paths, s->n_paths, sizeof(*s->paths), cmp_path_count);
 	s->measured = s->counts[HK_SWEEP_HERMETIC] + s->counts[HK_SWEEP_DECLARABLE] +

@@ -7,8 +7,11 @@
  *
  *   build result JSON ──hk_sweep_item_from_build()──> item ──┐
  *   recipe that cannot even be built ──hk_sweep_item_fail()──┤
- *                                                            ├─> hk_sweep_doc_json()  (result)
- *   result JSON of a shard ──hk_sweep_doc_parse()────────────┘   hk_sweep_table()     (text)
+ *   result JSON of shards ──hk_sweep_doc_parse(), merge()────┤
+ *                                                            │ hk_sweep_classify() against
+ *                                                            │ one store index, then
+ *                                                            └─> hk_sweep_doc_json()  (result)
+ *                                                                hk_sweep_table()     (text)
  *                                                                hk_sweep_html()      (report)
  *
  * sweep.c: items, outcome, shards, merge, summary; sweep_json.c: the result document's codec;
@@ -51,22 +54,28 @@ const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
 #define HK_SWEEP_FAIL_PHASE  "phase"    /* a phase exited non-zero, with no debt */
 #define HK_SWEEP_FAIL_SETUP  "setup"    /* harkaq build stopped with a set-up error */
 
-/* How the orchestrator classifies one debt path (design.md §8): which artifacts of the store
- * provide it (none: irreducible), and whether the base root holds it (then a policy of
- * closure + whole base root would have granted it: the base-debt measure). */
+/* How a debt path is classified (design.md §8): which artifacts of the store provide it (none:
+ * irreducible).  The classification is made once, over the whole catalogue's items, against
+ * one store index (hk_sweep_classify): by the sweep after its builds, and by `sweep merge`
+ * against the complete store it is given, so that merged numbers never depend on which
+ * worker, with which store, built what. */
 struct hk_sweep_class {
 	char **providers;        /* malloc'd artifact names, or NULL; taken over by the item */
 	size_t n_providers;
-	bool in_base;
 };
 typedef void (*hk_sweep_classify_fn)(void *ctx, const char *path, struct hk_sweep_class *out);
+
+/* Whether the base root the recipe stood on holds `path` (then a policy of closure + whole
+ * base root would have granted it: the base-debt measure).  Asked where the build ran: it is
+ * a measurement of that machine's base root, like the denial itself. */
+typedef bool (*hk_sweep_in_base_fn)(void *ctx, const char *path);
 
 /* One distinct debt path of a recipe (over all its phases). */
 struct hk_sweep_debt {
 	char *path;              /* sandbox path; a denial without a path (a scope) is written
 	                          * "[blockers]", e.g. "[scope.signal]" */
-	bool irreducible;        /* no provider */
-	char **providers;        /* artifact names, sorted, deduplicated */
+	bool irreducible;        /* no provider (set by hk_sweep_classify) */
+	char **providers;        /* artifact names, sorted, deduplicated (hk_sweep_classify) */
 	size_t n_providers;
 	bool in_base;
 	unsigned phases;         /* bit (1 << phase index in the recipe's phase list) */
@@ -79,9 +88,11 @@ struct hk_sweep_phase {
 	char *state;             /* "Hermetic", "Impure", "NoEvidence"; NULL: no verdict */
 	char *reason;            /* NoEvidence: the primary reason code; else NULL */
 	int exit_code;
-	uint64_t debt;           /* distinct debt denials of the phase */
-	uint64_t expected;       /* distinct expected denials */
-	uint64_t policy_bug;     /* distinct denials the diagnosis calls a harkaq policy bug */
+	/* Paths, not denials: one path denied under two sets of rights counts once
+	 * (docs/diagnosis.md, "One path, one entry"). */
+	uint64_t debt;           /* debt paths of the phase */
+	uint64_t expected;       /* expected paths */
+	uint64_t policy_bug;     /* paths the diagnosis calls a harkaq policy bug */
 	/* run-specific (not part of the deterministic summary) */
 	int64_t ms;
 	char *evidence;          /* id of the phase's stored evidence object, when the build
@@ -123,11 +134,18 @@ void hk_sweep_item_free(struct hk_sweep_item *it);
 void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *code,
 			const char *reason);
 
-/* Reads a `harkaq build --result-out` JSON into `it` (key set by the caller beforehand):
- * per-phase verdicts, the debt denials (classified with `classify`), the failed phase, and
- * then the outcome.  A JSON that is not a build result is -EINVAL. */
+/* Reads a `harkaq build --result-out` JSON into `it` (key set by the caller beforehand): the
+ * raw measurement — per-phase verdicts with their evidence ids, every denial that is not
+ * expected (path, phases, who tried, how often, whether the base root holds it), the failed
+ * phase — and an outcome as if no debt path had a provider, until hk_sweep_classify.  A JSON
+ * that is not a build result is -EINVAL. */
 int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *build,
-			     hk_sweep_classify_fn classify, void *ctx, struct hk_error *err);
+			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err);
+
+/* Classifies every debt path of every item (paths that are not files, "[scope.signal]",
+ * stay irreducible), replacing any earlier classification, and recomputes each outcome. */
+void hk_sweep_classify(struct hk_sweep_item *items, size_t n, hk_sweep_classify_fn classify,
+		       void *ctx);
 
 /* The outcome from the item's phases, debts and failure (the rule in docs/sweep.md). */
 enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it);
@@ -151,6 +169,10 @@ struct hk_sweep_doc {
 	char catalogue_id[HK_B3_ID_LEN];
 	size_t catalogue_size;   /* recipes in the whole catalogue (all shards) */
 	unsigned shard_index, shard_count;   /* 0/0: the whole catalogue */
+	/* The signal that stopped the sweep before every recipe was built (its unbuilt items
+	 * are failed, with that reason); 0 when it ran to the end.  A merge refuses such a
+	 * result: its recipes are not a measurement of the catalogue. */
+	int interrupted;
 	struct hk_sweep_item *items;         /* sorted by key */
 	size_t n_items;
 	/* run-specific */
@@ -172,8 +194,10 @@ int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
 		       struct hk_sweep_doc *out, struct hk_error *err);
 
 /* Combines shard documents into the whole catalogue's: every shard 1..N exactly once, all
- * of the same catalogue, every recipe exactly once; otherwise an error naming what is
- * missing or repeated.  The parts' items are moved into `out` (the parts are left empty). */
+ * of the same catalogue, every recipe exactly once, none interrupted (an interrupted shard is
+ * missing, and named so); otherwise an error naming what is missing or repeated.  The
+ * classification is not the parts': the caller classifies the result (hk_sweep_classify).
+ * The parts' items are moved into `out` (the parts are left empty). */
 int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_doc *out,
 		   struct hk_error *err);
 

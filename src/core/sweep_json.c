@@ -104,6 +104,13 @@ static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_j
 			jopt_bytes(j, "exe", d->exe);
 			hk_json_key(j, "records");
 			hk_json_uint(j, d->records);
+			/* The stored evidence objects whose verdicts hold the raw denials. */
+			hk_json_key(j, "evidence");
+			hk_json_arr_begin(j);
+			for (size_t k = 0; k < it->n_phases && k < 32; k++)
+				if ((d->phases & (1u << k)) && it->phases[k].evidence)
+					hk_json_str(j, it->phases[k].evidence);
+			hk_json_arr_end(j);
 		}
 		hk_json_obj_end(j);
 	}
@@ -221,6 +228,11 @@ void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_js
 	} else {
 		hk_json_null(j);
 	}
+	hk_json_key(j, "interrupted");
+	if (d->interrupted)
+		hk_json_int(j, d->interrupted);
+	else
+		hk_json_null(j);
 	hk_json_key(j, "summary");
 	summary_json(&s, j);
 	hk_json_key(j, "recipes");
@@ -391,6 +403,11 @@ int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
 		out->shard_index = (unsigned)i;
 		out->shard_count = (unsigned)n;
 	}
+	/* Any value but null is an interruption: a result that cannot say it is whole is not. */
+	const struct hk_jval *intr = hk_jobj_get(v, "interrupted");
+	int64_t sig = 0;
+	if (intr && intr->type != HK_JNULL)
+		out->interrupted = jint(v, "interrupted", &sig) && sig > 0 && sig < 256 ? (int)sig : 1;
 	out->items = hk_xcalloc(recipes->len + 1, sizeof(*out->items));
 	for (size_t i = 0; i < recipes->len; i++) {
 		rc = item_parse(&recipes->items[i], &out->items[out->n_items], filename, i, err);

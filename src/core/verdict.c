@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/abi_tier.h"
+#include "core/audit_record.h"
 #include "core/util.h"
 
 /* How many entries per class the human summary lists before pointing at the JSON. */
@@ -298,6 +299,21 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* The domain's own accounting is complete: its canary was seen (so its id is known, and in
+ * one domain only), its deallocation record brought the kernel's count of its denials, and
+ * exactly that many records of it arrived.  denials=N counts every denial of the domain,
+ * logged or not, dropped or not (kernel-facts.md §3), and a record names its domain, whose id
+ * is never reused: so received == N means that no record of this domain was lost, wherever
+ * else the audit stream lost records.  Records of the build are all records of this domain,
+ * because the build cannot make a domain of its own (the seccomp filter refuses
+ * landlock_restrict_self: docs/cage.md), which is where a denial would be charged otherwise.
+ * docs/verdict.md, "Loss", says why this is sound. */
+bool hk_verdict_count_complete(const struct hk_evidence *ev)
+{
+	return ev && ev->canary_seen && !ev->canary_conflict && ev->dealloc_seen &&
+	       (uint64_t)ev->n_records == ev->kernel_denials;
+}
+
 static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input *in)
 {
 	const struct hk_evidence *ev = in->evidence;
@@ -389,6 +405,12 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 		}
 		free(c);
 	}
+	/* Loss elsewhere in the audit stream (the lost counter and the reader's overruns are
+	 * global: any neighbour flooding denials moves them) withholds the verdict only when this
+	 * domain's own count cannot rule out that the loss was its.  Otherwise it stands, and the
+	 * counters stay in the verdict (kernel.lost_before, lost_after, enobufs). */
+	if (v->count_complete)
+		return;
 	if (in->lost_after > in->lost_before)
 		add_reason(v, HK_REASON_KERNEL_LOST_COUNTER_ROSE, hk_xasprintf(
 			"kernel lost counter rose: audit's lost counter went from %" PRIu64 " to %"
@@ -430,6 +452,7 @@ void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
 		v->kernel_denials = hk_evidence_kernel_denials(ev);
 		v->records_received = hk_evidence_records_received(ev);
 		v->canary_records = hk_evidence_canary_records(ev);
+		v->count_complete = hk_verdict_count_complete(ev);
 		/* Before the canary, the buffered records belong to nobody yet: no denials. */
 		if (v->canary_seen)
 			collect_denials(v, ev, in->policy);
@@ -628,8 +651,49 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 
 /* ---- human summary ---- */
 
-static void summary_item(const struct hk_denial *d, struct hk_buf *out)
+bool hk_denial_same_path(const struct hk_denial *a, const struct hk_denial *b)
 {
+	return a->has_path && b->has_path && a->path_len == b->path_len &&
+	       memcmp(a->path, b->path, a->path_len) == 0;
+}
+
+/* Whether two denials are one item of the summary: the same class and the same path. */
+static bool same_item(const struct hk_denial *d, const struct hk_denial *e)
+{
+	return d->cls == e->cls && hk_denial_same_path(d, e);
+}
+
+/* Whether denial `i` joins an earlier one. */
+static bool summary_merged(const struct hk_verdict *v, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (same_item(&v->denials[k], &v->denials[i]))
+			return true;
+	return false;
+}
+
+/* The items of class `cls`: its paths. */
+static size_t summary_count(const struct hk_verdict *v, enum hk_denial_class cls)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n_denials; i++)
+		n += v->denials[i].cls == cls && !summary_merged(v, i);
+	return n;
+}
+
+/* Denial `i` and the later denials of its class on the same path, as one item. */
+static void summary_item(const struct hk_verdict *v, size_t i, struct hk_buf *out)
+{
+	const struct hk_denial *d = &v->denials[i];
+	struct hk_buf rights = HK_BUF_INIT;
+	uint64_t count = 0;
+	for (size_t k = i; k < v->n_denials; k++) {
+		const struct hk_denial *e = &v->denials[k];
+		if (k == i || same_item(d, e)) {
+			hk_blockers_union(&rights, e->blockers);
+			count += e->count;
+		}
+	}
 	if (d->has_path)
 		hk_escape_human(d->path, d->path_len, out);
 	else if (d->has_opid || d->ocomm) {
@@ -644,7 +708,8 @@ static void summary_item(const struct hk_denial *d, struct hk_buf *out)
 	} else {
 		hk_buf_puts(out, "(no path)");
 	}
-	hk_buf_printf(out, " [%s]", d->blockers);
+	hk_buf_printf(out, " [%s]", hk_buf_str(&rights));
+	hk_buf_free(&rights);
 	/* comm is what a person recognises ("cat"); exe when the kernel gave no comm. */
 	if (d->comm || d->exe) {
 		hk_buf_puts(out, " by ");
@@ -653,18 +718,19 @@ static void summary_item(const struct hk_denial *d, struct hk_buf *out)
 		else
 			hk_escape_human(d->exe, d->exe_len, out);
 	}
-	if (d->count > 1)
-		hk_buf_printf(out, " x%" PRIu64, d->count);
+	if (count > 1)
+		hk_buf_printf(out, " x%" PRIu64, count);
 }
 
-/* "<label> (N): first item", then one line per further item, indented by four spaces. */
+/* "<label> (N): first item", then one line per further item, indented by four spaces; N
+ * counts paths. */
 static void summary_list(const struct hk_verdict *v, enum hk_denial_class cls, const char *label,
 			 struct hk_buf *out)
 {
-	size_t total = cls == HK_DENIAL_DEBT ? v->n_debt : v->n_expected, shown = 0;
+	size_t total = summary_count(v, cls), shown = 0;
 	hk_buf_printf(out, "%s (%zu):", label, total);
 	for (size_t i = 0; i < v->n_denials; i++) {
-		if (v->denials[i].cls != cls)
+		if (v->denials[i].cls != cls || summary_merged(v, i))
 			continue;
 		if (shown == SUMMARY_MAX_ITEMS) {
 			hk_buf_printf(out, "\n    ... and %zu more (the JSON verdict lists them all)",
@@ -672,10 +738,27 @@ static void summary_list(const struct hk_verdict *v, enum hk_denial_class cls, c
 			break;
 		}
 		hk_buf_puts(out, shown ? "\n    " : " ");
-		summary_item(&v->denials[i], out);
+		summary_item(v, i, out);
 		shown++;
 	}
 	hk_buf_putc(out, '\n');
+}
+
+/* The global loss a verdict stood through (hk_verdict_count_complete), said, never hidden. */
+static void summary_global_loss(const struct hk_verdict *v, struct hk_buf *out)
+{
+	if (v->state == HK_NOEVIDENCE)
+		return;
+	if (v->lost_after != v->lost_before)
+		hk_buf_printf(out, "  note: audit's lost counter went from %" PRIu64 " to %" PRIu64
+			      " during the run, none of it this domain's (its %" PRIu64 " %s all "
+			      "arrived)\n", v->lost_before, v->lost_after, v->kernel_denials,
+			      plural(v->kernel_denials, "denial", "denials"));
+	if (v->enobufs)
+		hk_buf_printf(out, "  note: the reader's socket overflowed %" PRIu64 " %s during the "
+			      "run, losing none of this domain's records (its %" PRIu64 " %s all "
+			      "arrived)\n", v->enobufs, plural(v->enobufs, "time", "times"),
+			      v->kernel_denials, plural(v->kernel_denials, "denial", "denials"));
 }
 
 void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out)
@@ -690,7 +773,7 @@ void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out)
 			hk_buf_puts(out, "expected: none)\n");
 		} else {
 			/* The expected denials themselves go on the lines below. */
-			hk_buf_printf(out, "expected: %zu)\n  ", v->n_expected);
+			hk_buf_printf(out, "expected: %zu)\n  ", summary_count(v, HK_DENIAL_EXPECTED));
 			summary_list(v, HK_DENIAL_EXPECTED, "expected", out);
 		}
 		break;
@@ -712,4 +795,5 @@ void hk_verdict_summary(const struct hk_verdict *v, struct hk_buf *out)
 		}
 		break;
 	}
+	summary_global_loss(v, out);
 }

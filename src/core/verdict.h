@@ -4,6 +4,10 @@
  *   canary seen, loss check passes, >= 1 debt denial                        ->  Impure
  *   anything that leaves the evidence unbacked                              ->  NoEvidence
  *
+ * The loss check is the domain's own count (records received == denials=N); audit's global
+ * lost counter and the reader's overruns withhold the verdict only when that count is not
+ * complete (hk_verdict_count_complete).
+ *
  * Any NoEvidence condition wins over the other two: evidence the kernel did not back is never
  * emitted.  Every condition that holds is kept as a reason, causes before symptoms (audit off
  * comes before "canary not seen"); the first is the primary reason.
@@ -135,6 +139,10 @@ struct hk_denial {
 	uint64_t count;          /* records of this (object, blockers); >= 1 */
 };
 
+/* Whether two denials are of the same path (a report's one entry, docs/diagnosis.md: "One
+ * path, one entry").  Denials without a path (a signal, a socket) are never the same. */
+bool hk_denial_same_path(const struct hk_denial *a, const struct hk_denial *b);
+
 struct hk_verdict_reason {
 	enum hk_reason code;
 	char *message;           /* owned: a sentence with this run's specifics */
@@ -171,6 +179,9 @@ struct hk_verdict {
 	uint64_t records_received;           /* for the domain, the canary's included */
 	uint64_t canary_records;
 	uint64_t lost_before, lost_after, enobufs;
+	/* hk_verdict_count_complete() of the run's evidence: when true, the global loss counters
+	 * above may have moved without withholding the verdict (docs/verdict.md, "Loss"). */
+	bool count_complete;
 
 	/* Distinct denials of the run's domain, canary excluded, in first-seen order; the counts
 	 * add up to records_received - canary_records.  Kept in every state: a NoEvidence
@@ -182,7 +193,18 @@ struct hk_verdict {
 	/* Not a member of the verdict's JSON: directories the cage granted with one rule beneath
 	 * each (docs/cage.md, "Collapsed directories"), for the evidence object's blind spot. */
 	size_t collapsed_dirs;
+	/* Not a member of the verdict's JSON either: how the run's command (a build phase's
+	 * shell) exited, for the evidence object, so that a report shows a failed phase as
+	 * failed on its own line (docs/diagnosis.md).  Set by the orchestrator. */
+	bool has_exit_code;
+	int exit_code;                       /* exit status, or 128 + signal */
 };
+
+/* Whether the run's domain accounted for itself: canary seen in one domain, deallocation
+ * record in, records received == its denials=N.  Then no record of the domain was lost, and
+ * loss elsewhere in the audit stream (audit's lost counter, the reader's socket overruns)
+ * does not withhold the verdict. */
+bool hk_verdict_count_complete(const struct hk_evidence *ev);
 
 /* Applies the rules of design.md §7.  The verdict is self-contained (it copies what it needs). */
 void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *out);

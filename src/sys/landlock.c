@@ -104,7 +104,7 @@ uint64_t hk_landlock_grant_access(enum hk_grant_kind kind, bool is_dir, uint64_t
 		want = HK_LL_FS_READ_DIR;
 		break;
 	case HK_GRANT_RW:
-		want = is_dir ? HK_LL_FS_ALL : (HK_LL_FS_FILE_RIGHTS & ~HK_LL_FS_EXECUTE);
+		want = is_dir ? HK_LL_FS_RW_BENEATH : (HK_LL_FS_FILE_RIGHTS & ~HK_LL_FS_EXECUTE);
 		break;
 	}
 	/* Directory-only rights on a non-directory: the kernel answers EINVAL (kernel-facts.md §6). */

@@ -54,6 +54,20 @@
 	(HK_LL_FS_EXECUTE | HK_LL_FS_WRITE_FILE | HK_LL_FS_READ_FILE | HK_LL_FS_TRUNCATE |      \
 	 HK_LL_FS_IOCTL_DEV | HK_LL_FS_RESOLVE_UNIX)
 
+/* What `rw` grants beneath a directory: every right but the device ones.  No contract surface
+ * holds a device node, and one made beneath a writable directory is a way to any device of
+ * the machine (as root, a character device 1:11 under /tmp reads the kernel log, which
+ * opening /dev/kmsg would be denied): MAKE_CHAR and MAKE_BLOCK stay handled and ungranted, so
+ * a mknod there is denied and recorded.  IOCTL_DEV goes with them: without device nodes
+ * beneath the surface it has nothing to act on, and a node the host left there is not the
+ * build's to drive.  The other rights are what builds do in /tmp and /src: run what they
+ * compiled (EXECUTE), make and remove files, directories, symlinks, FIFOs (make's jobserver)
+ * and sockets, move them across directories (REFER), truncate, and connect to the sockets
+ * they made (RESOLVE_UNIX).  An `rw` grant on a single file (a device such as /dev/null) keeps
+ * IOCTL_DEV: isatty() on it is an ioctl. */
+#define HK_LL_FS_RW_BENEATH                                                                    \
+	(HK_LL_FS_ALL & ~(HK_LL_FS_MAKE_CHAR | HK_LL_FS_MAKE_BLOCK | HK_LL_FS_IOCTL_DEV))
+
 /* Scopes (ABI 6).  Same bit values as the kernel's LANDLOCK_SCOPE_*. */
 #define HK_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define HK_LL_SCOPE_SIGNAL               (1ULL << 1)
@@ -77,7 +91,8 @@ uint64_t hk_landlock_scopes_for_abi(int abi);
  *                            "read everything beneath" is never what ro means
  *   list on a directory      READ_DIR
  *   list on a non-directory  nothing (READ_DIR is directory-only; 0 = no rule to add)
- *   rw   on a directory      every handled right, beneath
+ *   rw   on a directory      every handled right but MAKE_CHAR, MAKE_BLOCK and IOCTL_DEV,
+ *                            beneath (HK_LL_FS_RW_BENEATH)
  *   rw   on a non-directory  READ_FILE | WRITE_FILE | TRUNCATE | IOCTL_DEV | RESOLVE_UNIX:
  *                            the file rights minus EXECUTE (rw files are devices such as
  *                            /dev/null, data surfaces, never code) */

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/kd.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,9 +21,20 @@ const char *const hk_seccomp_denylist[] = {
 	"finit_module",   "delete_module",   "kexec_load",        "kexec_file_load",
 	"perf_event_open", "mount",          "umount2",           "open_tree",
 	"move_mount",     "fsopen",          "fsconfig",          "fsmount",
-	"fspick",         "mount_setattr",   "setns",
+	"fspick",         "mount_setattr",   "setns",           "landlock_restrict_self",
 };
 const size_t hk_seccomp_denylist_len = HK_ARRAY_LEN(hk_seccomp_denylist);
+
+const struct hk_seccomp_ioctl hk_seccomp_denied_ioctls[] = {
+	{ "TIOCSTI", TIOCSTI },
+	{ "TIOCLINUX", TIOCLINUX },
+	{ "KDSKBENT", KDSKBENT },
+	{ "KDSKBSENT", KDSKBSENT },
+	{ "KDSKBDIACR", KDSKBDIACR },
+	{ "KDSKBDIACRUC", KDSKBDIACRUC },
+	{ "KDSETKEYCODE", KDSETKEYCODE },
+};
+const size_t hk_seccomp_denied_ioctls_len = HK_ARRAY_LEN(hk_seccomp_denied_ioctls);
 
 struct arch_name {
 	uint32_t token;
@@ -102,6 +115,19 @@ int hk_seccomp_install_denylist(struct hk_seccomp_report *report, struct hk_erro
 		if (rc < 0)
 			return hk_fail_errno(err, -rc, "cannot add the seccomp rule denying %s", name);
 		report->syscalls++;
+	}
+
+	/* The kernel reads an ioctl request as an unsigned int and ignores the upper half of the
+	 * register: a filter comparing all 64 bits would let TIOCSTI | 1UL << 32 through.  So the
+	 * request is compared on its low 32 bits (a masked comparison), on every architecture. */
+	for (size_t i = 0; i < hk_seccomp_denied_ioctls_len; i++) {
+		const struct hk_seccomp_ioctl *q = &hk_seccomp_denied_ioctls[i];
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFULL, q->request));
+		if (rc < 0)
+			return hk_fail_errno(err, -rc, "cannot add the seccomp rule denying ioctl %s",
+					     q->name);
+		report->ioctls++;
 	}
 
 	rc = seccomp_load(ctx);

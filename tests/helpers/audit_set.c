@@ -5,6 +5,8 @@
  *     audit_set                       prints "enabled=1 backlog_limit=64 lost=0 ..."
  *     audit_set enabled=0 backlog_limit=64    sets each, in order; prints the status after
  *
+ * Names: enabled, backlog_limit, rate_limit, failure, backlog_wait_time.
+ *
  * Deliberately written differently from auditnl.c (no NLM_F_ACK on AUDIT_GET, so only the
  * reply comes back; answers matched by sequence number and sender): an oracle that shares the
  * code under test would share its bugs.  Exit status 0, or 1 with a message on stderr.
@@ -108,6 +110,9 @@ static int set_one(int fd, const char *name, uint32_t value)
 	} else if (strcmp(name, "failure") == 0) {
 		st.mask = AUDIT_STATUS_FAILURE;
 		st.failure = value;
+	} else if (strcmp(name, "backlog_wait_time") == 0) {
+		st.mask = AUDIT_STATUS_BACKLOG_WAIT_TIME;
+		st.backlog_wait_time = value;
 	} else {
 		return -EINVAL;
 	}

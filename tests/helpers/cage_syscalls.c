@@ -1,5 +1,6 @@
-/* cage_syscalls: calls every syscall of the cage's seccomp denylist (design.md §3.8) through each
- * x86-64 entry point and prints the errno per call, one line per syscall:
+/* cage_syscalls: calls every syscall of the cage's seccomp denylist (design.md §3.8, then
+ * landlock_restrict_self) through each x86-64 entry point and prints the errno per call, one
+ * line per syscall:
  *
  *   ptrace native=ESRCH i386=ESRCH x32=ENOSYS
  *
@@ -51,6 +52,7 @@ static const struct entry table[] = {
 	{ "fspick", SYS_fspick, 433, 433 },
 	{ "mount_setattr", SYS_mount_setattr, 442, 442 },
 	{ "setns", SYS_setns, 346, 308 },
+	{ "landlock_restrict_self", SYS_landlock_restrict_self, 446, 446 },
 };
 
 static const char *errname(long ret, int err)

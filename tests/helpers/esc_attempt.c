@@ -32,6 +32,29 @@
  *   kill PID SIG            kill(2); PID may be @FILE: the pid is read from FILE
  *   connect-abstract NAME   connect to the abstract UNIX socket "\0NAME"
  *   tiocsti                 TIOCSTI of one byte on descriptor 0, then open("/dev/tty")
+ *   tiocsti-high            the same TIOCSTI with the request's upper 32 bits set (the kernel
+ *                           reads the request as an unsigned int: they change nothing)
+ *   tioclinux               TIOCLINUX (TIOCL_GETSHIFTSTATE) on descriptor 0
+ *   kbsent | kbent | kbdiacr | kbdiacruc | keycode
+ *                           on descriptor 0, a virtual console: read one entry of the console's
+ *                           keymap (a function key's string, a key's entry, the accent table,
+ *                           its UCS form, a scancode's keycode) and write it back unchanged
+ *   mknod-read PATH MAJ MIN make a character device MAJ:MIN at PATH, read from it
+ *                           (O_NONBLOCK), unlink it; detail = bytes read
+ *   mknod-block PATH MAJ MIN    make a block device at PATH, unlink it
+ *   mkfifo PATH             make a FIFO at PATH, unlink it
+ *   nested-domain PATH      in a child: probe the Landlock ABI (create_ruleset VERSION), make a
+ *                           ruleset handling read_file, no_new_privs, landlock_restrict_self,
+ *                           then read PATH.  The result is restrict_self's; the detail, the ABI
+ *                           and the read's result
+ *   nested-mute             in a child: landlock_restrict_self(-1, LOG_SUBDOMAINS_OFF), which
+ *                           would mute the logs of every domain made below ours
+ *   connect-tcp ADDR PORT   TCP connect to the IPv4 ADDR:PORT
+ *   pid                     our pid, as our pid namespace numbers it
+ *   read-stdin              read descriptor 0 (inherited open, not opened here); detail =
+ *                           the first line
+ *   await READY GO          create READY, then wait (at most 120 s) until GO exists: a point
+ *                           where a test does something from outside while the phase runs
  *   read PATH               open O_RDONLY + read; detail = the first line
  *   create PATH             O_CREAT|O_EXCL + write, then unlink (leaves nothing behind)
  *   write PATH              O_WRONLY on an existing file (no truncation)
@@ -49,10 +72,14 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
+#include <linux/kd.h>
 #include <linux/keyctl.h>
 #include <linux/mount.h>
 #include <linux/perf_event.h>
+#include <linux/tiocl.h>
 #include <linux/userfaultfd.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -66,8 +93,10 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -276,6 +305,163 @@ static void op_tiocsti(void)
 	if (t >= 0)
 		close(t);
 	say(e, d);
+}
+
+static void op_tiocsti_high(void)
+{
+	char c = '#';
+	say(rc_of(syscall(SYS_ioctl, 0, (unsigned long)TIOCSTI | 1UL << 32, &c)), NULL);
+}
+
+static void op_tioclinux(void)
+{
+	char sub = TIOCL_GETSHIFTSTATE;
+	say(rc_of(ioctl(0, TIOCLINUX, &sub)), NULL);
+}
+
+/* Reads one keymap entry of the console on fd 0 with `get` and writes it back with `set`.  A
+ * console without a keyboard answers ENODEV to both: then the write is tried all the same
+ * (there is nothing it could change), so that the cage's answer can be told from the
+ * kernel's. */
+static void op_keymap(unsigned long get, unsigned long set, void *entry)
+{
+	if (ioctl(0, get, entry) < 0 && errno != ENODEV) {
+		say(errno, "(reading it)");
+		return;
+	}
+	int e = rc_of(ioctl(0, set, entry));
+	say(e, e ? NULL : "(written back unchanged)");
+}
+
+static void op_keymap_named(const char *what)
+{
+	static union {
+		struct kbsentry sent;
+		struct kbentry ent;
+		struct kbdiacrs diacr;
+		struct kbdiacrsuc diacruc;
+		struct kbkeycode keycode;
+	} e;
+	memset(&e, 0, sizeof(e));
+	if (!strcmp(what, "kbsent")) {
+		e.sent.kb_func = 0;
+		op_keymap(KDGKBSENT, KDSKBSENT, &e.sent);
+	} else if (!strcmp(what, "kbent")) {
+		e.ent.kb_index = 30;
+		op_keymap(KDGKBENT, KDSKBENT, &e.ent);
+	} else if (!strcmp(what, "kbdiacr")) {
+		op_keymap(KDGKBDIACR, KDSKBDIACR, &e.diacr);
+	} else if (!strcmp(what, "kbdiacruc")) {
+		op_keymap(KDGKBDIACRUC, KDSKBDIACRUC, &e.diacruc);
+	} else {
+		e.keycode.scancode = 0x1e;
+		op_keymap(KDGETKEYCODE, KDSETKEYCODE, &e.keycode);
+	}
+}
+
+static void op_mknod(const char *path, mode_t type, const char *maj, const char *min)
+{
+	if (mknod(path, type | 0600, makedev(atoi(maj), atoi(min))) < 0) {
+		say(errno, "(mknod)");
+		return;
+	}
+	if (type != S_IFCHR) {
+		unlink(path);
+		say(0, NULL);
+		return;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char buf[512], d[64];
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	int e = fd < 0 || (n < 0 && errno != EAGAIN) ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	snprintf(d, sizeof(d), "(read %zd bytes)", n < 0 ? (ssize_t)0 : n);
+	say(e, e ? "(open or read)" : d);
+}
+
+/* Our own copies of the Landlock uapi (Debian 12's headers stop at ABI 3). */
+struct esc_ruleset_attr {
+	uint64_t handled_access_fs;
+};
+#define ESC_LL_VERSION (1U << 0)
+#define ESC_LL_READ_FILE (1ULL << 2)
+#define ESC_LL_LOG_SUBDOMAINS_OFF (1U << 2)
+
+static void op_nested_domain(const char *path)
+{
+	fflush(stdout);
+	pid_t p = fork();
+	if (p != 0) {
+		waitpid(p, NULL, 0);
+		return;
+	}
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, ESC_LL_VERSION);
+	struct esc_ruleset_attr attr = { ESC_LL_READ_FILE };
+	long rs = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (abi < 0 || rs < 0) {
+		say(errno, "(landlock_create_ruleset)");
+		_exit(0);
+	}
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	int e = rc_of(syscall(SYS_landlock_restrict_self, (int)rs, 0));
+	char buf[128], d[96];
+	int r = first_line(path, buf, sizeof(buf));
+	const char *rn = r ? strerrorname_np(r) : "ok";
+	snprintf(d, sizeof(d), "(abi %ld, then read: %s)", abi, rn ? rn : "errno?");
+	say(e, d);
+	_exit(0);
+}
+
+static void op_nested_mute(void)
+{
+	fflush(stdout);
+	pid_t p = fork();
+	if (p != 0) {
+		waitpid(p, NULL, 0);
+		return;
+	}
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	say(rc_of(syscall(SYS_landlock_restrict_self, -1, ESC_LL_LOG_SUBDOMAINS_OFF)), NULL);
+	_exit(0);
+}
+
+static void op_connect_tcp(const char *addr, const char *port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		say(errno, "(socket)");
+		return;
+	}
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+		close(s);
+		say(EINVAL, "(address)");
+		return;
+	}
+	int e = rc_of(connect(s, (struct sockaddr *)&a, sizeof(a)));
+	close(s);
+	say(e, NULL);
+}
+
+static void op_await(const char *ready, const char *go)
+{
+	int fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		say(errno, "(creating READY)");
+		return;
+	}
+	close(fd);
+	struct stat st;
+	for (int i = 0; i < 120 * 100; i++) {
+		if (stat(go, &st) == 0) {
+			say(0, NULL);
+			return;
+		}
+		usleep(10000);
+	}
+	say(ETIMEDOUT, NULL);
 }
 
 static void op_create(const char *path)
@@ -555,6 +741,46 @@ static void run_op(char **a, int n)
 		op_connect_abstract(a[1]);
 	} else if (!strcmp(op, "tiocsti")) {
 		op_tiocsti();
+	} else if (!strcmp(op, "tiocsti-high")) {
+		op_tiocsti_high();
+	} else if (!strcmp(op, "tioclinux")) {
+		op_tioclinux();
+	} else if (!strcmp(op, "kbsent") || !strcmp(op, "kbent") || !strcmp(op, "kbdiacr") ||
+		   !strcmp(op, "kbdiacruc") || !strcmp(op, "keycode")) {
+		op_keymap_named(op);
+	} else if (!strcmp(op, "mknod-read") || !strcmp(op, "mknod-block")) {
+		NEED(3);
+		op_mknod(a[1], op[6] == 'r' ? S_IFCHR : S_IFBLK, a[2], a[3]);
+	} else if (!strcmp(op, "mkfifo")) {
+		NEED(1);
+		int e = rc_of(mkfifo(a[1], 0600));
+		if (!e)
+			unlink(a[1]);
+		say(e, NULL);
+	} else if (!strcmp(op, "nested-domain")) {
+		NEED(1);
+		op_nested_domain(a[1]);
+	} else if (!strcmp(op, "nested-mute")) {
+		op_nested_mute();
+	} else if (!strcmp(op, "connect-tcp")) {
+		NEED(2);
+		op_connect_tcp(a[1], a[2]);
+	} else if (!strcmp(op, "pid")) {
+		char d[32];
+		snprintf(d, sizeof(d), "(pid %d)", (int)getpid());
+		say(0, d);
+	} else if (!strcmp(op, "read-stdin")) {
+		char buf[128];
+		ssize_t got = read(0, buf, sizeof(buf) - 1);
+		int e = got < 0 ? errno : 0;
+		if (got >= 0) {
+			buf[got] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+		}
+		say(e, e ? NULL : buf);
+	} else if (!strcmp(op, "await")) {
+		NEED(2);
+		op_await(a[1], a[2]);
 	} else if (!strcmp(op, "read")) {
 		NEED(1);
 		op_read(a[1]);

@@ -1,7 +1,10 @@
-/* ev_flood PATH COUNT [RATE]: provoke COUNT Landlock denials on PATH, as fast as possible or
- * paced at RATE denials per second, for the evidence channel's loss tests and benchmark
- * (tests/integration/evidence.sh, bench/evidence.sh).  Run it inside a cage that does not
- * grant PATH; it restricts nothing itself.
+/* ev_flood [--own-domain] PATH COUNT [RATE]: provoke COUNT Landlock denials on PATH, as fast as
+ * possible or paced at RATE denials per second, for the evidence channel's loss tests and
+ * benchmark (tests/integration/evidence.sh, tests/integration/hostile.sh, bench/evidence.sh).
+ * Run it inside a cage that does not grant PATH; it restricts nothing itself, unless
+ * --own-domain: then it first enters a Landlock domain of its own that handles read_file and
+ * grants nothing (default logging flags), as any local process may — the neighbour whose
+ * records flood the audit stream that every build's reader shares.
  *
  * Each denial is one open(PATH, O_RDONLY) that must fail with EACCES (what DAC blocks never
  * reaches Landlock, so the caller makes PATH world-readable).  It prints one line:
@@ -15,9 +18,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#define LL_ACCESS_FS_READ_FILE (1ULL << 2)
 
 static long long now_ns(void)
 {
@@ -26,10 +35,31 @@ static long long now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int own_domain(void)
+{
+	struct {
+		uint64_t handled_access_fs;
+	} attr = { LL_ACCESS_FS_READ_FILE };
+	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+		fprintf(stderr, "ev_flood: cannot enter a Landlock domain: %s\n", strerror(errno));
+		return -1;
+	}
+	close(ruleset);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--own-domain") == 0) {
+		if (own_domain() < 0)
+			return 2;
+		argv++;
+		argc--;
+	}
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: ev_flood PATH COUNT [RATE]\n");
+		fprintf(stderr, "usage: ev_flood [--own-domain] PATH COUNT [RATE]\n");
 		return 2;
 	}
 	char *end;

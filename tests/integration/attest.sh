@@ -206,9 +206,19 @@ check_eq "its envelopes carry no signature" 0 "$(jq '.signatures | length' "$U/v
 bad "an unsigned envelope" 11 "unsigned" "$U/verdict.dsse.json" --pub "$W/keys/build.pub" --store "$S"
 
 # ---- a NoEvidence build: its signed verdict fails the policy, naming the phase --------------
+# Only a Hermetic build's output enters the store by default, and only what is stored is
+# attested: a NoEvidence build is attested when --seal-impure stores it.
 echo noev >"$P/src/greeting"
-"$HARKAQ" build "$P/recipe.toml" --key "$W/keys/build.key" --no-evidence --quiet >/dev/null 2>"$W/err"
+ls -a "$S/.attestations" >"$W/att-before"
+"$HARKAQ" build "$P/recipe.toml" --key "$W/keys/build.key" --no-evidence >/dev/null 2>"$W/err"
 check_eq "a build without the evidence channel is NoEvidence (2)" 2 $?
+check_eq "  its output is not stored, so nothing is attested" "$(cat "$W/att-before")" \
+	"$(ls -a "$S/.attestations")"
+check_contains "  and the build says so" "$(cat "$W/err")" \
+	"[attest] nothing attested: the artifact was not stored"
+"$HARKAQ" build "$P/recipe.toml" --key "$W/keys/build.key" --no-evidence --seal-impure --quiet \
+	>/dev/null 2>"$W/err"
+check_eq "with --seal-impure the NoEvidence build is stored and attested (2)" 2 $?
 N=$(for f in "$S"/.attestations/*-greet/verdict.dsse.json; do
 	jq -r .payload "$f" | base64 -d | grep -q '"state":"NoEvidence"' && echo "$f"; done | head -1)
 "$HARKAQ" attest verify "$N" --pub "$W/keys/build.pub" --store "$S" --policy hermetic >/dev/null 2>"$W/err"

@@ -65,6 +65,30 @@ check_eq "  and leaves nothing in the store (no temporary tree, no tag)" "$befor
 	"$(ls -A "$S" | paste -sd,)|$(test -e "$S/.bases/failing" && echo present || echo absent)"
 check_eq "  control: the store still lists one base" 1 \
 	"$("$HARKAQ" store --store "$S" base list | wc -l)"
+# Interrupted (Ctrl-C reaches the whole process group: harkaq and mmdebstrap): nothing stays.
+setsid "$HARKAQ" store --store "$S" base create interrupted >"$W/int.out" 2>&1 &
+ipid=$!
+for _ in $(seq 100); do grep -q 'making interrupted' "$W/int.out" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+kill -INT -- -"$ipid" 2>/dev/null
+wait "$ipid"; rc=$?
+check_eq "an interrupted base creation exits 128+SIGINT" 130 "$rc"
+check_contains "  and says nothing was added" "$(cat "$W/int.out")" "interrupted: nothing was added to the store"
+check_eq "  and leaves nothing in the store (no temporary tree, no tag)" "$before|absent" \
+	"$(ls -A "$S" | paste -sd,)|$(test -e "$S/.bases/interrupted" && echo present || echo absent)"
+
+# ---- importing what the base lacks ------------------------------------------------------------
+IS=$W/imports
+"$HARKAQ" store --store "$IS" base import $NAME --from "$BASESTORE" >/dev/null
+out=$("$HARKAQ" store --store "$IS" import-apt --with-deps make 2>&1); rc=$?
+check_eq "import-apt --with-deps in a store with a base: exit 0" 0 "$rc"
+check_contains "  it reads the store's pinned base" "$out" "base $NAME (its packages are not imported again)"
+check_contains "  and leaves to it what it holds (libc6)" "$out" "base libc6 (needed by make"
+check_eq "  the store gains make and not libc6" "make|" \
+	"$("$HARKAQ" store --store "$IS" list | awk '{print $2}' | grep -E '^(make|libc6)$' | paste -sd'|')|"
+out=$("$HARKAQ" store --store "$IS" import-apt --with-deps --base nope make 2>&1); rc=$?
+check_eq "import-apt --base naming a base the store lacks: 65" 65 "$rc"
+check_contains "  saying how to make it" "$out" "no base 'nope'"
 
 # ---- builds on the pinned base -------------------------------------------------------------
 mkdir -p "$W/z/src"
@@ -135,6 +159,29 @@ check_eq "  control: the declared base package's own file was read (one denial o
 "$HARKAQ" build --no-cage --store "$S" "$W/l/trap.toml" >"$W/tn.log" 2>&1
 check_contains "without the cage the same link leads to its target (the plain links)" \
 	"$(cat "$W/tn.log")" "followed"
+
+# Linking with -lz, zlib1g declared and zlib1g-dev not: ld looks for libz.so, which only
+# zlib1g-dev ships — a link to the declared zlib1g's library.  Reading a link is not a Landlock
+# access, so without the view's trap the build would link through it silently, Hermetic.  The
+# program names zlibVersion itself: no header of zlib1g-dev is needed, only the link.
+printf '%s\n' '#include <stdio.h>' 'const char *zlibVersion(void);' \
+	'int main(void) { printf("zlib %s\n", zlibVersion()); return 0; }' >"$W/l/src/lz.c"
+lzrecipe() { # DEPS
+	printf 'name = "lz"\nversion = "1"\n[source]\ndir = "src"\n[deps]\nbuild = [%s]\n' "$1"
+	printf '[phases]\ncompile = ["x86_64-linux-gnu-gcc-12 -O2 -o lz lz.c -lz", "./lz"]\n'
+}
+lzrecipe '"gcc-12", "libc6-dev", "zlib1g"' >"$W/l/lz.toml"
+lzrecipe '"gcc-12", "libc6-dev", "zlib1g", "zlib1g-dev"' >"$W/l/lz-dev.toml"
+chmod -R a+rX "$W/l"
+"$HARKAQ" build --store "$S" --result-out "$W/lz.json" "$W/l/lz.toml" >"$W/lz.log" 2>&1
+check_eq "-lz with zlib1g declared and zlib1g-dev not: Impure (1), not Hermetic" "1 Impure" \
+	"$? $(jq -r '.phases[0].verdict.state' "$W/lz.json")"
+check_contains "  naming zlib1g-dev, whose link libz.so the linker followed" "$(cat "$W/lz.log")" \
+	"declare dep: zlib1g-dev (the build followed its symlink /usr/lib/x86_64-linux-gnu/libz.so)"
+"$HARKAQ" build --store "$S" --result-out "$W/lz-dev.json" "$W/l/lz-dev.toml" >"$W/lz-dev.log" 2>&1
+check_eq "control: declaring zlib1g-dev, the same link is Hermetic (0)" 0 "$?"
+check_seen "  its verdict" "$W/lz-dev.json"
+check_contains "  and the program ran against the declared zlib" "$(cat "$W/lz-dev.log")" "zlib 1.2.13"
 
 cat >"$W/l/getconf.toml" <<'EOF'
 name = "getconf"

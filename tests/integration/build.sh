@@ -383,4 +383,43 @@ for sig in INT TERM; do
 	check_contains "SIG$sig: the message says the build was interrupted" "$(cat "$T/sig.err")" "interrupted by signal"
 done
 
+# --- 9. the first phase's audit reader starts while the build sets up ---------------------------
+sec "section 9"
+# docs/audit-reader.md, "Started ahead".  The deferred-evidence build above had its configure
+# phase's reader started ahead, and that phase's evidence was whole (its canary, its kernel
+# count equal to its records, its debt: section 4); the later phases started their own.
+check_eq "reader started ahead: the first phase's, not the later ones'" "number null null" \
+	"$(jq -r '[.phases[].timing_ms.reader_ahead | type] | join(" ")' "$T/defer.json")"
+# No reader outlives its build, whether a phase took it over or the build stopped in set-up
+# before any phase could.  Readers are found by a mark in their environment (other builds'
+# readers run on this machine too).
+mark=hkahead$$
+readers_marked() {
+	local f
+	for f in /proc/[0-9]*/environ; do
+		grep -qa "HK_TEST_MARK=$mark" "$f" 2>/dev/null &&
+			[ "$(cat "${f%environ}comm" 2>/dev/null)" = harkaq-audit ] && echo "${f#/proc/}"
+	done
+	return 0
+}
+printf 'name = "x"\nversion = "1"\nbase = "host"\n[source]\ndir = "src"\n[phases]\ncompile = "read -r x"\n' >"$T/bad/block.toml"
+HK_TEST_MARK=$mark "$HARKAQ" build --store "$TS" "$T/bad/block.toml" < <(sleep 60) 2>"$T/block.err" &
+hpid=$!
+n=0
+for _ in $(seq 100); do
+	n=$(readers_marked | wc -l)
+	[ "$n" -ge 1 ] && grep -q '^\[compile\] running' "$T/block.err" && break
+	sleep 0.1
+done
+check_eq "control: the mark finds the phase's reader while the phase runs" 1 "$n"
+kill -INT $hpid
+wait $hpid
+check_eq "the reader is gone with its build (interrupted in the phase)" "" "$(readers_marked)"
+printf 'name = "x"\nversion = "1"\nbase = "host"\n[source]\ndir = "nosuchdir"\n[phases]\ncompile = "true"\n' >"$T/bad/nosrc.toml"
+HK_TEST_MARK=$mark "$HARKAQ" build --store "$TS" "$T/bad/nosrc.toml" 2>"$T/nosrc.err"
+rc=$?
+check_eq "a build stopped in set-up (its source is missing) after its reader was started: exit 70" 70 "$rc"
+check_contains "... which says why" "$(cat "$T/nosrc.err")" "nosuchdir"
+check_eq "... and leaves no reader behind" "" "$(readers_marked)"
+
 finish

@@ -45,7 +45,9 @@ dir = "src"
 compile = ["/usr/bin/x86_64-linux-gnu-ranlib --version >/dev/null 2>&1 || true",
            "ranlib --version >/dev/null 2>&1 || true",
            "cat /.harkaq/policy >/dev/null 2>&1 || true",
-           "cat /etc/subuid >/dev/null 2>&1 || true"]
+           "cat /etc/subuid >/dev/null 2>&1 || true",
+           "cat /usr/bin/dd >/dev/null 2>&1 || true",
+           "dd if=/dev/null of=/dev/null 2>/dev/null || true"]
 install = "mkdir -p /out/share && echo probe > /out/share/probe"
 EOT
 	[ -n "${1:-}" ] && printf '[expect]\npaths = [%s]\n' "$1"
@@ -73,6 +75,21 @@ check_contains "the suggestion names the best provider" "$(q declare <"$D/probe.
 # reaches the view's trap, and the denial names the link's own package.
 check_contains "following an undeclared package's link names that package" \
 	"$(cat "$D/probe.json.stderr")" "declare dep: binutils (the build followed its symlink /usr/bin/ranlib)"
+# dd, a program of the base's coreutils, read by cat and then run: two denials of one path
+# under two sets of rights.  The verdict keeps both (the evidence is the kernel's record); the
+# report has one entry for the path, with the rights of both, and counts it once.
+check_eq "a path read and then run: two denials in the verdict (control)" \
+	"fs.execute,fs.read_file fs.read_file" \
+	"$(jq -r '[.phases[].verdict.denials[] | select(.path == "/usr/bin/dd") | .blockers] | sort | join(" ")' "$D/probe.json")"
+check_eq "  one entry in the JSON report, the rights merged, the records summed" \
+	"1 fs.read_file,fs.execute 3" \
+	"$(jq -r '[.phases[].report.declarable[] | select(.path == "/usr/bin/dd")] | "\(length) \(.[0].blockers) \(.[0].count)"' "$D/probe.json")"
+check_eq "  the JSON report counts paths (3 declarable: two ranlibs and dd)" 3 \
+	"$(jq -r '[.phases[].report.declarable[]] | length' "$D/probe.json")"
+check_contains "  one line in the human report, counted once" "$(cat "$D/probe.json.stderr")" \
+	"declarable (3): /usr/bin/x86_64-linux-gnu-ranlib"
+check_eq "  and dd named on one line only" 1 \
+	"$(grep -c '/usr/bin/dd → declare dep: coreutils' "$D/probe.json.stderr")"
 # /etc/subuid is the base's, made by a maintainer script: no package ships it.
 check_contains "a base file no package ships is irreducible" "$(q irreducible <"$D/probe.json")" \
 	"/etc/subuid"
@@ -103,6 +120,73 @@ check "  (and there was an artifact to compare)" grep -qE '^b3:[0-9a-f]{64}$' <<
 if [ "$(q recipe-hash <"$D/probe.json")" != "$(q recipe-hash <"$D/probe2.json")" ]; then
 	ok "an [expect] line is a recipe input (the recipe hash changed)"
 else not_ok "an [expect] line is a recipe input (the recipe hash changed)"; fi
+
+# ---- what enters the store: only a Hermetic build's output, unless asked ----
+# The store is where the diagnosis looks for providers: an Impure build's output sealed there
+# would be suggested to the next build as a dep to declare.
+check_eq "an Impure build's artifact is hashed, not stored" "false absent" \
+	"$(jq -r .artifact_stored "$D/probe.json") $(test -e "$STORE/${A0#b3:}-probe" && echo present || echo absent)"
+check_contains "  and the build says why" "$(cat "$D/probe.json.stderr")" \
+	"$A0  not stored: compile is Impure (--seal-impure stores it)"
+build "$D/probe/recipe.toml" "$D/probe3.json" --seal-impure
+check_eq "  --seal-impure stores it, under the same id" "1 true present $A0" \
+	"$RC $(jq -r .artifact_stored "$D/probe3.json") $(test -d "$STORE/${A0#b3:}-probe" && echo present || echo absent) $(q artifact <"$D/probe3.json")"
+mkdir -p "$D/ownmake/src"
+echo x >"$D/ownmake/src/x"
+cat >"$D/ownmake/recipe.toml" <<'EOT'
+name = "aaa-make"
+version = "1"
+[source]
+dir = "src"
+[deps]
+build = ["make"]
+[phases]
+install = ["mkdir -p /out/usr/bin", "cp /usr/bin/make /out/usr/bin/make"]
+EOT
+build "$D/ownmake/recipe.toml" "$D/ownmake0.json" --no-seal
+OWN=$(q artifact <"$D/ownmake0.json")
+check_eq "--no-seal: a Hermetic build's artifact is hashed, not stored" "0 false absent" \
+	"$RC $(jq -r .artifact_stored "$D/ownmake0.json") $(test -e "$STORE/${OWN#b3:}-aaa-make" && echo present || echo absent)"
+check_seen "--no-seal: the build itself is Hermetic" "$D/ownmake0.json"
+build "$D/ownmake/recipe.toml" "$D/ownmake.json"
+check_eq "control: the same Hermetic build stores its artifact, the same id" "0 true present $OWN" \
+	"$RC $(jq -r .artifact_stored "$D/ownmake.json") $(test -d "$STORE/${OWN#b3:}-aaa-make" && echo present || echo absent) $(q artifact <"$D/ownmake.json")"
+# Now the store holds two providers of /usr/bin/make: Debian's make and that build's output,
+# whose name sorts first.  The package is suggested, and each provider says where it came from.
+mkdir -p "$D/usemake/src"
+echo x >"$D/usemake/src/x"
+printf 'name = "usemake"\nversion = "1"\n[source]\ndir = "src"\n[phases]\ncompile = "make --version >/dev/null 2>&1 || true"\n' \
+	>"$D/usemake/recipe.toml"
+build "$D/usemake/recipe.toml" "$D/usemake.json"
+check_eq "a Debian package ranks before a local build's output of the same file" \
+	"make deb
+aaa-make build" \
+	"$(jq -r '.phases[].report.declarable[] | select(.path == "/usr/bin/make") | .providers[] | "\(.name) \(.origin)"' "$D/usemake.json")"
+check_contains "  the human report names each provider's origin" "$(cat "$D/usemake.json.stderr")" \
+	"/usr/bin/make → declare dep: make [Debian package]  (or: aaa-make [local build])"
+
+# ---- a failed phase says so on its own line ----
+# A phase that exits non-zero without any denial is Hermetic (the kernel saw nothing
+# undeclared) and still failed: its report line must not read as a success.
+mkdir -p "$D/fails/src"
+echo x >"$D/fails/src/x"
+printf 'name = "fails"\nversion = "1"\n[source]\ndir = "src"\n[phases]\nconfigure = "true"\ncompile = "exit 3"\n' \
+	>"$D/fails/recipe.toml"
+build "$D/fails/recipe.toml" "$D/fails.json"
+check_eq "a failing phase without debt: exit 3, Hermetic verdicts" "3 configure=Hermetic compile=Hermetic" \
+	"$RC $(q states <"$D/fails.json")"
+check_seen "  its verdicts" "$D/fails.json"
+check_eq "  its line says it failed, with its exit status" 1 \
+	"$(grep -cxF 'compile    Hermetic, failed (exit 3)' "$D/fails.json.stderr")"
+check_eq "  control: the phase that succeeded reads Hermetic alone" 1 \
+	"$(grep -c '^configure  Hermetic    expected (0): none   debt: none$' "$D/fails.json.stderr")"
+check_eq "  the JSON report says it failed, and how" "configure false 0|compile true 3" \
+	"$(jq -r '[.phases[].report | "\(.phase) \(.failed) \(.exit_code)"] | join("|")' "$D/fails.json")"
+fid=$(jq -r '.phases[1].report.evidence' "$D/fails.json")
+check_eq "  explain re-renders the failure from the evidence object" \
+	"compile    Hermetic, failed (exit 3)" "$("$HARKAQ" explain --store "$STORE" "$fid" | head -1)"
+check_contains "  and evidence list shows it" "$("$HARKAQ" evidence --store "$STORE" list)" \
+	"$fid compile    Hermetic, failed (exit 3)"
 
 # ---- the closed loop (design §4.7) on zlib from Debian's source package ----
 zlib_recipe "$D/r1/recipe.toml" "gcc-12" ""

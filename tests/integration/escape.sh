@@ -12,10 +12,12 @@
 . "$(dirname "$0")/lib.sh"
 
 S=$(hk_scratch)
-LISTENER=; VICTIM=
+LISTENER=; VICTIM=; TCP_LISTENER=
 cleanup() {
 	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
 	[ -n "$VICTIM" ] && kill "$VICTIM" 2>/dev/null
+	[ -n "$TCP_LISTENER" ] && kill "$TCP_LISTENER" 2>/dev/null
+	[ -e "$S/loop.lock" ] && touch "$S/loop.stop"
 	wait 2>/dev/null
 	[ -n "${KEEP:-}" ] || rm -rf "$S"
 }
@@ -56,6 +58,8 @@ ATTEMPTS="ptrace-child , ptrace 1 , vm-read-child , io-uring , bpf , userfaultfd
  read /proc/1/root/usr/include/errno.h , opath-reopen /usr/include/fcntl.h ,
  handle /etc/shells , rename /usr/include/limits.h /tmp/s , rename /etc/shells /src/s ,
  ldso /lib64/ld-linux-x86-64.so.2 /usr/bin/id , memfd-copy /usr/bin/whoami ,
+ nested-domain /usr/share/esc/declared.txt , nested-domain /usr/include/assert.h , nested-mute ,
+ tiocsti-high , mkfifo /tmp/esc-fifo ,
  memfd-exec /src/esc_attempt read /usr/include/unistd.h"
 # On this machine's own directories (base = "host"): the attempts name host files
 # (/usr/include/…) that an essential base does not have; what is tested is the cage.
@@ -127,7 +131,8 @@ attempt "kill @/src/hostpid 0" ESRCH ESRCH
 check_eq "host victim still alive" 0 "$(kill -0 "$VICTIM" 2>/dev/null; echo $?)"
 # abstract sockets are per network namespace: the host listener is not there, cage or not.
 attempt "connect-abstract $ABS" ECONNREFUSED ECONNREFUSED
-# the phase has a new session: the terminal on fd 0 is not its controlling terminal.
+# seccomp; without it the build user (nobody) would be stopped by the new session all the same:
+# the terminal on fd 0 is not its controlling terminal.  Root is not (below, under harkaq run).
 attempt tiocsti EPERM EPERM
 check_contains "tiocsti: fd 0 really was a terminal" "$(grep -F 'tiocsti:' <<<"$IN")" "isatty(0)=1"
 ctl=$(script -qec "$(printf '%q ' "${NOBODY[@]}" "$ESC" tiocsti)" /dev/null </dev/null | tr -d '\r')
@@ -157,6 +162,20 @@ attempt "ldso /lib64/ld-linux-x86-64.so.2 /usr/bin/id" EACCES ok "fs.read_file /
 attempt "memfd-copy /usr/bin/whoami" EACCES ok "fs.read_file /usr/bin/whoami esc_attempt"
 attempt "read /usr/include/unistd.h" EACCES ok "fs.read_file /usr/include/unistd.h memfd:esc"
 attempt "memfd-exec /src/esc_attempt" ok ok
+attempt tiocsti-high EPERM EPERM
+attempt "mkfifo /tmp/esc-fifo" ok ok
+# A domain of the build's own: the kernel would charge its denials to it (its id in the record,
+# or no record at all once muted), never to the phase's domain.  Refused, the read it was to
+# hide is the phase's denial, and in the verdict.  The control makes its domain, which denies.
+detail() { grep -F -m1 "$1: " <<<"$2" | sed "s|^$1: ||"; }
+check_eq "nested-domain (declared file): refused in the cage, the file reads; the control's domain denies it" \
+	"EPERM (abi 7, then read: ok) | ok (abi 7, then read: EACCES)" \
+	"$(detail "nested-domain /usr/share/esc/declared.txt" "$IN") | $(detail "nested-domain /usr/share/esc/declared.txt" "$CTL")"
+check_eq "nested-domain (undeclared file): refused, the read denied by the phase's domain" \
+	"EPERM (abi 7, then read: EACCES) | ok (abi 7, then read: EACCES)" \
+	"$(detail "nested-domain /usr/include/assert.h" "$IN") | $(detail "nested-domain /usr/include/assert.h" "$CTL")"
+check_contains "nested-domain: the read is in the verdict" "$DEN" "fs.read_file /usr/include/assert.h esc_attempt"
+attempt nested-mute EPERM ok
 check_eq "nothing written outside: the store still has one artifact" 1 \
 	"$("$HARKAQ" store --store "$S/store" list | grep -c .)"
 
@@ -164,33 +183,128 @@ check_eq "nothing written outside: the store still has one artifact" 1 \
 
 mkdir -m 755 "$S/host" "$S/host/granted" "$S/host/other"
 chmod 777 "$S/host/granted" "$S/host/other"
-run() { # WHO POLICY-LINES... -- ATTEMPT ARGS
+RUN_FLAGS=()
+run() { # WHO POLICY-LINES... -- ATTEMPT ARGS   (harkaq run's extra options in RUN_FLAGS)
 	local who=$1; shift
 	local pol=$S/p.$RANDOM; { echo "harkaq-policy 1"; echo "ro $ESC"
 		while [ "$1" != -- ]; do echo "$1"; shift; done; } >"$pol"; shift
 	local u=(); [ "$who" = nobody ] && u=(--user nobody)
-	RUN_OUT=$("$HARKAQ" run --quiet --policy "$pol" "${u[@]}" --verdict-out "$S/run.json" -- \
-		"$ESC" "$@" 2>"$S/run.err")
+	RUN_OUT=$("$HARKAQ" run --quiet --policy "$pol" "${u[@]}" "${RUN_FLAGS[@]}" \
+		--verdict-out "$S/run.json" -- "$ESC" "$@" 2>"$S/run.err" <"${RUN_IN:-/dev/null}")
 	RUN_RC=$?
 	RUN_DEN=$(jq -r '.verdict.denials[] | "\(.blockers) \(.path // ("process " + (.ocomm // "?")))"' \
 		"$S/run.json" 2>&1)
 }
+line() { grep -F -m1 "$1: " <<<"$RUN_OUT"; }
 
-run nobody "scope signal" "scope abstract-unix-socket" -- kill "$VICTIM" 0 , connect-abstract "$ABS"
-check_eq "run: a signal to a host process outside the domain is EPERM" "kill $VICTIM 0: EPERM (pid $VICTIM)" \
-	"$(grep '^kill' <<<"$RUN_OUT")"
-check_contains "run: ... and in the verdict (scope.signal, the target named)" "$RUN_DEN" "scope.signal process sleep"
-check_eq "run: connecting to the host's abstract listener is EPERM" "connect-abstract $ABS: EPERM" \
-	"$(grep '^connect' <<<"$RUN_OUT")"
-check_contains "run: ... and in the verdict (scope.abstract_unix_socket)" "$RUN_DEN" "scope.abstract_unix_socket"
+# The run's own pid namespace: the command is pid 2, pid 1 the run's init (outside the domain);
+# the host's processes do not exist there.
+run root "scope signal" -- pid , kill 1 0 , kill "$VICTIM" 0
+check_eq "run: the command is pid 2 of a pid namespace of its own" "pid: ok (pid 2)" "$(line pid)"
+check_eq "run: a signal to the run's init, outside the domain, is EPERM (as root)" \
+	"kill 1 0: EPERM (pid 1)" "$(line "kill 1 0")"
+check_contains "run: ... and in the verdict (scope.signal, the init named)" "$RUN_DEN" "scope.signal process harkaq"
+check_eq "run: a host process does not exist in the run's pid namespace" \
+	"kill $VICTIM 0: ESRCH (pid $VICTIM)" "$(line "kill $VICTIM 0")"
 check_eq "run: Impure (exit 1)" 1 "$RUN_RC"
-run nobody -- kill "$VICTIM" 0 , connect-abstract "$ABS"
-check_eq "run (control): without the scopes both reach the host" \
-	"kill $VICTIM 0: ok (pid $VICTIM)
+run root -- kill 1 0
+check_eq "run (control): without the scope the init is reached" "kill 1 0: ok (pid 1)" "$RUN_OUT"
+check_eq "run (control): the host process exists on the host" "kill $VICTIM 0: ok (pid $VICTIM)" \
+	"$("${NOBODY[@]}" "$ESC" kill "$VICTIM" 0)"
+
+# The network: an empty namespace (loopback up), unless --share-net.  Abstract UNIX sockets
+# belong to a network namespace, so the host's listener is not there; with --share-net it is,
+# and the abstract-socket scope stands in the way.
+"${NOBODY[@]}" /usr/bin/python3 -c 'import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+while True: s.accept()[0].close()' >"$S/tcp.port" &
+TCP_LISTENER=$!
+for _ in $(seq 50); do [ -s "$S/tcp.port" ] && break; sleep 0.1; done
+PORT=$(cat "$S/tcp.port")
+check_eq "host TCP listener (control): reachable on the host without the cage" \
+	"connect-tcp 127.0.0.1 $PORT: ok" "$("${NOBODY[@]}" "$ESC" connect-tcp 127.0.0.1 "$PORT")"
+run nobody -- connect-tcp 127.0.0.1 "$PORT" , connect-abstract "$ABS"
+check_eq "run: the host's TCP listener is not in the run's network namespace" \
+	"connect-tcp 127.0.0.1 $PORT: ECONNREFUSED" "$(line "connect-tcp 127.0.0.1 $PORT")"
+check_eq "run: nor its abstract UNIX listener" "connect-abstract $ABS: ECONNREFUSED" "$(line "connect-abstract $ABS")"
+check_eq "run: the verdict says the network was the run's own" empty "$(jq -r .command.network "$S/run.json")"
+RUN_FLAGS=(--share-net)
+run nobody -- connect-tcp 127.0.0.1 "$PORT" , connect-abstract "$ABS"
+check_eq "run --share-net (control): the host's listeners are reached" \
+	"connect-tcp 127.0.0.1 $PORT: ok
 connect-abstract $ABS: ok" "$RUN_OUT"
+check_eq "run --share-net: the verdict says so" host "$(jq -r .command.network "$S/run.json")"
+check_contains "run --share-net: said on stderr" "$(cat "$S/run.err")" "neither denied nor recorded"
+run nobody "scope abstract-unix-socket" -- connect-abstract "$ABS"
+check_eq "run --share-net: connecting to the host's abstract listener is EPERM with the scope" \
+	"connect-abstract $ABS: EPERM" "$RUN_OUT"
+check_contains "run --share-net: ... and in the verdict (scope.abstract_unix_socket)" "$RUN_DEN" "scope.abstract_unix_socket"
+RUN_FLAGS=()
+kill "$TCP_LISTENER"; TCP_LISTENER=
+
+# Terminal injection as root: a new session does not stop it (CAP_SYS_ADMIN may TIOCSTI a
+# terminal that is not its controlling one, dev.tty.legacy_tiocsti=1); the seccomp filter does,
+# on the request's low 32 bits.  Both under script(1), a terminal on fd 0.
+tty_run() { script -qec "$1" /dev/null </dev/null | tr -d '\r#'; }
+printf 'harkaq-policy 1\nro %s\nrw /dev/tty\n' "$ESC" >"$S/p.tty"
+ctl=$(tty_run "setsid -w $(printf '%q ' "$ESC") tiocsti , tiocsti-high")
+check_eq "tiocsti as root (control): in a session of its own, not the terminal's, it injects" \
+	"tiocsti: ok (isatty(0)=1, open /dev/tty: ENXIO)
+tiocsti-high: ok" "$ctl"
+got=$(tty_run "$(printf '%q ' "$HARKAQ" run --quiet --policy "$S/p.tty" --verdict-out "$S/tty.json" -- \
+	"$ESC" tiocsti , tiocsti-high)")
+check_eq "run as root: TIOCSTI is EPERM, upper bits set or not" "tiocsti: EPERM
+tiocsti-high: EPERM" "$(sed 's/ (isatty.*//' <<<"$got")"
+check_contains "run as root: fd 0 was a terminal" "$got" "isatty(0)=1"
+check_seen "run as root, TIOCSTI refused" "$S/tty.json" '.verdict'
+
+# The console: TIOCLINUX (its selection can be pasted into the console's input) and the keymap
+# writes (what the user's keys type), on a virtual console as fd 0.  The control writes each
+# entry back unchanged; a console without a keyboard answers ENODEV for the keycode table.
+VT=/dev/tty1
+if [ -c "$VT" ]; then
+	VT_OPS=(tioclinux , kbsent , kbent , kbdiacr , kbdiacruc , keycode)
+	ctl=$("$ESC" "${VT_OPS[@]}" <"$VT" | sed 's/ (written back unchanged)//')
+	check_eq "console ioctls as root (control): the kernel answers each" \
+		"tioclinux: ok|kbsent: ok|kbent: ok|kbdiacr: ok|kbdiacruc: ok|keycode: ENODEV" "$(paste -sd'|' <<<"$ctl")"
+	RUN_IN=$VT run root -- "${VT_OPS[@]}"
+	check_eq "run as root: each is EPERM on the console" \
+		"tioclinux: EPERM|kbsent: EPERM|kbent: EPERM|kbdiacr: EPERM|kbdiacruc: EPERM|keycode: EPERM" \
+		"$(paste -sd'|' <<<"$RUN_OUT")"
+else
+	not_ok "console ioctls" "$VT is not a character device: this machine has no virtual console"
+fi
+
+# Device nodes beneath an rw surface: not granted (so denied and recorded), even to root; the
+# other kinds of node still are.  The control makes the kernel log's device and reads it.
+check_contains "mknod as root (control): a character device 1:11 in a directory reads the kernel log" \
+	"$("$ESC" mknod-read "$S/host/granted/kmsg" 1 11 , mknod-block "$S/host/granted/loop" 7 0)" \
+	"mknod-read $S/host/granted/kmsg 1 11: ok (read "
+run root "rw $S/host/granted" -- mknod-read "$S/host/granted/kmsg" 1 11 , \
+	mknod-block "$S/host/granted/loop" 7 0 , mkfifo "$S/host/granted/fifo" , read /dev/kmsg
+check_eq "run as root: no device node beneath rw; a FIFO is made; /dev/kmsg denied" \
+	"mknod-read $S/host/granted/kmsg 1 11: EACCES (mknod)
+mknod-block $S/host/granted/loop 7 0: EACCES (mknod)
+mkfifo $S/host/granted/fifo: ok
+read /dev/kmsg: EACCES" "$RUN_OUT"
+check_contains "run as root: the character device in the verdict" "$RUN_DEN" "fs.make_char $S/host/granted"
+check_contains "run as root: the block device in the verdict" "$RUN_DEN" "fs.make_block $S/host/granted"
+check_contains "run as root: /dev/kmsg in the verdict" "$RUN_DEN" "fs.read_file /dev/kmsg"
+
+# A domain of the command's own, as root: refused; the read it would have hidden is the run's.
+mk() { rm -f "$S/host/other/f" "$S/host/granted/f"; echo undeclared >"$S/host/other/f"; chmod 666 "$S/host/other/f"; }
+mk
+check_eq "nested domain (control): made, it denies the read itself; muting works" \
+	"nested-domain $S/host/other/f: ok (abi 7, then read: EACCES)
+nested-mute: ok" "$("$ESC" nested-domain "$S/host/other/f" , nested-mute)"
+run root -- nested-domain "$S/host/other/f" , nested-mute
+check_eq "run as root: landlock_restrict_self refused, the ABI probe answered" \
+	"nested-domain $S/host/other/f: EPERM (abi 7, then read: EACCES)
+nested-mute: EPERM" "$RUN_OUT"
+check_contains "run as root: the read is in the run's verdict" "$RUN_DEN" "fs.read_file $S/host/other/f"
 
 # refer: moving an undeclared file (same filesystem, same mount) into a granted directory.
-mk() { rm -f "$S/host/other/f" "$S/host/granted/f"; echo undeclared >"$S/host/other/f"; chmod 666 "$S/host/other/f"; }
 mk
 run nobody "rw $S/host/granted" -- rename "$S/host/other/f" "$S/host/granted/f" , read "$S/host/granted/f"
 check_eq "run: rename of an undeclared file into a granted directory is EACCES" \
@@ -212,5 +326,53 @@ read $S/host/other/f: EACCES" "$RUN_OUT"
 check_contains "run as root: ... and in the verdict" "$RUN_DEN" "fs.read_file $S/host/other/f"
 run root "ro $S/host/other/f" -- handle "$S/host/other/f"
 check_eq "run as root (control): granted, the handle opens" "handle $S/host/other/f: ok" "$RUN_OUT"
+
+# Stated blind spots, measured (docs/verdict.md): a hard link to an undeclared file made
+# beforehand beneath an rw surface, and stdin redirected from an undeclared file, read without
+# a denial.  The control: the same file by its own path is denied.
+mk
+ln "$S/host/other/f" "$S/host/granted/hl"
+RUN_IN=$S/host/other/f run nobody "rw $S/host/granted" -- read "$S/host/granted/hl" , read-stdin , read "$S/host/other/f"
+check_eq "run: blind spots: the earlier hard link and stdin read; the path itself is denied" \
+	"read $S/host/granted/hl: ok undeclared
+read-stdin: ok undeclared
+read $S/host/other/f: EACCES" "$RUN_OUT"
+rm -f "$S/host/granted/hl"
+
+# Outrunning the run: chains of processes that fork and exit at once, each a fresh orphan.
+# A flock held by every process of the tree tells whether any is left (a /proc scan cannot:
+# each lives microseconds).  The control: under a plain parent the chains outlive it.
+: >"$S/loop.lock"; chmod 644 "$S/loop.lock"
+LOOP=$HELPERS/fork_loop
+"$LOOP" "$S/loop.lock" "$S/loop.stop" 100 4 >/dev/null
+if flock -n -x "$S/loop.lock" true; then alive=no; else alive=yes; fi
+touch "$S/loop.stop"
+check_eq "fork loop (control): alive after its parent exited" yes "$alive"
+check "fork loop (control): stops when told" flock -w 30 -x "$S/loop.lock" true
+rm -f "$S/loop.stop"
+printf 'harkaq-policy 1\nro %s\nro %s\n' "$LOOP" "$S/loop.lock" >"$S/p.loop"
+left=""
+for i in 1 2 3; do
+	"$HARKAQ" run --quiet --policy "$S/p.loop" --verdict-out "$S/loop$i.json" -- \
+		"$LOOP" "$S/loop.lock" "$S/loop.stop" 200 16 >"$S/loop$i.out" 2>&1
+	flock -n -x "$S/loop.lock" true || left+=" run $i"
+done
+touch "$S/loop.stop"; flock -w 30 -x "$S/loop.lock" true
+check_eq "run: nothing of the fork loop outlives harkaq run (3 runs, 16 chains each)" "" "$left"
+check_eq "run: the fork loop did run under the cage" "generations>0" \
+	"$(sed -n 's/^generations=[1-9][0-9]*$/generations>0/p' "$S/loop1.out")"
+check_eq "run: what it left is reported as killed" true "$(jq '.command.leftovers_killed > 0' "$S/loop1.json")"
+check_seen "run, fork loop: Hermetic" "$S/loop1.json" '.verdict'
+# harkaq itself killed: the run's init dies with it, and the namespace with the init.
+rm -f "$S/loop.stop"
+"$HARKAQ" run --quiet --policy "$S/p.loop" -- "$LOOP" "$S/loop.lock" "$S/loop.stop" 60000 4 >/dev/null 2>&1 &
+HP=$!
+for _ in $(seq 100); do flock -n -x "$S/loop.lock" true || break; sleep 0.05; done
+if flock -n -x "$S/loop.lock" true; then held=no; else held=yes; fi
+kill -KILL "$HP"; wait "$HP" 2>/dev/null
+if flock -w 10 -x "$S/loop.lock" true; then gone=yes; else gone=no; fi
+touch "$S/loop.stop"; flock -w 30 -x "$S/loop.lock" true
+check_eq "run killed with SIGKILL: the loop was running, then nothing of it survives harkaq" \
+	"held=yes gone=yes" "held=$held gone=$gone"
 
 finish

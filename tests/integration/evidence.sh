@@ -180,19 +180,23 @@ for attempt in 1 2; do
 	RESTORE_ARGS="enabled=$was"
 	"$AUDIT_SET" enabled=0 >/dev/null
 	hrun audit_off --no-enable-audit --policy "$P" -- cat "$S/granted"
+	RC_OFF=$RC
 	rm -f "$S/out/marker"
 	hrun require_off --require-evidence --no-enable-audit --policy "$P" -- touch "$S/out/marker"
 	RC_REQ=$RC
 	"$AUDIT_SET" enabled="$was" >/dev/null
 	RESTORE_ARGS=""
-	[ "$(q "$S/audit_off.json" 'd["audit"]["before"]["enabled"]')" = 0 ] && break
+	# Both runs must have found audit off (the second has no result when it refused to run,
+	# which is what it should do).
+	[ "$(q "$S/audit_off.json" 'd["audit"]["before"]["enabled"]')" = 0 ] &&
+		[ "$RC_REQ" != 0 ] && break
 done
 if [ "$was" = 2 ]; then
 	skip "audit off" "audit is locked (enabled=2): it cannot be switched off"
 else
 	check_eq "audit off: the window held (the reader found enabled=0)" 0 \
 		"$(q "$S/audit_off.json" 'd["audit"]["before"]["enabled"]')"
-	check_eq "audit off: NoEvidence, exit 2" "NoEvidence 2" "$(state audit_off) $RC"
+	check_eq "audit off: NoEvidence, exit 2" "NoEvidence 2" "$(state audit_off) $RC_OFF"
 	check_eq "audit off: audit_not_confirmed is the primary reason" audit_not_confirmed \
 		"$(q "$S/audit_off.json" 'codes[0]')"
 	check_eq "audit off + --require-evidence: exit 2, the command was not run" "2 absent" \
@@ -230,8 +234,12 @@ HP=$!
 RP=""
 for ((i = 0; i < 100; i++)); do
 	kids=$(ps -o pid= -o comm= --ppid "$HP" 2>/dev/null)
-	# Once the command (sleep) runs, the reader has been ready for a while.
-	if grep -qw sleep <<<"$kids"; then RP=$(awk '$2 == "harkaq-audit" {print $1}' <<<"$kids"); break; fi
+	# Once the command (sleep) runs, the reader has been ready for a while.  The command is
+	# a child of the run's init (its pid namespace's pid 1, a child of harkaq run).
+	init=$(awk '$2 == "harkaq" {print $1}' <<<"$kids")
+	if [ -n "$init" ] && pgrep -x -P "$init" sleep >/dev/null; then
+		RP=$(awk '$2 == "harkaq-audit" {print $1}' <<<"$kids"); break
+	fi
 	sleep 0.02
 done
 if [ -n "$RP" ]; then
@@ -256,12 +264,18 @@ for attempt in 1 2; do
 done
 check_eq "flood, raised backlog (control): Impure, every record received" "Impure 3001 3001 3000" \
 	"$(q "$S/flood_ok.json" 'v["state"], v["kernel"]["denials"], v["kernel"]["records_received"], v["denials"][0]["count"]' | tr -d "(),'")"
-was=$(audit_field backlog_limit)
-RESTORE_ARGS="backlog_limit=$was"
-"$AUDIT_SET" backlog_limit=2 >/dev/null
-hrun flood_lost --backlog-floor 0 --policy "$P" -- "$EV_FLOOD" "$S/ungranted" 5000
-"$AUDIT_SET" backlog_limit="$was" >/dev/null
-RESTORE_ARGS=""
+# lossy_flood NAME: 5000 denials from a run of its own (verdict $S/NAME.json) under an audit
+# backlog of 2, which the reader leaves alone (--backlog-floor 0): the kernel drops records.
+# The backlog read before ($was) is put back at once, and by the EXIT trap if the script dies.
+lossy_flood() {
+	was=$(audit_field backlog_limit)
+	RESTORE_ARGS="backlog_limit=$was"
+	"$AUDIT_SET" backlog_limit=2 >/dev/null
+	hrun "$1" --backlog-floor 0 --policy "$P" -- "$EV_FLOOD" "$S/ungranted" 5000
+	"$AUDIT_SET" backlog_limit="$was" >/dev/null
+	RESTORE_ARGS=""
+}
+lossy_flood flood_lost
 check_eq "flood, backlog_limit 2: the reader left it alone" 2 \
 	"$(q "$S/flood_lost.json" 'd["audit"]["before"]["backlog_limit"]')"
 check_eq "flood, backlog_limit 2: the flood ran (5000 EACCES)" "denied=5000 other=0" \
@@ -309,6 +323,49 @@ done
 check_eq "8 concurrent runs: each verdict lists exactly its own file" "" "$bad"
 check_eq "8 concurrent runs: 8 distinct domains" 8 \
 	"$(for i in 1 2 3 4 5 6 7 8; do q "$S/conc$i.json" 'v["canary"]["domain"]'; done | sort -u | wc -l)"
+
+# ---- 13. a build's phases: each phase's evidence closes on its own accounting ----
+# configure runs and ends; compile waits (sh builtins only, bounded) for a file the test puts
+# in /src.  Once configure's records are complete its reader must stop — only compile's stays
+# — and only then are records lost (a flood under a backlog of 2, the same as section 10):
+# the loss is inside compile's window and outside configure's.  When the phases' readers all
+# stopped after the last phase, both windows ended together: configure's evidence carried
+# compile's loss, and was voided by it unless its own count was complete ("Loss").
+mkdir -p "$S/win/src" "$S/win/store"
+printf '%s\n' 'name = "window"' 'version = "1"' 'base = "host"' '[source]' 'dir = "src"' '[phases]' \
+	'configure = "true"' \
+	'compile = "i=0; while [ ! -e /src/go ] && [ $i -lt 20000000 ]; do i=$((i + 1)); done; [ -e /src/go ]"' \
+	>"$S/win/recipe.toml"
+chmod -R a+rX "$S/win"
+"$HARKAQ" build --store "$S/win/store" --result-out "$S/win.json" "$S/win/recipe.toml" \
+	>"$S/win.out" 2>"$S/win.err" &
+BP=$!
+work=""
+for ((i = 0; i < 300 && ${#work} == 0; i++)); do
+	grep -q '^\[compile\] running' "$S/win.err" 2>/dev/null && work=$(sed -n 's/^\[work\] //p' "$S/win.err")
+	[ -z "$work" ] && sleep 0.05
+done
+# Readers of this build still running (a reaped or exiting one is not).
+live_readers() { ps -o stat=,comm= --ppid "$BP" 2>/dev/null | awk '$1 !~ /^Z/ && $2 == "harkaq-audit"' | wc -l; }
+for ((i = 0; i < 100; i++)); do [ "$(live_readers)" -le 1 ] && break; sleep 0.05; done
+check_eq "while compile runs, configure's reader has stopped: one reader left" 1 "$(live_readers)"
+lossy_flood win_flood
+[ -n "$work" ] && touch "$work/src/go"
+wait "$BP"
+check_eq "control: the flood lost records (the kernel's lost counter rose during it)" True \
+	"$(q "$S/win_flood.json" 'd["audit"]["after"]["lost"] > d["audit"]["before"]["lost"]')"
+winq() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+k = {p["phase"]: p["verdict"]["kernel"] for p in d["phases"]}
+s = {p["phase"]: p["verdict"]["state"] for p in d["phases"]}
+r = eval(sys.argv[2])
+print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$S/win.json" "$1" 2>&1; }
+check_eq "control: compile's own window saw the loss" True \
+	"$(winq 'k["compile"]["lost_after"] > k["compile"]["lost_before"]')"
+check_eq "configure's window closed before it: its lost counter did not move" True \
+	"$(winq 'k["configure"]["lost_after"] == k["configure"]["lost_before"] and k["configure"]["lost_after"] < k["compile"]["lost_after"]')"
+check_eq "configure stands: Hermetic, its kernel count equal to its records" "Hermetic True" \
+	"$(winq 's["configure"], k["configure"]["denials"] == k["configure"]["records_received"]')"
 
 # ---- the machine as it was found ----
 cleanup

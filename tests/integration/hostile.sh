@@ -271,6 +271,82 @@ else
 	skip "full disk while sealing" "cannot mount a tmpfs (not root?)"
 fi
 
+# ---- a neighbour floods the audit stream during a build ----
+# audit's lost counter and a reader's socket overruns are global: any local process flooding
+# Landlock denials moves them.  A phase whose own domain accounted for itself (canary seen,
+# records received == denials=N) keeps its verdict, the global loss recorded in it; a phase
+# that lost records of its own is NoEvidence.  The phase waits (esc_attempt await) while the
+# test shrinks the audit backlog to 2 (so the flood surely loses records) and floods from a
+# Landlock domain of its own outside harkaq, then lets the phase go on.
+audit_field() { "$HELPERS/audit_set" | sed -n "s/.*\b$1=\([0-9]*\).*/\1/p"; }
+BACKLOG_WAS=
+restore_backlog() { [ -n "$BACKLOG_WAS" ] && "$HELPERS/audit_set" $BACKLOG_WAS >/dev/null; BACKLOG_WAS=; }
+trap 'restore_backlog; cleanup' EXIT
+echo "not declared" >"$S/neighbour.txt"; chmod 644 "$S/neighbour.txt"
+# flood_build NAME PHASE FLOOD: builds recipe NAME, whose phase awaits /src/ready-NAME and
+# /src/go-NAME (and /src/go2-NAME, if it awaits twice); FLOOD runs on the host with the backlog
+# at 2 (it reaches the phase's /src as $root: a host directory, which root may write into,
+# unlike the sandbox's own tmpfs), then the backlog is restored and the phase let go.  Sets RC.
+flood_build() {
+	local name=$1 phase=$2 flood=$3 pid="" root
+	recipe "$name" "compile = \"$phase\""
+	cp "$HELPERS/esc_attempt" "$HELPERS/ev_flood" "$S/$name/src/"
+	chmod -R a+rX "$S/$name"
+	rm -f "$S/$name.json"
+	"$HARKAQ" build --quiet --store "$ST" --result-out "$S/$name.json" "$S/$name/recipe.toml" \
+		>"$S/$name.stdout" 2>"$S/$name.err" &
+	local bp=$!
+	for _ in $(seq 400); do
+		pid=$(pgrep -f "^\./esc_attempt await /src/ready-$name /src/go-$name" | head -1)
+		[ -n "$pid" ] && [ -e "/proc/$pid/root/src/ready-$name" ] && break
+		pid=""; sleep 0.05
+	done
+	if [ -z "$pid" ]; then
+		not_ok "$name: the phase reached its waiting point" "$(cat "$S/$name.err")"
+		kill "$bp" 2>/dev/null; wait "$bp"; RC=
+		return
+	fi
+	# The phase's /src, held open: the waiting process exits once let go, and its /proc
+	# entry with it; the directory stays reachable through the descriptor.
+	exec 8<"/proc/$pid/root/src"
+	root=/dev/fd/8
+	# No waiting either (backlog_wait_time 0): a process over the limit would otherwise
+	# sleep up to a minute per record (the kernel's default) instead of losing it.
+	BACKLOG_WAS="backlog_limit=$(audit_field backlog_limit) backlog_wait_time=$(audit_field backlog_wait_time)"
+	"$HELPERS/audit_set" backlog_limit=2 backlog_wait_time=0 >/dev/null
+	eval "$flood" >"$S/$name.flood" 2>&1
+	restore_backlog
+	touch "$root/go-$name" "$root/go2-$name"
+	exec 8<&-
+	wait "$bp"; RC=$?
+}
+kfield() { jq -r ".phases[0].verdict.kernel.$2" "$S/$1.json" 2>/dev/null; }
+global_loss() { jq -r '.phases[0].verdict.kernel | (.lost_after != .lost_before or .enobufs > 0)' "$S/$1.json" 2>/dev/null; }
+for attempt in 1 2; do
+	flood_build neighbour "./esc_attempt await /src/ready-neighbour /src/go-neighbour , read /usr/include/stdio.h" \
+		'"$HELPERS/ev_flood" --own-domain "$S/neighbour.txt" 5000'
+	# Another suite's reader may raise the backlog inside the window: then nothing was lost,
+	# and the case proves nothing; once more.
+	[ "$(global_loss neighbour)" = true ] && break
+done
+check_eq "neighbour flood: the neighbour's 5000 denials happened" "denied=5000 other=0" \
+	"$(cut -d' ' -f1,2 "$S/neighbour.flood")"
+check_eq "neighbour flood (control): the flood really lost records in this run (lost rose or overrun)" \
+	true "$(global_loss neighbour)"
+check_eq "neighbour flood: the phase's own count is complete" true \
+	"$(jq -r '.phases[0].verdict.kernel | (.denials != null and .denials == .records_received)' "$S/neighbour.json")"
+check_eq "neighbour flood: the verdict stands (Impure on stdio.h, no reason), exit 1" \
+	"1 Impure  /usr/include/stdio.h" \
+	"$RC $(vstate neighbour) $(vreasons neighbour) $(jq -r '[.phases[0].verdict.denials[].path] | join(",")' "$S/neighbour.json")"
+for attempt in 1 2; do
+	flood_build ownloss "./esc_attempt await /src/ready-ownloss /src/go-ownloss && ./ev_flood /usr/include/stdio.h 5000 && ./esc_attempt await /src/flooded-ownloss /src/go2-ownloss" \
+		'touch "$root/go-ownloss"; for _ in $(seq 600); do [ -e "$root/flooded-ownloss" ] && break; sleep 0.05; done'
+	case ",$(vreasons ownloss)," in *,records_lost,*) break ;; esac
+done
+check_eq "own loss (control): the kernel counted the phase's flood (canary + 5000)" 5001 "$(kfield ownloss denials)"
+check_eq "own loss: records of the phase's own domain were lost, so NoEvidence, records_lost first" \
+	"2 NoEvidence records_lost" "$RC $(vstate ownloss) $(vreasons ownloss | cut -d, -f1)"
+
 # ---- interruptions: SIGINT / SIGTERM mid-phase ----
 
 audit_state() { "$HELPERS/audit_set" 2>/dev/null | grep -o 'enabled=[0-9]*'; }

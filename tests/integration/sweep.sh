@@ -102,6 +102,8 @@ check_contains "the table is on stdout" "$(cat "$S/one.stdout")" "irreducible ra
 # The HTML report is self-contained.
 H=$(cat "$S/one/report.html")
 check_contains "HTML has the inline SVG chart" "$H" "<svg"
+check_contains "HTML names the base each recipe stood on" "$H" \
+	"on debian-12-essential <code>$(jq -r '[.recipes[] | select(.base != null)][0].base.id' "$S/one/result.json" | cut -c1-14)…</code>"
 check_eq "HTML loads nothing from outside" 0 "$(grep -ciE '<script|<link|<img|src=|href=|url\(|@import' "$S/one/report.html")"
 
 # ---- two jobs: the same summary ----
@@ -125,9 +127,11 @@ for i in 1 2 3; do
 	want=$(echo "$keys" | awk -v i="$i" 'NR % 3 == i % 3' | tr '\n' ' ')
 	got=$(grep '"key": ' "$S/shard$i/summary.json" | sed 's/.*"key": "//; s/",$//' | tr '\n' ' ')
 	check_eq "shard $i/3 holds exactly its slice" "$want" "$got"
+	check_eq "--list --shard $i/3 names that slice, building nothing" "$want" \
+		"$("$HARKAQ" sweep "$CAT" --list --shard "$i/3" 2>/dev/null | tr '\n' ' ')"
 done
 "$HARKAQ" sweep merge "$S/shard3/result.json" "$S/shard1" "$S/shard2/result.json" --out "$S/merged" \
-	>"$S/merged.stdout" 2>&1
+	--store "$S/store" >"$S/merged.stdout" 2>&1
 check_eq "merge exits 0" 0 $?
 if cmp -s "$S/one/summary.json" "$S/merged/summary.json"; then
 	ok "merged shards give the single-machine summary.json, byte for byte"
@@ -136,7 +140,13 @@ else
 fi
 check_eq "merged table = single-machine table" "$(cat "$S/one/summary.txt")" "$(cat "$S/merged/summary.txt")"
 
+# The merge classifies: it takes the complete store explicitly, never a default one.
+out=$(env -u HARKAQ_STORE "$HARKAQ" sweep merge "$S/shard1" "$S/shard2" "$S/shard3" 2>&1)
+check_eq "a merge without --store: exit 64" 64 $?
+check_contains "a merge without --store says why" "$out" "give the complete store with --store DIR"
+
 # A missing or repeated shard is refused, never a silently smaller catalogue.
+export HARKAQ_STORE=$S/store
 out=$("$HARKAQ" sweep merge "$S/shard1" "$S/shard2" 2>&1)
 check_eq "a missing shard: exit 65" 65 $?
 check_contains "a missing shard is named" "$out" "shard(s) 3/3 missing: every recipe must be accounted for"
@@ -163,6 +173,19 @@ EOT
 check_eq "control: a recipe on base = host is counted unpinned" 1 "$(field unpinned hostout)"
 check_contains "  and the table says what that means" "$(cat "$S/hostout/summary.txt")" \
 	"unpinned: 1 recipe(s) (1 measured) stood on an unpinned base"
+
+# An earlier result in --out never stands for a sweep that has started: it is removed before
+# the first build (a sweep killed outright writes nothing, and a merge must then see nothing).
+mkdir -p "$S/stale"
+cp "$S/shard3/result.json" "$S/shard3/summary.json" "$S/stale/"
+"$HARKAQ" sweep tests/data/cluster/slow --store "$S/store" --out "$S/stale" --quiet >/dev/null 2>&1 &
+sweep_pid=$!
+for _ in $(seq 300); do ls "$S/stale/logs/"*slow* >/dev/null 2>&1 && break; sleep 0.1; done
+check "the sweep has started its build" ls "$S/stale/logs/"
+check_eq "the earlier result and summary are gone once it builds" "" "$(ls "$S/stale" | grep -E '^(result|summary)')"
+wait "$sweep_pid"
+check_eq "the new sweep's result is its own" "tests/data/cluster/slow/recipe.toml" \
+	"$(jq -r '.recipes[].key' "$S/stale/result.json")"
 
 # Usage errors.
 out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)

@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -228,7 +230,9 @@ TEST(grant_access_masks_by_kind_and_type)
 	CHECK_EQ_INT(HK_LL_FS_READ_DIR, hk_landlock_grant_access(HK_GRANT_RO, true, all));
 	CHECK_EQ_INT(HK_LL_FS_READ_DIR, hk_landlock_grant_access(HK_GRANT_LIST, true, all));
 	CHECK_EQ_INT(0, hk_landlock_grant_access(HK_GRANT_LIST, false, all));
-	CHECK_EQ_INT(all, hk_landlock_grant_access(HK_GRANT_RW, true, all));
+	/* rw beneath a directory: everything but the device rights, which stay handled. */
+	CHECK_EQ_INT(all & ~(HK_LL_FS_MAKE_CHAR | HK_LL_FS_MAKE_BLOCK | HK_LL_FS_IOCTL_DEV),
+		     hk_landlock_grant_access(HK_GRANT_RW, true, all));
 	CHECK_EQ_INT(HK_LL_FS_READ_FILE | HK_LL_FS_WRITE_FILE | HK_LL_FS_TRUNCATE | HK_LL_FS_IOCTL_DEV,
 		     hk_landlock_grant_access(HK_GRANT_RW, false, all));
 	/* Narrowed by what is handled (ABI 3 has no IOCTL_DEV). */
@@ -422,7 +426,24 @@ static void rw_child(void *arg)
 	CHECK_EQ_INT(0, open_errno(at("work/leak"), O_WRONLY | O_CREAT));
 	CHECK_EQ_INT(-1, rename(at("work/leak"), at("outside/leak")));
 	CHECK(errno == EACCES || errno == EXDEV);
+	/* No device node beneath the surface, even as root (the test runs as root: the
+	 * capability is there, only Landlock refuses); FIFOs and sockets are still made. */
+	CHECK_EQ_INT(-1, mknod(at("work/kmsg"), S_IFCHR | 0600, makedev(1, 11)));
+	CHECK_EQ_INT(EACCES, errno);
+	CHECK_EQ_INT(-1, mknod(at("work/loop"), S_IFBLK | 0600, makedev(7, 0)));
+	CHECK_EQ_INT(EACCES, errno);
+	CHECK_EQ_INT(0, mknod(at("work/fifo"), S_IFIFO | 0600, 0));
+	CHECK_EQ_INT(0, mknod(at("work/sock"), S_IFSOCK | 0600, 0));
 	hk_landlock_report_free(&rep);
+}
+
+/* The control of the device-node checks above: uncaged, root makes both nodes there. */
+static void mknod_control(void)
+{
+	CHECK_EQ_INT(0, mknod(at("work/kmsg"), S_IFCHR | 0600, makedev(1, 11)));
+	CHECK_EQ_INT(0, mknod(at("work/loop"), S_IFBLK | 0600, makedev(7, 0)));
+	CHECK_EQ_INT(0, unlink(at("work/kmsg")));
+	CHECK_EQ_INT(0, unlink(at("work/loop")));
 }
 
 TEST(rw_surface_creates_writes_renames_deletes_inside_and_nothing_outside)
@@ -432,6 +453,7 @@ TEST(rw_surface_creates_writes_renames_deletes_inside_and_nothing_outside)
 	make_dir("outside");
 	make_file("work/existing", "x");
 	make_file("outside/kept", "k");
+	mknod_control();
 	struct hk_policy p;
 	const char *spec[][2] = { { "rw", at("work") } };
 	policy_of(&p, spec, 1);
@@ -937,7 +959,7 @@ static int call_compat(long nr)
 	return r < 0 && r > -4096 ? (int)-r : 0;
 }
 
-#define N_DENY 27
+#define N_DENY 28
 
 struct sc_results {
 	int native[N_DENY], compat[N_DENY], x32[N_DENY];
@@ -1014,7 +1036,7 @@ static void seccomp_child(void *arg)
 	CHECK_EQ_INT(before.x32_getpid, after.x32_getpid);
 }
 
-TEST(seccomp_denylist_is_spec_list)
+TEST(seccomp_denylist_is_spec_list_and_landlock_restrict_self)
 {
 	static const char *const spec[N_DENY] = {
 		"io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace",
@@ -1022,7 +1044,7 @@ TEST(seccomp_denylist_is_spec_list)
 		"add_key", "request_key", "init_module", "finit_module", "delete_module",
 		"kexec_load", "kexec_file_load", "perf_event_open", "mount", "umount2",
 		"open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
-		"mount_setattr", "setns",
+		"mount_setattr", "setns", "landlock_restrict_self",
 	};
 	REQUIRE(hk_seccomp_denylist_len == N_DENY);
 	for (size_t i = 0; i < N_DENY; i++)
@@ -1032,6 +1054,67 @@ TEST(seccomp_denylist_is_spec_list)
 TEST(seccomp_denylist_returns_eperm_on_every_entry_point)
 {
 	RUN_IN_CHILD(seccomp_child, NULL);
+}
+
+/* errno of ioctl(fd, request) with the request's upper 32 bits set to `high`, 0 on success. */
+static int ioctl_errno(int fd, unsigned long request, unsigned long high, void *arg)
+{
+	return syscall(SYS_ioctl, fd, request | high << 32, arg) < 0 ? errno : 0;
+}
+
+static void ioctl_child(void *arg)
+{
+	(void)arg;
+	/* A pseudo-terminal of our own, not our controlling terminal: as root (CAP_SYS_ADMIN)
+	 * TIOCSTI works on it all the same, which is why a new session does not stop root. */
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	REQUIRE(master >= 0);
+	REQUIRE(grantpt(master) == 0 && unlockpt(master) == 0);
+	int tty = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	REQUIRE(tty >= 0);
+	char c = '#';
+	struct winsize ws;
+	int before[HK_SECCOMP_MAX_IOCTLS] = { 0 }, before_high[HK_SECCOMP_MAX_IOCTLS] = { 0 };
+	REQUIRE(hk_seccomp_denied_ioctls_len <= HK_SECCOMP_MAX_IOCTLS);
+	for (size_t i = 0; i < hk_seccomp_denied_ioctls_len; i++) {
+		before[i] = ioctl_errno(tty, hk_seccomp_denied_ioctls[i].request, 0, &c);
+		before_high[i] = ioctl_errno(tty, hk_seccomp_denied_ioctls[i].request, 1, &c);
+	}
+	/* The controls: without the filter the kernel itself answers (TIOCSTI injects, the
+	 * console requests are not a pseudo-terminal's), whatever the upper bits say. */
+	CHECK_EQ_INT(0, before[0]);
+	CHECK_EQ_INT(0, before_high[0]);
+	for (size_t i = 0; i < hk_seccomp_denied_ioctls_len; i++) {
+		if (before[i] == EPERM || before_high[i] == EPERM)
+			HK_FAIL_AT("%s gives EPERM even without the filter",
+				   hk_seccomp_denied_ioctls[i].name);
+	}
+
+	REQUIRE(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+	struct hk_seccomp_report rep;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_seccomp_install_denylist(&rep, &err) == 0);
+	CHECK_EQ_INT(hk_seccomp_denied_ioctls_len, rep.ioctls);
+	for (size_t i = 0; i < hk_seccomp_denied_ioctls_len; i++) {
+		const char *name = hk_seccomp_denied_ioctls[i].name;
+		unsigned long req = hk_seccomp_denied_ioctls[i].request;
+		if (ioctl_errno(tty, req, 0, &c) != EPERM)
+			HK_FAIL_AT("%s is not EPERM inside the filter", name);
+		if (ioctl_errno(tty, req, 1, &c) != EPERM)
+			HK_FAIL_AT("%s with upper bits set is not EPERM inside the filter", name);
+		if (ioctl_errno(tty, req, 0xffffffffUL, &c) != EPERM)
+			HK_FAIL_AT("%s with all upper bits set is not EPERM inside the filter", name);
+	}
+	/* Other terminal requests still work: the rules name requests, not ioctl. */
+	CHECK_EQ_INT(0, ioctl_errno(tty, TIOCGWINSZ, 0, &ws));
+	CHECK_EQ_INT(0, ioctl_errno(master, TIOCGWINSZ, 0, &ws));
+	close(tty);
+	close(master);
+}
+
+TEST(seccomp_denies_input_injection_ioctls_on_their_low_32_bits)
+{
+	RUN_IN_CHILD(ioctl_child, NULL);
 }
 
 static void malformed_child(void *arg)

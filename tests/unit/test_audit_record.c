@@ -389,3 +389,19 @@ TEST(proctitle_is_an_untrusted_string)
 	CHECK_STR_EQ("bash", f.items[0].value);
 	hk_audit_fields_free(&f);
 }
+
+TEST(blockers_union_keeps_first_seen_order_without_repeats)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	hk_blockers_union(&b, "fs.read_file");
+	hk_blockers_union(&b, "fs.execute,fs.read_file");
+	hk_blockers_union(&b, "fs.execute");
+	CHECK_STR_EQ("fs.read_file,fs.execute", hk_buf_str(&b));
+	/* A right that is a prefix of another is still its own right. */
+	hk_blockers_union(&b, "fs.read");
+	CHECK_STR_EQ("fs.read_file,fs.execute,fs.read", hk_buf_str(&b));
+	hk_buf_reset(&b);
+	hk_blockers_union(&b, "");
+	CHECK_EQ_INT(0, b.len);
+	hk_buf_free(&b);
+}

@@ -35,22 +35,19 @@ static void feed(struct hk_evidence *ev, const char *log)
 	}
 }
 
-/* An Impure verdict: one undeclared read of a path with a non-UTF-8 byte (hex in the audit
- * record, {"hex":…} in JSON) and one of /usr/bin/make. */
-static void impure_verdict(struct hk_verdict *v)
+/* The canary's denial and the domain's allocation: how every run's records begin. */
+#define CANARY_RECORDS                                                                        \
+	"type=1423 audit(1764618003.100:10): domain=" DOMAIN " blockers=fs.read_file path=\""   \
+	CANARY "\" dev=\"tmpfs\" ino=3\n"                                                       \
+	"type=1424 audit(1764618003.100:10): domain=" DOMAIN " status=allocated "              \
+	"mode=enforcing pid=20200 uid=65534 exe=\"/.harkaq/harkaq-exec\" comm=\"harkaq-exec\"\n"
+
+/* The verdict of a compile phase whose records are `records` (CANARY_RECORDS first). */
+static void verdict_of(const char *records, struct hk_verdict *v)
 {
 	struct hk_evidence ev;
 	hk_evidence_init(&ev, CANARY);
-	feed(&ev,
-	     "type=1423 audit(1764618003.100:10): domain=" DOMAIN " blockers=fs.read_file path=\""
-	     CANARY "\" dev=\"tmpfs\" ino=3\n"
-	     "type=1424 audit(1764618003.100:10): domain=" DOMAIN " status=allocated "
-	     "mode=enforcing pid=20200 uid=65534 exe=\"/.harkaq/harkaq-exec\" comm=\"harkaq-exec\"\n"
-	     "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.execute,fs.read_file"
-	     " path=\"/usr/bin/make\" dev=\"overlay\" ino=41\n"
-	     "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.read_file"
-	     " path=2F746D702F78E9 dev=\"overlay\" ino=42\n"
-	     "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated denials=3");
+	feed(&ev, records);
 	struct hk_verdict_input in = { 0 };
 	in.abi = 7;
 	in.kernel_abi = 7;
@@ -62,6 +59,20 @@ static void impure_verdict(struct hk_verdict *v)
 	in.phase = "compile";
 	hk_verdict_compute(&in, v);
 	hk_evidence_free(&ev);
+}
+
+/* An Impure verdict: one undeclared read of a path with a non-UTF-8 byte (hex in the audit
+ * record, {"hex":…} in JSON) and one of /usr/bin/make. */
+static void impure_verdict(struct hk_verdict *v)
+{
+	verdict_of(CANARY_RECORDS
+		   "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.execute,"
+		   "fs.read_file path=\"/usr/bin/make\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.read_file"
+		   " path=2F746D702F78E9 dev=\"overlay\" ino=42\n"
+		   "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated "
+		   "denials=3",
+		   v);
 }
 
 static void encode_collapsed(struct hk_buf *out, size_t collapsed_dirs)
@@ -117,7 +128,8 @@ TEST(the_object_is_canonical_and_deterministic)
 	REQUIRE(spots && spots->type == HK_JARR);
 	CHECK_EQ_INT(hk_n_blind_spots, spots->len);
 	const char *want[] = { "existence_checks", "dac_blocked", "inherited_descriptors",
-			       "network_inert", "kernel_trusted" };
+			       "network_inert", "kernel_trusted", "standard_streams",
+			       "preexisting_links", "seccomp_refusals", "followed_symlinks" };
 	for (size_t i = 0; i < HK_ARRAY_LEN(want); i++) {
 		bool found = false;
 		for (size_t k = 0; k < spots->len; k++) {
@@ -292,4 +304,91 @@ TEST(no_directory_means_no_objects)
 	CHECK_EQ_INT(0, n);
 	rmdir(dir);
 	free(dir);
+}
+
+/* A report has one entry per path and class (docs/diagnosis.md, "One path, one entry"): the
+ * object keeps /usr/bin/dd's two denials (read, then executed), the entries merge them —
+ * rights united, records summed — and keep other paths, and pathless denials, apart. */
+TEST(entries_merge_the_denials_of_one_path)
+{
+	struct hk_verdict v;
+	verdict_of(CANARY_RECORDS
+		   "type=1423 audit(1764618003.200:11): domain=" DOMAIN " blockers=fs.read_file"
+		   " path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:12): domain=" DOMAIN " blockers=fs.execute,"
+		   "fs.read_file path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:13): domain=" DOMAIN " blockers=fs.execute,"
+		   "fs.read_file path=\"/usr/bin/dd\" dev=\"overlay\" ino=41\n"
+		   "type=1423 audit(1764618003.200:14): domain=" DOMAIN " blockers=fs.read_file"
+		   " path=\"/usr/bin/make\" dev=\"overlay\" ino=42\n"
+		   "type=1423 audit(1764618003.300:15): domain=" DOMAIN " blockers=scope.signal"
+		   " opid=4242 ocomm=\"sshd\"\n"
+		   "type=1423 audit(1764618003.300:16): domain=" DOMAIN
+		   " blockers=scope.abstract_unix_socket path=00666F6F\n"
+		   "type=1424 audit(1764618003.900:99): domain=" DOMAIN " status=deallocated "
+		   "denials=7",
+		   &v);
+	/* Control: the object keeps every denial the kernel reported. */
+	REQUIRE(v.n_denials == 5);
+	struct hk_suggest_input si = { 0 };
+	struct hk_suggester *s = hk_suggester_new(&si);
+	struct hk_diagnosis d;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_diagnose(s, &v, &d, &err) == 0);
+	/* Without a store everything is irreducible: dd, make and the two pathless denials. */
+	CHECK_EQ_INT(4, d.n_irreducible);
+	struct hk_buf b = HK_BUF_INIT;
+	hk_evobj_encode(&v, &d, &b);
+	hk_diagnosis_free(&d);
+	hk_suggester_free(s);
+	hk_verdict_free(&v);
+	struct hk_jval *obj = NULL;
+	REQUIRE(hk_evobj_check(b.data, b.len, NULL, &obj, &err) == 0);
+	CHECK_EQ_INT(5, hk_jobj_get(obj, "diagnosis")->len);
+	struct hk_evobj_entry *e = NULL;
+	size_t n = hk_evobj_entries(obj, "irreducible", &e);
+	REQUIRE(n == 4);
+	CHECK_STR_EQ("/usr/bin/dd", hk_jobj_str(e[0].den, "path"));
+	CHECK_STR_EQ("fs.read_file,fs.execute", e[0].blockers);
+	CHECK_EQ_INT(3, e[0].count);
+	CHECK_EQ_INT(2, e[0].n_denials);
+	CHECK_STR_EQ("/usr/bin/make", hk_jobj_str(e[1].den, "path"));
+	CHECK_STR_EQ("fs.read_file", e[1].blockers);
+	CHECK_EQ_INT(1, e[1].n_denials);
+	CHECK_STR_EQ("scope.signal", e[2].blockers);
+	CHECK_STR_EQ("scope.abstract_unix_socket", e[3].blockers);
+	hk_evobj_entries_free(e, n);
+	/* Another class holds none of them. */
+	CHECK_EQ_INT(0, hk_evobj_entries(obj, "declarable", &e));
+	hk_evobj_entries_free(e, 0);
+	hk_jval_free(obj);
+	hk_buf_free(&b);
+}
+
+/* The object says how the phase exited, next to a verdict that cannot: a Hermetic phase may
+ * have failed (docs/diagnosis.md); a run without a command says null. */
+TEST(the_object_carries_the_phase_exit_status)
+{
+	struct hk_verdict v;
+	impure_verdict(&v);
+	struct hk_suggest_input in = { 0 };
+	struct hk_suggester *s = hk_suggester_new(&in);
+	struct hk_diagnosis d;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_diagnose(s, &v, &d, &err) == 0);
+	struct hk_buf a = HK_BUF_INIT, b = HK_BUF_INIT;
+	hk_evobj_encode(&v, &d, &a);
+	v.has_exit_code = true;
+	v.exit_code = 2;
+	hk_evobj_encode(&v, &d, &b);
+	CHECK_CONTAINS(a.data, "],\"exit_code\":null,\"diagnosis\":[");
+	CHECK_CONTAINS(b.data, "],\"exit_code\":2,\"diagnosis\":[");
+	struct hk_jval *obj = NULL;
+	CHECK_EQ_INT(0, hk_evobj_check(b.data, b.len, NULL, &obj, &err));
+	hk_jval_free(obj);
+	hk_buf_free(&a);
+	hk_buf_free(&b);
+	hk_diagnosis_free(&d);
+	hk_suggester_free(s);
+	hk_verdict_free(&v);
 }

@@ -526,6 +526,51 @@ TEST(consume_mode_moves_a_store_temp_dir)
 	rm_rf(outside);
 }
 
+/* A staged tree (a build's /out before its verdicts) has the id hk_store_add gives it, and
+ * nothing of it is in the store until it is added: removed, it leaves nothing behind. */
+TEST(a_staged_tree_has_the_id_of_its_add_and_is_not_in_the_store)
+{
+	hk_autofree char *root = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	hk_autofree char *src = hk_xasprintf("%s/out", root);
+	mkdir(src, 0755);
+	sample_tree(src);
+	/* A mode the store normalises: the id is that of the normal form. */
+	hk_autofree char *zlib = hk_xasprintf("%s/usr/include/zlib.h", src);
+	chmod(zlib, 0600);
+	struct hk_store *s = open_store(sdir);
+	struct hk_artifact_spec spec = { .name = "make", .version = "4.3" };
+	struct hk_error err = { 0 };
+	char *tmp = NULL;
+	char id[HK_B3_ID_LEN] = "";
+	REQUIRE(hk_store_stage(s, src, &spec, &tmp, id, &err) == 0);
+	CHECK(strncmp(id, "b3:", 3) == 0);
+	const struct hk_artifact *a = NULL;
+	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "make", &a, &err));
+	CHECK_EQ_INT(1, (long long)count_temp_dirs(sdir));
+	struct hk_error ignored;
+	hk_store_remove_tree(tmp, &ignored);
+	free(tmp);
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "make", &a, &err));
+	/* Staged again and added: the same id. */
+	char id2[HK_B3_ID_LEN] = "";
+	REQUIRE(hk_store_stage(s, src, &spec, &tmp, id2, &err) == 0);
+	CHECK_STR_EQ(id, id2);
+	bool added = false;
+	REQUIRE(hk_store_add(s, tmp, &spec, HK_STORE_ADD_CONSUME, &a, &added, &err) == 0);
+	free(tmp);
+	CHECK(added);
+	CHECK_STR_EQ(id, a->id);
+	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
+	/* Control: a plain add of the source gives that id too. */
+	const struct hk_artifact *again = add_ok(s, src, "make", "4.3", NULL, 0, &added);
+	CHECK(!added);
+	CHECK_STR_EQ(id, again->id);
+	hk_store_close(s);
+	rm_rf(root);
+}
+
 TEST(files_and_path_index)
 {
 	hk_autofree char *root = scratch(), *src = scratch(), *src2 = scratch();

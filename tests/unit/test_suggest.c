@@ -39,9 +39,10 @@ static void mkparents(const char *path)
 	free(p);
 }
 
-/* "f usr/bin/make" = a file, "l usr/bin/gmake make" = a symlink. */
-static void add_artifact(struct hk_store *st, const char *name, const char *version,
-			 const char *const *entries)
+/* "f usr/bin/make" = a file, "l usr/bin/gmake make" = a symlink.  `source` is the provenance
+ * (it decides the origin: {"type":"deb"}, {"built_by":…}); NULL: added by hand. */
+static void add_artifact_from(struct hk_store *st, const char *name, const char *version,
+			      const char *source, const char *const *entries)
 {
 	char *dir = scratch();
 	for (const char *const *e = entries; *e; e++) {
@@ -64,7 +65,7 @@ static void add_artifact(struct hk_store *st, const char *name, const char *vers
 		free(path);
 		free(rest);
 	}
-	struct hk_artifact_spec spec = { .name = name, .version = version };
+	struct hk_artifact_spec spec = { .name = name, .version = version, .source_json = source };
 	struct hk_error err = { 0 };
 	const struct hk_artifact *a = NULL;
 	if (hk_store_add(st, dir, &spec, 0, &a, NULL, &err) < 0)
@@ -72,6 +73,12 @@ static void add_artifact(struct hk_store *st, const char *name, const char *vers
 	struct hk_error ignored;
 	hk_store_remove_tree(dir, &ignored);
 	free(dir);
+}
+
+static void add_artifact(struct hk_store *st, const char *name, const char *version,
+			 const char *const *entries)
+{
+	add_artifact_from(st, name, version, NULL, entries);
 }
 
 static struct hk_store *make_store(char **dir_out)
@@ -428,4 +435,91 @@ TEST(contract_surfaces_are_matched_by_component)
 	CHECK(!hk_contract_surface("/tmpx/a"));
 	CHECK(!hk_contract_surface("/usr/src/linux"));
 	CHECK(!hk_contract_surface("/devices"));
+}
+
+/* A local build's output that carries a Debian package's file is never suggested over the
+ * package, whatever their names (the build's is named to sort first): providers are ranked
+ * by how they provide the path, then by origin — a Debian package, imported or in the pinned
+ * base, before a tree added by hand, before a build's output — then by name. */
+TEST(a_debian_package_ranks_before_a_local_build_of_the_same_file)
+{
+	char *dir;
+	struct hk_store *st = make_store(&dir);
+	static const char deb[] = "{\"type\":\"deb\"}";
+	static const char built[] = "{\"built_by\":\"harkaq build\",\"recipe_hash\":\"b3:00\"}";
+	add_artifact_from(st, "aaa-bzip2", "1", built, (const char *const[]){
+		"f usr/include/bzlib.h", "f usr/bin/x86_64-linux-gnu-strip", "f usr/bin/dd", NULL });
+	add_artifact_from(st, "libbz2-dev", "1.0.8", deb,
+			  (const char *const[]){ "f usr/include/bzlib.h", NULL });
+	add_artifact(st, "bz-by-hand", "1", (const char *const[]){ "f usr/include/bzlib.h", NULL });
+	/* A Debian package that only links to the build's file: the file's provider comes
+	 * first (declaring the link alone would not grant the file). */
+	add_artifact_from(st, "binutils-strip", "2.40", deb, (const char *const[]){
+		"l usr/bin/strip x86_64-linux-gnu-strip", NULL });
+	/* A base root whose coreutils ships /usr/bin/dd (a file the database lists and the root
+	 * holds). */
+	char *base = hk_xasprintf("%s/base", dir);
+	char *info = hk_xasprintf("%s/var/lib/dpkg/info/", base);
+	char *dd = hk_xasprintf("%s/usr/bin/dd", base);
+	mkparents(info);
+	mkparents(dd);
+	char *list = hk_xasprintf("%scoreutils.list", info), *status = hk_xasprintf(
+		"%s/var/lib/dpkg/status", base);
+	FILE *f = fopen(dd, "w");
+	REQUIRE(f != NULL);
+	fclose(f);
+	f = fopen(list, "w");
+	REQUIRE(f != NULL);
+	fputs("/.\n/usr/bin/dd\n", f);
+	fclose(f);
+	f = fopen(status, "w");
+	REQUIRE(f != NULL);
+	fputs("Package: coreutils\nStatus: install ok installed\nVersion: 9.1-1\n"
+	      "Architecture: amd64\n", f);
+	fclose(f);
+	const struct den ds[] = {
+		{ "fs.read_file", "/usr/include/bzlib.h", "/usr/lib/gcc/cc1" },
+		{ "fs.execute,fs.read_file", "/usr/bin/x86_64-linux-gnu-strip", "/usr/bin/dash" },
+		{ "fs.execute,fs.read_file", "/usr/bin/dd", "/usr/bin/dash" },
+	};
+	struct hk_verdict v;
+	verdict_of(ds, 3, NULL, &v);
+	struct hk_suggest_input in = { .store = st, .sandbox_contract = true, .base_root = base };
+	struct hk_suggester *s = hk_suggester_new(&in);
+	struct hk_diagnosis d;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_diagnose(s, &v, &d, &err) == 0);
+	REQUIRE(d.n == 3);
+	const struct hk_diag_item *h = &d.items[0];
+	REQUIRE(h->n_providers == 3);
+	CHECK_STR_EQ("libbz2-dev", h->providers[0].name);
+	CHECK_STR_EQ("deb", h->providers[0].origin);
+	CHECK_STR_EQ("bz-by-hand", h->providers[1].name);
+	CHECK_STR_EQ("added", h->providers[1].origin);
+	CHECK_STR_EQ("aaa-bzip2", h->providers[2].name);
+	CHECK_STR_EQ("build", h->providers[2].origin);
+	CHECK_STR_EQ("declare dep: libbz2-dev", h->line);
+	const struct hk_diag_item *x = &d.items[1];
+	REQUIRE(x->n_providers == 2);
+	CHECK_STR_EQ("aaa-bzip2", x->providers[0].name);
+	CHECK_EQ_INT(HK_PROVIDES_FILE, x->providers[0].how);
+	CHECK_STR_EQ("binutils-strip", x->providers[1].name);
+	CHECK_EQ_INT(HK_PROVIDES_ALIAS, x->providers[1].how);
+	/* The base's package, a Debian package too, before the build's output. */
+	const struct hk_diag_item *b = &d.items[2];
+	REQUIRE(b->n_providers == 2);
+	CHECK_STR_EQ("coreutils", b->providers[0].name);
+	CHECK_STR_EQ("base", b->providers[0].origin);
+	CHECK_STR_EQ("aaa-bzip2", b->providers[1].name);
+	CHECK_STR_EQ("Debian package", hk_provider_origin_label("deb"));
+	CHECK_STR_EQ("local build", hk_provider_origin_label("build"));
+	hk_diagnosis_free(&d);
+	hk_suggester_free(s);
+	hk_verdict_free(&v);
+	free(list);
+	free(status);
+	free(info);
+	free(dd);
+	free(base);
+	cleanup(st, dir);
 }

@@ -20,8 +20,24 @@ static void fake_classify(void *ctx, const char *path, struct hk_sweep_class *ou
 		out->providers[1] = hk_xstrdup("make");
 		out->n_providers = 2;
 	}
-	out->in_base = strncmp(path, "/usr/", 5) == 0;
 }
+
+static bool fake_in_base(void *ctx, const char *path)
+{
+	(void)ctx;
+	return strncmp(path, "/usr/", 5) == 0;
+}
+
+/* A worker's partial store: it holds none of the providers. */
+static void partial_classify(void *ctx, const char *path, struct hk_sweep_class *out)
+{
+	(void)ctx;
+	(void)path;
+	memset(out, 0, sizeof(*out));
+}
+
+/* The store item_of classifies against (a sweep classifies after its builds). */
+static hk_sweep_classify_fn item_classifier = fake_classify;
 
 static const char *denial(const char *cls, const char *path)
 {
@@ -69,8 +85,9 @@ static void item_of(struct hk_sweep_item *it, const char *failed, const char *ph
 	struct hk_jval *v = build_json(failed, phases);
 	REQUIRE(v);
 	struct hk_error err;
-	CHECK_EQ_INT(0, hk_sweep_item_from_build(it, v, fake_classify, NULL, &err));
+	CHECK_EQ_INT(0, hk_sweep_item_from_build(it, v, fake_in_base, NULL, &err));
 	hk_jval_free(v);
+	hk_sweep_classify(it, 1, item_classifier, NULL);
 }
 
 TEST(outcome_hermetic_declarable_irreducible)
@@ -211,7 +228,7 @@ static void failed_item(struct hk_sweep_item *it, const char *failure, int *rc)
 	struct hk_jval *v = NULL;
 	struct hk_error err;
 	REQUIRE(hk_json_parse(text, strlen(text), &v, &err) == 0);
-	*rc = hk_sweep_item_from_build(it, v, fake_classify, NULL, &err);
+	*rc = hk_sweep_item_from_build(it, v, fake_in_base, NULL, &err);
 	hk_jval_free(v);
 	free(text);
 }
@@ -407,6 +424,87 @@ TEST(document_round_trip_and_merge_equals_whole)
 	CHECK_CONTAINS(err.msg, "x.json: not a harkaq sweep result");
 }
 
+/* The worker measures, the merge classifies: shards whose workers' stores held none of the
+ * providers, merged and classified against the complete store, give the whole catalogue's
+ * document; merged without that classification they do not (the control). */
+TEST(shards_measured_with_a_partial_store_merge_to_the_whole_classification)
+{
+	struct hk_sweep_doc whole;
+	make_doc(&whole, 0, 0);
+	char *want = doc_text(&whole, false);
+	CHECK_CONTAINS(want, "\"declarable\": 1");
+	struct hk_error err;
+	struct hk_sweep_doc parts[3], merged;
+	item_classifier = partial_classify;
+	for (unsigned s = 0; s < 3; s++) {
+		struct hk_sweep_doc sh;
+		make_doc(&sh, s + 1, 3);
+		char *t = doc_text(&sh, true);
+		REQUIRE(hk_sweep_doc_parse(t, strlen(t), "shard.json", &parts[s], &err) == 0);
+		free(t);
+		hk_sweep_doc_free(&sh);
+	}
+	item_classifier = fake_classify;
+	REQUIRE(hk_sweep_merge(parts, 3, &merged, &err) == 0);
+	char *unclassified = doc_text(&merged, false);
+	CHECK_CONTAINS(unclassified, "\"irreducible\": 1");   /* what the workers' stores said */
+	CHECK(strcmp(want, unclassified) != 0);
+	hk_sweep_classify(merged.items, merged.n_items, fake_classify, NULL);
+	char *got = doc_text(&merged, false);
+	CHECK_STR_EQ(want, got);
+	free(got);
+	free(unclassified);
+	hk_sweep_doc_free(&merged);
+	for (int s = 0; s < 3; s++)
+		hk_sweep_doc_free(&parts[s]);
+	free(want);
+	hk_sweep_doc_free(&whole);
+}
+
+/* A shard stopped by a signal is missing from a merge, named, never a smaller catalogue; its
+ * run again completes the merge.  The flag survives the document's round trip. */
+TEST(an_interrupted_shard_is_missing_until_it_is_run_again)
+{
+	struct hk_error err;
+	struct hk_sweep_doc parts[3], merged;
+	for (unsigned s = 0; s < 3; s++)
+		make_doc(&parts[s], s + 1, 3);
+	parts[1].interrupted = 15;
+	char *t = doc_text(&parts[1], false);
+	CHECK_CONTAINS(t, "\"interrupted\": 15");
+	hk_sweep_doc_free(&parts[1]);
+	REQUIRE(hk_sweep_doc_parse(t, strlen(t), "shard2.json", &parts[1], &err) == 0);
+	free(t);
+	CHECK_EQ_INT(15, parts[1].interrupted);
+	CHECK(hk_sweep_merge(parts, 3, &merged, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "shard(s) 2/3 missing: every recipe must be accounted for; 2/3 "
+				"was interrupted by signal 15");
+	/* Run again: complete. */
+	hk_sweep_doc_free(&parts[1]);
+	make_doc(&parts[1], 2, 3);
+	REQUIRE(hk_sweep_merge(parts, 3, &merged, &err) == 0);
+	CHECK_EQ_INT(3, merged.n_items);
+	hk_sweep_doc_free(&merged);
+	for (int s = 0; s < 3; s++)
+		hk_sweep_doc_free(&parts[s]);
+
+	/* A whole-catalogue result that was interrupted does not merge either; any non-null
+	 * "interrupted" counts. */
+	struct hk_sweep_doc one;
+	make_doc(&one, 0, 0);
+	char *text = doc_text(&one, true);
+	hk_sweep_doc_free(&one);
+	char *p = strstr(text, "\"interrupted\": null");
+	REQUIRE(p);
+	memcpy(p + strlen("\"interrupted\": "), "true", 4);
+	REQUIRE(hk_sweep_doc_parse(text, strlen(text), "one.json", &one, &err) == 0);
+	CHECK(one.interrupted != 0);
+	CHECK(hk_sweep_merge(&one, 1, &merged, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "interrupted");
+	hk_sweep_doc_free(&one);
+	free(text);
+}
+
 TEST(summary_counts_paths_and_base_debt)
 {
 	struct hk_sweep_item items[3];
@@ -472,4 +570,29 @@ TEST(html_escapes_everything_and_is_self_contained)
 	CHECK(!strstr(html, "src=") && !strstr(html, "href=") && !strstr(html, "url("));
 	hk_buf_free(&h);
 	hk_sweep_doc_free(&d);
+}
+
+/* A phase's counts count paths: /usr/bin/make denied under two sets of rights (read, then
+ * executed) is one debt of the phase, as it is one debt entry of the recipe; another path
+ * counts apart (docs/diagnosis.md, "One path, one entry"). */
+TEST(phase_counts_count_paths_not_denials)
+{
+	struct hk_sweep_item it;
+	const char *exec = "{\"class\":\"debt\",\"blockers\":\"fs.execute,fs.read_file\","
+			   "\"path\":\"/usr/bin/make\",\"exe\":\"/bin/sh\",\"count\":1}";
+	const char *exp_exec = "{\"class\":\"expected\",\"blockers\":\"fs.execute,fs.read_file\","
+			       "\"path\":\"/usr/bin/gcc\",\"exe\":\"/bin/sh\",\"count\":1}";
+	char *ds = hk_xasprintf("%s,%s,%s,%s,%s", denial("debt", "/usr/bin/make"), exec,
+				denial("debt", "/opt/x"), denial("expected", "/usr/bin/gcc"), exp_exec);
+	char *a = phase("compile", 0, "Impure", NULL, ds, NULL);
+	item_of(&it, NULL, a);
+	CHECK_EQ_INT(2, it.phases[0].debt);
+	CHECK_EQ_INT(1, it.phases[0].expected);
+	REQUIRE(it.n_debts == 2);
+	CHECK_STR_EQ("/usr/bin/make", it.debts[1].path);
+	/* Control: every record of both denials is still counted. */
+	CHECK_EQ_INT(3, it.debts[1].records);
+	hk_sweep_item_free(&it);
+	free(a);
+	free(ds);
 }

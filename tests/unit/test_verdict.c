@@ -462,7 +462,9 @@ TEST(every_condition_is_kept_causes_first)
 	struct hk_evidence ev;
 	struct hk_verdict v;
 	hk_evidence_init(&ev, CANARY);
-	feed_log(&ev, CANARY_LINE(38) DEALLOC(1));
+	/* No deallocation record: the domain's count is incomplete, so the global loss
+	 * counters are reasons too (with a complete count they are not: the next test). */
+	feed_log(&ev, CANARY_LINE(38));
 	struct hk_verdict_input in = good_input(&ev, NULL);
 	in.audit_confirmed = false;
 	in.reader_failed = true;
@@ -475,18 +477,23 @@ TEST(every_condition_is_kept_causes_first)
 	CHECK_EQ_INT(HK_NOEVIDENCE, v.state);
 	static const enum hk_reason want[] = {
 		HK_REASON_CAGE_INCOMPLETE, HK_REASON_AUDIT_NOT_CONFIRMED, HK_REASON_READER_FAILED,
-		HK_REASON_KERNEL_LOST_COUNTER_ROSE, HK_REASON_RECEIVE_OVERRUN,
+		HK_REASON_NO_DEALLOCATION, HK_REASON_KERNEL_LOST_COUNTER_ROSE,
+		HK_REASON_RECEIVE_OVERRUN,
 	};
 	REQUIRE(v.n_reasons == sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < v.n_reasons; i++)
 		CHECK_EQ_INT(want[i], v.reasons[i].code);
 	CHECK_CONTAINS(v.reasons[0].message, "LOG_NEW_EXEC_ON withheld");
 	CHECK_CONTAINS(v.reasons[2].message, "Connection reset by peer");
-	CHECK_CONTAINS(v.reasons[3].message, "from 12 to 15");
-	CHECK_CONTAINS(v.reasons[4].message, "2 times");
+	CHECK_CONTAINS(v.reasons[4].message, "from 12 to 15");
+	CHECK_CONTAINS(v.reasons[5].message, "2 times");
 	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
 
-	/* One at a time, each alone is enough to withhold the verdict. */
+	/* One at a time, each alone is enough to withhold the verdict of a domain whose count
+	 * is incomplete. */
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38));
 	for (int k = 0; k < 4; k++) {
 		in = good_input(&ev, NULL);
 		enum hk_reason expect;
@@ -498,15 +505,98 @@ TEST(every_condition_is_kept_causes_first)
 		}
 		hk_verdict_compute(&in, &v);
 		CHECK_EQ_INT(HK_NOEVIDENCE, v.state);
-		CHECK(v.n_reasons == 1 && v.reasons[0].code == expect);
+		CHECK(v.n_reasons == 2 && hk_verdict_has_reason(&v, HK_REASON_NO_DEALLOCATION) &&
+		      hk_verdict_has_reason(&v, expect));
 		hk_verdict_free(&v);
 	}
-	/* Control: none of them, Hermetic. */
+	hk_evidence_free(&ev);
+	/* Control: none of them, and the count complete: Hermetic. */
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38) DEALLOC(1));
 	in = good_input(&ev, NULL);
 	hk_verdict_compute(&in, &v);
 	CHECK_EQ_INT(HK_HERMETIC, v.state);
 	hk_verdict_free(&v);
 	hk_evidence_free(&ev);
+}
+
+/* A neighbour flooding denials moves the global counters; a domain that accounted for all its
+ * own denials stands, the global loss kept in the verdict.  A domain that did not is still
+ * NoEvidence, with the global loss among its reasons. */
+TEST(global_loss_withholds_only_a_domain_whose_own_count_is_incomplete)
+{
+	struct hk_evidence ev;
+	struct hk_verdict v;
+	struct hk_policy p = HK_POLICY_INIT;
+	parse_policy("harkaq-policy 1\n", &p);
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38) FOREIGN DENIAL(40, "path=\"/usr/bin/make\"", "sh") DEALLOC(2));
+	for (int k = 0; k < 4; k++) {
+		struct hk_verdict_input in = good_input(&ev, &p);
+		switch (k) {
+		case 0: in.lost_after = 512; break;
+		case 1: in.lost_after = 0; break;
+		case 2: in.enobufs = 19; break;
+		default: in.lost_after = 40; in.enobufs = 3; break;
+		}
+		hk_verdict_compute(&in, &v);
+		CHECK_EQ_INT(HK_IMPURE, v.state);
+		CHECK_EQ_INT(0, v.n_reasons);
+		CHECK(v.count_complete);
+		char *s = summary_of(&v);
+		if (k == 0)
+			CHECK_CONTAINS(s, "note: audit's lost counter went from 12 to 512 during the "
+					  "run, none of it this domain's (its 2 denials all arrived)");
+		if (k == 2)
+			CHECK_CONTAINS(s, "note: the reader's socket overflowed 19 times during the run");
+		free(s);
+		/* Recorded in the verdict itself, not only said. */
+		struct hk_jval *j = json_of(&v);
+		const struct hk_jval *kern = hk_jobj_get(j, "kernel");
+		CHECK_EQ_INT((long long)in.lost_after, jint(kern, "lost_after"));
+		CHECK_EQ_INT((long long)in.enobufs, jint(kern, "enobufs"));
+		hk_jval_free(j);
+		hk_verdict_free(&v);
+	}
+	/* Control: no global loss, no note. */
+	struct hk_verdict_input in = good_input(&ev, &p);
+	hk_verdict_compute(&in, &v);
+	char *s = summary_of(&v);
+	CHECK(strstr(s, "note:") == NULL);
+	free(s);
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+
+	/* The same global loss, and one record of the domain missing: NoEvidence. */
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38) DENIAL(40, "path=\"/usr/bin/make\"", "sh") DEALLOC(3));
+	in = good_input(&ev, &p);
+	in.lost_after = 512;
+	in.enobufs = 19;
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_NOEVIDENCE, v.state);
+	CHECK(!v.count_complete);
+	REQUIRE(v.n_reasons == 3);
+	CHECK_EQ_INT(HK_REASON_RECORDS_LOST, v.reasons[0].code);
+	CHECK_EQ_INT(HK_REASON_KERNEL_LOST_COUNTER_ROSE, v.reasons[1].code);
+	CHECK_EQ_INT(HK_REASON_RECEIVE_OVERRUN, v.reasons[2].code);
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+
+	/* A canary seen in two domains is not a count of one domain. */
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38) DEALLOC(1)
+		 "type=1423 audit(1764618003.400:41): domain=1d5374f02 blockers=fs.read_file "
+		 "path=\"" CANARY "\" dev=\"tmpfs\" ino=3\n");
+	in = good_input(&ev, &p);
+	in.enobufs = 1;
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_NOEVIDENCE, v.state);
+	CHECK(hk_verdict_has_reason(&v, HK_REASON_CANARY_AMBIGUOUS));
+	CHECK(hk_verdict_has_reason(&v, HK_REASON_RECEIVE_OVERRUN));
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+	hk_policy_free(&p);
 }
 
 TEST(no_evidence_object_means_the_reader_failed)
@@ -707,6 +797,41 @@ TEST(large_runs_deduplicate_with_exact_counts)
 	CHECK_EQ_INT(3000, sum);
 	char *s = summary_of(&v);
 	CHECK_CONTAINS(s, "    ... and 90 more (the JSON verdict lists them all)\n");
+	free(s);
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+}
+
+/* A program run without being declared is denied twice under two sets of rights (read by one
+ * process, executed by another): the verdict keeps both denials, as the kernel reported them,
+ * and the summary shows one path with the rights of both, counted once (docs/diagnosis.md,
+ * "One path, one entry"). */
+TEST(two_denials_of_one_path_are_one_summary_item)
+{
+	static const char log[] = CANARY_LINE(38)
+		DENIAL(40, "path=\"/usr/bin/dd\"", "cat")
+		"type=1423 audit(1764618003.300:41): domain=" DOMAIN " blockers=fs.execute,fs.read_file "
+		"path=\"/usr/bin/dd\" dev=\"overlay\" ino=40\n"
+		"type=1423 audit(1764618003.300:42): domain=" DOMAIN " blockers=fs.execute,fs.read_file "
+		"path=\"/usr/bin/dd\" dev=\"overlay\" ino=40\n"
+		DENIAL(43, "path=\"/usr/bin/tee\"", "sh")
+		DEALLOC(5);
+	struct hk_evidence ev;
+	struct hk_verdict v;
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, log);
+	struct hk_verdict_input in = good_input(&ev, NULL);
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_IMPURE, v.state);
+	/* Control: the verdict itself is the faithful record, one denial per (path, rights). */
+	REQUIRE(v.n_denials == 3);
+	CHECK_STR_EQ("fs.read_file", v.denials[0].blockers);
+	CHECK_STR_EQ("fs.execute,fs.read_file", v.denials[1].blockers);
+	CHECK(hk_denial_same_path(&v.denials[0], &v.denials[1]));
+	CHECK(!hk_denial_same_path(&v.denials[0], &v.denials[2]));
+	char *s = summary_of(&v);
+	CHECK_STR_EQ("Impure  debt (2): /usr/bin/dd [fs.read_file,fs.execute] by cat x3\n"
+		     "    /usr/bin/tee [fs.read_file] by sh\n", s);
 	free(s);
 	hk_verdict_free(&v);
 	hk_evidence_free(&ev);
