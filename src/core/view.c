@@ -163,7 +163,13 @@ static int copy_file(const char *from, int dirfd, const char *rel, struct hk_err
  *                                (libc6-i386's zz_i386-biarch-compat.conf broke dh_shlibdeps);
  *   /usr/lib/python3/dist-packages/ *.egg-info, *.dist-info
  *                                importlib.metadata and pkg_resources read every installed
- *                                distribution's metadata (PermissionError on Babel's PKG-INFO).
+ *                                distribution's metadata (PermissionError on Babel's PKG-INFO);
+ *   /usr/lib32/, /usr/libx32/    dpkg-shlibdeps looks for each needed library in every
+ *                                default library directory and reads the ELF header of each
+ *                                candidate that exists, to compare its ABI: libc6-i386's
+ *                                /usr/lib32/libc.so.6, visible once any closure held it, broke
+ *                                the dh_shlibdeps of every later package linking libc ("cannot
+ *                                read /usr/lib32/libc.so.6: Permission denied").
  * `suffix`: only entries whose first component beneath `dir` ends so. */
 static const struct {
 	const char *dir, *suffix;
@@ -172,6 +178,8 @@ static const struct {
 	{ "/etc/ld.so.conf.d/", NULL },
 	{ "/usr/lib/python3/dist-packages/", ".egg-info" },
 	{ "/usr/lib/python3/dist-packages/", ".dist-info" },
+	{ "/usr/lib32/", NULL },
+	{ "/usr/libx32/", NULL },
 };
 
 bool hk_view_hides(const char *path)

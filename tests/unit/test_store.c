@@ -1059,6 +1059,9 @@ TEST(view_hides_scanned_directories_and_shows_state_links_as_traps)
 	CHECK(hk_view_hides("/usr/lib/python3/dist-packages/tomli-2.0.1.dist-info"));
 	CHECK(!hk_view_hides("/usr/lib/python3/dist-packages/tomli/__init__.py"));
 	CHECK(!hk_view_hides("/usr/lib/python3/dist-packages/x/y.egg-info"));
+	CHECK(hk_view_hides("/usr/lib32/libc.so.6"));
+	CHECK(hk_view_hides("/usr/libx32/libc.so.6"));
+	CHECK(!hk_view_hides("/usr/lib/x86_64-linux-gnu/libc.so.6"));
 	hk_autofree char *root = scratch();
 	hk_autofree char *store = hk_xasprintf("%s/store", root);
 	hk_autofree char *bison = hk_xasprintf("%s/bison", root);
