@@ -71,15 +71,14 @@ static void build_usage(FILE *f)
 		"                     unpacked with dpkg-source -x, build-essential, fakeroot and its\n"
 		"                     Build-Depends resolved by apt on the base and imported, then\n"
 		"                     dpkg-buildpackage's clean, build and binary as three phases;\n"
-		"                     the report names what was used in Build-Depends terms\n"
+		"                     the report names what was used in Build-Depends terms; the\n"
+		"                     .debs enter the store whatever the verdicts, unless --no-seal\n"
 		"  --base NAME|ID     the base (default " HK_DSC_DEFAULT_BASE ", made with 'harkaq\n"
 		"                     store base create " HK_DSC_DEFAULT_BASE " --variant buildd')\n"
 		"  --build WHAT       binary (-b, the default), any (-B) or all (-A)\n"
 		"  --with-checks      run the test suites (default: DEB_BUILD_OPTIONS and\n"
 		"                     DEB_BUILD_PROFILES nocheck)\n"
 		"  --no-clean         skip the clean phase (dpkg-buildpackage -nc)\n"
-		"                     (the .debs enter the store whatever the verdicts, unless\n"
-		"                     --no-seal)\n"
 		"  --jobs N           DEB_BUILD_OPTIONS parallel=N (default 1)\n"
 		"  --see PKG[,PKG...] import these packages (with their dependencies) before the build,\n"
 		"                     so the store view shows them: a build that uses one is then a\n"
@@ -343,7 +342,7 @@ int cmd_build(int argc, char **argv)
 		/* The .debs are what a Debian build is for: they enter the store whatever the
 		 * verdicts (which the result keeps beside their hashes), unless --no-seal.  Their
 		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
-		 * as the provider of a path a build read (docs/debian-builds.md, "Outputs"). */
+		 * as the provider of a path a build read (docs/debian-builds.md, "The steps"). */
 		bo.seal_impure = !no_seal;
 		if (key) {
 			fprintf(stderr, "harkaq build: --key is not yet available for --dsc builds\n");
