@@ -280,7 +280,7 @@ static void gather_run(struct attest_parts *p, const struct hk_attest_ctx *ctx,
 		const struct phase_result *pr = &br->phases[i];
 		struct hk_phase_evidence *ph = &p->phases[i];
 		memset(ph, 0, sizeof(*ph));
-		ph->phase = hk_phase_name(pr->phase);
+		ph->phase = pr->label;
 		if (pr->evidence.len > 0) {
 			ph->evidence = pr->evidence.data;
 			ph->evidence_len = pr->evidence.len;

@@ -92,10 +92,18 @@ struct hk_build_opts {
 					  * around each phase's shell inside the sandbox */
 	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;
 					  * the verdict is then NoEvidence); 0: the kernel's ABI */
+	/* A Debian build (cli/build_dsc.h) sets these; NULL for a recipe's own build. */
+	const char *source_date_epoch;   /* instead of the fixed HK_SOURCE_DATE_EPOCH */
+	const char *const *phase_labels; /* HK_PHASE_COUNT names for the phases ("build" …) */
+	const char *dpkg_db;             /* host directory bound read-only at /var/lib/dpkg */
+	bool observe_opens;              /* record the files the phases opened (cli/reads.h) */
+	const char *const *dpkg_db_files;   /* its files as sandbox paths, granted read-only */
+	size_t n_dpkg_db_files;
 };
 
 struct phase_result {
 	enum hk_phase phase;
+	const char *label;               /* its name in verdicts and reports (static or the opts') */
 	bool ran;
 	struct hk_cage_result res;
 	struct hk_verdict verdict;
@@ -133,6 +141,12 @@ struct hk_build_result {
 	int failed_signal;               /* the signal behind a stop, or 0 */
 	const char *error;               /* why the build stopped with a status >= 64 (err.msg of
 					  * hk_build_run; set by the caller for the JSON result) */
+	/* With bo->observe_opens: the sandbox paths the phases opened among those allowed
+	 * (cli/reads.h); `opened_note` says why they were not observed, `opened_incomplete`
+	 * that the kernel dropped some. */
+	struct hk_strset opened;
+	bool opened_observed, opened_incomplete;
+	char *opened_note;
 };
 
 /* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err

@@ -68,6 +68,18 @@ static void names_free(char **names, size_t n)
 	free(names);
 }
 
+/* Whether the base's package list has `name` at exactly `version` (a dep NAME=VERSION the
+ * store lacks: a Debian build declares the base's packages so, core/dsc.h). */
+static bool base_has_version(const struct hk_deb_pkglist *pkgs, const char *name,
+			     const char *version)
+{
+	for (size_t i = 0; i < pkgs->n; i++)
+		if (strcmp(pkgs->items[i].name, name) == 0 &&
+		    strcmp(pkgs->items[i].version, version) == 0)
+			return true;
+	return false;
+}
+
 /* The runtime deps of `a` that no store artifact satisfies but the base does (the names
  * hk_store_closure accepted from the base), into `out`. */
 static void base_deps_of(struct hk_store *store, const struct hk_artifact *a,
@@ -176,6 +188,9 @@ static int resolve_closure(struct derivation *dv)
 	const struct hk_artifact **roots = hk_xcalloc(r->n_build_deps + 1, sizeof(*roots));
 	size_t n_roots = 0;
 	int rc = 0;
+	struct hk_deb_pkglist base_versions = { 0 };
+	bool versions_read = false;
+	struct hk_error ignored;
 	for (size_t i = 0; i < r->n_build_deps && rc == 0; i++) {
 		const struct hk_recipe_dep *d = &r->build_deps[i];
 		rc = hk_store_find(dv->store, d->spec, &roots[n_roots], dv->err);
@@ -183,6 +198,13 @@ static int resolve_closure(struct derivation *dv)
 			n_roots++;
 		} else if (rc == -ENOENT && d->name && !d->version && !d->b3 &&
 			   names_has(dv->base_names, dv->n_base, d->name)) {
+			hk_strset_add(&dv->base_wanted, d->name);
+			rc = 0;
+		} else if (rc == -ENOENT && d->name && d->version && !d->b3 &&
+			   (versions_read ||
+			    (versions_read = hk_debroot_packages(dv->bp->base_root, &base_versions,
+								 &ignored) == 0)) &&
+			   base_has_version(&base_versions, d->name, d->version)) {
 			hk_strset_add(&dv->base_wanted, d->name);
 			rc = 0;
 		} else {
@@ -204,6 +226,7 @@ static int resolve_closure(struct derivation *dv)
 		}
 	}
 	free(roots);
+	hk_deb_pkglist_free(&base_versions);
 	return rc;
 }
 

@@ -72,7 +72,7 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		const struct phase_result *pr = &br->phases[i];
 		hk_json_obj_begin(j);
 		hk_json_key(j, "phase");
-		hk_json_str(j, hk_phase_name(pr->phase));
+		hk_json_str(j, pr->label);
 		hk_json_key(j, "exit_code");
 		hk_json_int(j, pr->res.exit_code);
 		/* A phase killed at --timeout, and processes still alive when its shell exited
@@ -149,6 +149,8 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 
 void hk_build_result_free(struct hk_build_result *br)
 {
+	hk_strset_free(&br->opened);
+	free(br->opened_note);
 	for (size_t i = 0; i < br->n_phases; i++) {
 		if (br->phases[i].has_verdict)
 			hk_verdict_free(&br->phases[i].verdict);

@@ -16,6 +16,7 @@
 #include "cli/cage.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/reads.h"
 #include "cli/report.h"
 #include "cli/sandbox.h"
 #include "cli/verdict_out.h"
@@ -139,12 +140,15 @@ static char *join_commands(const struct hk_recipe_phase *ph)
 	return hk_buf_steal(&b);
 }
 
-static char **build_env(const struct hk_recipe *r)
+static char **build_env(const struct hk_recipe *r, const char *source_date_epoch)
 {
 	struct hk_argv a = { 0 };
 	hk_argv_push(&a, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
 	hk_argv_push(&a, "HOME=/tmp");
-	hk_argv_push(&a, "SOURCE_DATE_EPOCH=" HK_SOURCE_DATE_EPOCH);
+	hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s",
+					     source_date_epoch ? source_date_epoch
+							       : HK_SOURCE_DATE_EPOCH);
+	hk_argv_push(&a, sde);
 	hk_argv_push(&a, "LC_ALL=C");
 	hk_argv_push(&a, "TZ=UTC");
 	for (size_t i = 0; i < r->n_env; i++) {
@@ -217,6 +221,7 @@ struct build {
 	struct hk_sandbox sb;
 	struct hk_sandbox_plan plan;
 	bool work_made, view_mounted;
+	struct hk_reads reads;      /* bo->observe_opens: the opens of the phases */
 	/* the install output staged in the store (stage_output), until stored or removed */
 	char *staged;
 	struct hk_dep_group *out_groups;   /* its runtime deps, as an artifact spec wants them */
@@ -308,6 +313,9 @@ static int name_work(struct build *b)
 	b->sb.stage_dir = b->stage;
 	b->sb.exec_host_path = b->exec_path;
 	b->sb.policy_host_path = b->policy_path;
+	b->sb.dpkg_db = b->bo->dpkg_db;
+	b->sb.dpkg_db_files = b->bo->dpkg_db_files;
+	b->sb.n_dpkg_db_files = b->bo->n_dpkg_db_files;
 	return 0;
 }
 
@@ -451,7 +459,7 @@ static int place_source(struct build *b)
 	if (chown_tree(b->src, b->uid, b->gid, b->err) < 0 ||
 	    chown_tree(b->out, b->uid, b->gid, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
-	b->env = build_env(b->r);
+	b->env = build_env(b->r, b->bo->source_date_epoch);
 	return 0;
 }
 
@@ -513,7 +521,8 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	const struct hk_build_opts *bo = b->bo;
 	struct phase_result *pr = &br->phases[br->n_phases++];
 	pr->phase = ph;
-	const char *pname = hk_phase_name(ph);
+	pr->label = bo->phase_labels ? bo->phase_labels[ph] : hk_phase_name(ph);
+	const char *pname = pr->label;
 
 	char pnonce[33];
 	hk_random_hex(pnonce, 16, b->err);
@@ -589,6 +598,31 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	if (pr->res.exit_code != 0 || rc < 0)
 		br->failed_phase = pname;
 	return 0;
+}
+
+/* Starts recording the files the phases open (bo->observe_opens).  A watch that cannot be set
+ * leaves the build as it is: only the report's converse is then not observed, and says why. */
+static void watch_opens(struct build *b)
+{
+	struct hk_error werr;
+	if (!b->bo->observe_opens || hk_reads_start(&b->reads, &b->plan, &werr) == 0)
+		return;
+	b->br->opened_note = hk_xstrdup(werr.msg);
+}
+
+/* Stops recording and keeps what was seen in the result. */
+static void keep_opens(struct build *b)
+{
+	if (!b->reads.running)
+		return;
+	hk_reads_stop(&b->reads);
+	struct hk_build_result *br = b->br;
+	hk_strset_free(&br->opened);
+	br->opened = b->reads.paths;
+	b->reads.paths = (struct hk_strset)HK_STRSET_INIT;
+	br->opened_observed = true;
+	br->opened_incomplete = b->reads.overflow;
+	hk_reads_free(&b->reads);
 }
 
 /* Every phase the recipe has, in order, until one fails. */
@@ -670,8 +704,7 @@ static char *why_not_stored(const struct build *b)
 	for (size_t i = 0; i < br->n_phases; i++) {
 		const struct phase_result *pr = &br->phases[i];
 		if (!pr->has_verdict || pr->verdict.state != HK_HERMETIC)
-			return hk_xasprintf("%s is %s (--seal-impure stores it)",
-					    hk_phase_name(pr->phase),
+			return hk_xasprintf("%s is %s (--seal-impure stores it)", pr->label,
 					    pr->has_verdict ? hk_verdict_state_name(pr->verdict.state)
 							    : "without a verdict");
 	}
@@ -765,7 +798,7 @@ static int give_verdicts(struct build *b)
 	struct hk_suggester *sugg = bo->cage ? hk_report_build_suggester(br) : NULL;
 	for (size_t i = 0; i < br->n_phases; i++) {
 		struct phase_result *pr = &br->phases[i];
-		const char *pname = hk_phase_name(pr->phase);
+		const char *pname = pr->label;
 		int pcode;
 		if (bo->cage) {
 			struct hk_verdict_out vo = {
@@ -816,7 +849,12 @@ static int prepare_and_run(struct build *b)
 	if (b->bo->cage && (code = write_policy_files(b)))
 		return code;
 	print_plan(b);
-	if ((code = place_source(b)) || (code = run_phases(b)) || (code = stage_output(b)))
+	if ((code = place_source(b)))
+		return code;
+	watch_opens(b);
+	code = run_phases(b);
+	keep_opens(b);
+	if (code || (code = stage_output(b)))
 		return code;
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
@@ -828,7 +866,9 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 {
 	memset(br, 0, sizeof(*br));
 	br->cage = bo->cage;
-	struct build b = { .bo = bo, .br = br, .err = err, .r = &br->recipe };
+	br->opened = (struct hk_strset)HK_STRSET_INIT;
+	struct build b = { .bo = bo, .br = br, .err = err, .r = &br->recipe,
+			   .reads = { .fd = -1, .stop = { -1, -1 } } };
 	int code = open_inputs(&b);
 	if (code) {
 		free(b.exec_path);

@@ -16,15 +16,18 @@
 
 #include "cli/attest.h"
 #include "cli/build.h"
+#include "cli/build_dsc.h"
 #include "cli/commands.h"
 #include "core/baseroot.h"
 #include "core/file.h"
+#include "core/strv.h"
 #include "core/util.h"
 
 static void build_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: harkaq build RECIPE [OPTIONS]\n"
+		"       harkaq build --dsc FILE.dsc [--base NAME] [--build binary|any|all] [OPTIONS]\n"
 		"\n"
 		"Builds RECIPE in bubblewrap (no network, base root read-only, the declared deps\n"
 		"merged over it, /src and /out the only writable surfaces), each phase under the\n"
@@ -62,6 +65,24 @@ static void build_usage(FILE *f)
 		"                     Ed25519 key (harkaq attest keygen; docs/attestations.md)\n"
 		"  --force-abi N      tests only: the cage behaves as Landlock ABI N (harkaq-exec\n"
 		"                     --force-abi); the verdict is then NoEvidence, never Hermetic\n"
+		"\n"
+		"Debian source packages (docs/debian-builds.md):\n"
+		"  --dsc FILE.dsc     build this source package: its files checked against the .dsc,\n"
+		"                     unpacked with dpkg-source -x, build-essential, fakeroot and its\n"
+		"                     Build-Depends resolved by apt on the base and imported, then\n"
+		"                     dpkg-buildpackage's clean, build and binary as three phases;\n"
+		"                     the report names what was used in Build-Depends terms; the\n"
+		"                     .debs enter the store whatever the verdicts, unless --no-seal\n"
+		"  --base NAME|ID     the base (default " HK_DSC_DEFAULT_BASE ", made with 'harkaq\n"
+		"                     store base create " HK_DSC_DEFAULT_BASE " --variant buildd')\n"
+		"  --build WHAT       binary (-b, the default), any (-B) or all (-A)\n"
+		"  --with-checks      run the test suites (default: DEB_BUILD_OPTIONS and\n"
+		"                     DEB_BUILD_PROFILES nocheck)\n"
+		"  --no-clean         skip the clean phase (dpkg-buildpackage -nc)\n"
+		"  --jobs N           DEB_BUILD_OPTIONS parallel=N (default 1)\n"
+		"  --see PKG[,PKG...] import these packages (with their dependencies) before the build,\n"
+		"                     so the store view shows them: a build that uses one is then a\n"
+		"                     named denial instead of a missing file\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
 		"                     spaces) inside the sandbox, e.g. 'strace -f -e trace=file -o\n"
 		"                     /tmp/trace'; under the cage seccomp denies ptrace, so tracers\n"
@@ -74,7 +95,8 @@ static void build_usage(FILE *f)
 
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
-       OPT_KEY, OPT_VERIFY_FULL, OPT_NO_SEAL, OPT_SEAL_IMPURE, OPT_HELP };
+       OPT_KEY, OPT_VERIFY_FULL, OPT_NO_SEAL, OPT_SEAL_IMPURE, OPT_DSC, OPT_BASE, OPT_BUILD_WHAT,
+       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -94,9 +116,87 @@ static const struct option build_options[] = {
 	{ "verify-full", no_argument, NULL, OPT_VERIFY_FULL },
 	{ "no-seal", no_argument, NULL, OPT_NO_SEAL },
 	{ "seal-impure", no_argument, NULL, OPT_SEAL_IMPURE },
+	{ "dsc", required_argument, NULL, OPT_DSC },
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "build", required_argument, NULL, OPT_BUILD_WHAT },
+	{ "with-checks", no_argument, NULL, OPT_WITH_CHECKS },
+	{ "no-clean", no_argument, NULL, OPT_NO_CLEAN },
+	{ "jobs", required_argument, NULL, OPT_JOBS },
+	{ "see", required_argument, NULL, OPT_SEE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* With --json, stdout carries one JSON object and nothing else: what the phases (and
+ * apt-get, tar …) write to their stdout goes to stderr, like the progress lines.  Returns the
+ * stream the JSON goes to. */
+static FILE *reserve_stdout(bool json)
+{
+	if (!json)
+		return stdout;
+	fflush(stdout);
+	int fd = dup(STDOUT_FILENO);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		return f;
+	}
+	if (fd >= 0)
+		close(fd);
+	return stdout;
+}
+
+/* Writes the JSON result in `b` to `json_out` (with --json) and to `result_out`; returns the
+ * exit code, made HK_EXIT_SOFTWARE when the --json answer could not be written. */
+static int write_result(struct hk_buf *b, bool json, FILE *json_out, const char *result_out,
+			int code)
+{
+	if (json && (fwrite(b->data, 1, b->len, json_out) != b->len || fflush(json_out) != 0)) {
+		fprintf(stderr, "harkaq build: writing the JSON result: %s\n", strerror(errno));
+		if (code < HK_EXIT_USAGE)
+			code = HK_EXIT_SOFTWARE;
+	}
+	if (result_out) {
+		struct hk_error we;
+		if (hk_file_write_atomic(result_out, b->data, b->len, 0644, &we) < 0)
+			fprintf(stderr, "harkaq build: %s\n", we.msg);
+	}
+	return code;
+}
+
+/* harkaq build --dsc: the Debian build and its report in Build-Depends terms. */
+static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o, bool json,
+		     const char *result_out)
+{
+	FILE *json_out = reserve_stdout(json);
+	struct hk_dsc_result r;
+	struct hk_error err = { 0 };
+	int code = hk_dsc_build_run(bo, o, &r, &err);
+	if (code >= HK_EXIT_USAGE) {
+		fprintf(stderr, "harkaq build: %s\n", err.msg);
+		r.error = err.msg;
+		if (r.built) {
+			r.build.error = err.msg;
+			if (r.build.failed_stage == HK_BUILD_STAGE_NONE)
+				r.build.failed_stage = HK_BUILD_STAGE_SETUP;
+		}
+	}
+	if (!bo->quiet)
+		hk_dsc_report_human(&r, stderr);
+	if (json || result_out) {
+		struct hk_buf b = HK_BUF_INIT;
+		struct hk_json j;
+		hk_json_init(&j, &b, 0);
+		hk_dsc_result_json(&r, &j);
+		hk_buf_putc(&b, '\n');
+		code = write_result(&b, json, json_out, result_out, code);
+		hk_buf_free(&b);
+	}
+	if (json_out != stdout)
+		fclose(json_out);
+	hk_dsc_result_free(&r);
+	return code;
+}
 
 int cmd_build(int argc, char **argv)
 {
@@ -105,6 +205,9 @@ int cmd_build(int argc, char **argv)
 	bool per_file_rules = false, verify_full = false, no_seal = false, seal_impure = false;
 	const char *wrap = NULL, *key = NULL;
 	long timeout = 3600, force_abi = 0;
+	struct hk_dsc_opts dsc = { .base = HK_DSC_DEFAULT_BASE, .jobs = 1 };
+	hk_autostrv struct hk_strv see = HK_STRV_INIT;
+	bool dsc_only_option = false;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", build_options, NULL)) != -1) {
@@ -124,6 +227,43 @@ int cmd_build(int argc, char **argv)
 		case OPT_VERIFY_FULL: verify_full = true; break;
 		case OPT_NO_SEAL: no_seal = true; break;
 		case OPT_SEAL_IMPURE: seal_impure = true; break;
+		case OPT_DSC: dsc.dsc_path = optarg; break;
+		case OPT_BASE: dsc.base = optarg; dsc_only_option = true; break;
+		case OPT_WITH_CHECKS: dsc.with_checks = true; dsc_only_option = true; break;
+		case OPT_NO_CLEAN: dsc.no_clean = true; dsc_only_option = true; break;
+		case OPT_BUILD_WHAT:
+			dsc_only_option = true;
+			if (strcmp(optarg, "binary") == 0) {
+				dsc.mode = HK_DSC_BUILD_BINARY;
+			} else if (strcmp(optarg, "any") == 0) {
+				dsc.mode = HK_DSC_BUILD_ANY;
+			} else if (strcmp(optarg, "all") == 0) {
+				dsc.mode = HK_DSC_BUILD_ALL;
+			} else {
+				fprintf(stderr, "harkaq build: --build wants binary, any or all (as "
+						"dpkg-buildpackage's -b, -B, -A), not '%s'\n", optarg);
+				return HK_EXIT_USAGE;
+			}
+			break;
+		case OPT_JOBS: {
+			char *end;
+			long jobs = strtol(optarg, &end, 10);
+			dsc_only_option = true;
+			if (*end || end == optarg || jobs <= 0 || jobs > 1024) {
+				fprintf(stderr, "harkaq build: --jobs wants a number, not '%s'\n", optarg);
+				return HK_EXIT_USAGE;
+			}
+			dsc.jobs = (int)jobs;
+			break;
+		}
+		case OPT_SEE: {
+			dsc_only_option = true;
+			hk_autofree char *list = hk_xstrdup(optarg);
+			for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save))
+				hk_strv_push(&see, t);
+			break;
+		}
 		case OPT_FORCE_ABI: {
 			char *end;
 			force_abi = strtol(optarg, &end, 10);
@@ -152,7 +292,17 @@ int cmd_build(int argc, char **argv)
 			return HK_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (dsc.dsc_path && optind != argc) {
+		fprintf(stderr, "harkaq build: --dsc builds a source package, not a RECIPE (see "
+				"'harkaq build --help')\n");
+		return HK_EXIT_USAGE;
+	}
+	if (!dsc.dsc_path && dsc_only_option) {
+		fprintf(stderr, "harkaq build: --base, --build, --with-checks, --no-clean, --jobs and "
+				"--see are for --dsc builds (a recipe names its own base)\n");
+		return HK_EXIT_USAGE;
+	}
+	if (!dsc.dsc_path && optind != argc - 1) {
 		fprintf(stderr, "harkaq build: give exactly one RECIPE (see 'harkaq build --help')\n");
 		return HK_EXIT_USAGE;
 	}
@@ -168,7 +318,7 @@ int cmd_build(int argc, char **argv)
 		return HK_EXIT_USAGE;
 	}
 	struct hk_build_opts bo = {
-		.recipe_path = argv[optind],
+		.recipe_path = dsc.dsc_path ? NULL : argv[optind],
 		.store_dir = store_opt,
 		.cage = cage,
 		.no_evidence = no_evidence,
@@ -186,6 +336,20 @@ int cmd_build(int argc, char **argv)
 	};
 	struct hk_build_result br;
 	struct hk_error err = { 0 };
+	if (dsc.dsc_path) {
+		dsc.see = (const char *const *)see.v;
+		dsc.n_see = see.n;
+		/* The .debs are what a Debian build is for: they enter the store whatever the
+		 * verdicts (which the result keeps beside their hashes), unless --no-seal.  Their
+		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
+		 * as the provider of a path a build read (docs/debian-builds.md, "The steps"). */
+		bo.seal_impure = !no_seal;
+		if (key) {
+			fprintf(stderr, "harkaq build: --key is not yet available for --dsc builds\n");
+			return HK_EXIT_USAGE;
+		}
+		return build_dsc(&bo, &dsc, json, result_out);
+	}
 	/* The attestations (cli/attest.h): a key that cannot be used stops the build first. */
 	struct hk_attest_ctx attest;
 	int code = hk_attest_begin(&attest, key, &err);
@@ -193,20 +357,7 @@ int cmd_build(int argc, char **argv)
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		return code;
 	}
-	/* With --json, stdout carries one JSON object and nothing else: what the phases (and
-	 * apt-get, tar …) write to their stdout goes to stderr, like the progress lines. */
-	FILE *json_out = stdout;
-	if (json) {
-		fflush(stdout);
-		int fd = dup(STDOUT_FILENO);
-		if (fd >= 0 && (json_out = fdopen(fd, "w")) != NULL) {
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		} else {
-			if (fd >= 0)
-				close(fd);
-			json_out = stdout;
-		}
-	}
+	FILE *json_out = reserve_stdout(json);
 	code = hk_build_run(&bo, &br, &err);
 	if (code < HK_EXIT_USAGE && hk_attest_build(&attest, &bo, &br, &err) != 0)
 		code = HK_EXIT_SOFTWARE;
@@ -225,16 +376,7 @@ int cmd_build(int argc, char **argv)
 		hk_json_init(&j, &b, 0);
 		hk_build_result_json(&br, &j);
 		hk_buf_putc(&b, '\n');
-		if (json && (fwrite(b.data, 1, b.len, json_out) != b.len || fflush(json_out) != 0)) {
-			fprintf(stderr, "harkaq build: writing the JSON result: %s\n", strerror(errno));
-			if (code < HK_EXIT_USAGE)
-				code = HK_EXIT_SOFTWARE;
-		}
-		if (result_out) {
-			struct hk_error we;
-			if (hk_file_write_atomic(result_out, b.data, b.len, 0644, &we) < 0)
-				fprintf(stderr, "harkaq build: %s\n", we.msg);
-		}
+		code = write_result(&b, json, json_out, result_out, code);
 		hk_buf_free(&b);
 	}
 	if (json_out != stdout)

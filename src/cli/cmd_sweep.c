@@ -69,18 +69,7 @@ static void sweep_usage(FILE *f)
 
 int sweep_mkdir_p(const char *path, struct hk_error *err)
 {
-	hk_autofree char *p = hk_xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return hk_fail_errno(err, errno, "creating %s", p);
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		return hk_fail_errno(err, errno, "creating %s", p);
-	return 0;
+	return hk_mkdir_p(path, err);
 }
 
 /* Writes the outputs every sweep and merge produce. */

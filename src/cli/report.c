@@ -441,7 +441,7 @@ void hk_report_build_phase(struct hk_suggester *s, const struct hk_build_result 
 	struct hk_buf bytes = HK_BUF_INIT;
 	struct hk_error err = { 0 };
 	char id[HK_B3_ID_LEN] = "";
-	const char *pname = hk_phase_name(pr->phase);
+	const char *pname = pr->label;
 	int r = hk_report_phase_evidence(s, pr, &bytes, &err);
 	if (r == 0)
 		r = hk_evobj_write(hk_store_dir(br->store), bytes.data, bytes.len, id, NULL, &err);

@@ -67,6 +67,29 @@ bool hk_sandbox_merges_path(const char *path)
 	return false;
 }
 
+/* A dep's top-level symlink `name` (at `path`): the top, when nothing else is yet, or the same
+ * link again. */
+static int add_layer_link(struct hk_sandbox_plan *plan, const char *name, const char *path,
+			  const char *layer, struct hk_error *err)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return hk_fail_errno(err, errno, "reading %s", path);
+	target[n] = '\0';
+	struct hk_top *t = find_top(plan, name);
+	if (!t) {
+		t = add_top(plan, name);
+		t->kind = HK_TOP_SYMLINK;
+		t->symlink_target = hk_xstrdup(target);
+		return 0;
+	}
+	if (t->kind == HK_TOP_SYMLINK && strcmp(t->symlink_target, target) == 0)
+		return 0;
+	return hk_fail(err, EINVAL, "dep tree %s has /%s -> %s at its top, where another dep has %s",
+		       layer, name, target, t->kind == HK_TOP_SYMLINK ? "another link" : "a directory");
+}
+
 static int add_view_tops(const struct hk_sandbox *s, struct hk_sandbox_plan *plan,
 			 struct hk_error *err)
 {
@@ -131,6 +154,19 @@ int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, st
 			char *p = hk_xasprintf("%s/%s", s->layers[l], de->d_name);
 			struct stat st;
 			int sr = lstat(p, &st);
+			/* A merged-/usr link a dep's tree holds at its top (a Debian build's dpkg
+			 * state: /libx32 -> usr/libx32, made when libc6-x32 came in, where the base
+			 * has no /libx32) is that top, unless something else already is. */
+			if (sr == 0 && S_ISLNK(st.st_mode)) {
+				int r = add_layer_link(plan, de->d_name, p, s->layers[l], err);
+				free(p);
+				if (r < 0) {
+					closedir(d);
+					hk_sandbox_plan_free(plan);
+					return r;
+				}
+				continue;
+			}
 			if (sr < 0 || !S_ISDIR(st.st_mode)) {
 				int r = hk_fail(err, EINVAL,
 						"dep tree %s has /%s at its top, which is not a directory "
@@ -143,6 +179,15 @@ int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, st
 				return r;
 			}
 			struct hk_top *t = find_top(plan, de->d_name);
+			if (t && t->kind == HK_TOP_SYMLINK) {
+				int r = hk_fail(err, EINVAL, "dep tree %s has /%s at its top, where a "
+						"higher dep has a link to %s", s->layers[l], de->d_name,
+						t->symlink_target);
+				free(p);
+				closedir(d);
+				hk_sandbox_plan_free(plan);
+				return r;
+			}
 			if (!t) {
 				t = add_top(plan, de->d_name);
 				t->kind = HK_TOP_OVERLAY;
@@ -169,6 +214,10 @@ int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, st
 				continue;
 			}
 			target[n] = '\0';
+			if (t && t->kind == HK_TOP_SYMLINK && strcmp(t->symlink_target, target) == 0) {
+				free(p);
+				continue;
+			}
 			if (t) {
 				int r = hk_fail(err, EINVAL,
 						"a dep ships files under /%s, but the base root's /%s is a "
@@ -187,6 +236,13 @@ int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, st
 				t = add_top(plan, base_tops[i]);
 				t->kind = HK_TOP_BIND;
 				t->bind_source = hk_xstrdup(p);
+			} else if (t->kind == HK_TOP_SYMLINK) {
+				int r = hk_fail(err, EINVAL, "a dep has /%s -> %s at its top, where the "
+						"base root has a directory", base_tops[i],
+						t->symlink_target);
+				free(p);
+				hk_sandbox_plan_free(plan);
+				return r;
 			} else {
 				add_lower(t, p);
 			}
@@ -349,6 +405,8 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 	push3(&a, "--dev", "/dev", NULL);
 	push3(&a, "--tmpfs", "/tmp", NULL);
 	push3(&a, "--tmpfs", "/var/tmp", NULL);
+	if (s->dpkg_db)
+		push3(&a, "--ro-bind", s->dpkg_db, "/var/lib/dpkg");
 	if (!s->src_dir || !s->out_dir) {
 		hk_argv_free(a.v);
 		return hk_fail(err, EINVAL, "the sandbox needs a source and an output directory");
@@ -419,6 +477,8 @@ void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p)
 	 * a directory is READ_DIR only (docs/cage.md) and builds read /proc/self/…, /proc/cpuinfo.
 	 * Magic links (/proc/self/root/…) do not widen this: Landlock checks the object reached. */
 	hk_policy_add_grant(p, HK_GRANT_RW, "/proc");
+	for (size_t i = 0; s->dpkg_db && i < s->n_dpkg_db_files; i++)
+		hk_policy_add_grant(p, HK_GRANT_RO, s->dpkg_db_files[i]);
 	/* The cage itself must be executable for its canary probe. */
 	if (s->cage)
 		hk_policy_add_grant(p, HK_GRANT_RO, HK_SANDBOX_EXEC_PATH);

@@ -45,6 +45,12 @@ struct hk_sandbox {
 	const char *canary_host_path;
 	const char *canary_sandbox_path; /* e.g. /.harkaq/canary-<nonce> */
 	char **env;                 /* NULL-terminated "K=V" list for the build */
+	/* A Debian build's package database (base + Build-Depends), bound read-only at
+	 * /var/lib/dpkg, and its files (sandbox paths), granted read-only as a contract surface:
+	 * dpkg-checkbuilddeps and dpkg-shlibdeps read it.  NULL: no /var/lib/dpkg. */
+	const char *dpkg_db;
+	const char *const *dpkg_db_files;
+	size_t n_dpkg_db_files;
 	bool cage;                  /* false: --no-cage, the same sandbox without harkaq-exec */
 };
 

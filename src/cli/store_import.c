@@ -291,6 +291,16 @@ static bool store_has(struct hk_store *s, const char *name)
 	return r == 0 || r == -EEXIST;
 }
 
+const char *hk_apt_reason(struct hk_buf *errout, char *line, size_t size)
+{
+	const char *e = strstr(hk_buf_str(errout), "E: ");
+	struct hk_buf only = HK_BUF_INIT;
+	hk_buf_puts(&only, e ? e : hk_buf_str(errout));
+	hk_first_line(&only, line, size);
+	hk_buf_free(&only);
+	return line;
+}
+
 /* Downloads `spec` (NAME or NAME=VERSION) into `dldir` and returns the .deb's path. */
 static int apt_download(const char *spec, const char *dldir, char **deb, struct hk_error *err)
 {
@@ -300,18 +310,12 @@ static int apt_download(const char *spec, const char *dldir, char **deb, struct 
 	if (r < 0)
 		return r;
 	if (res.status != 0) {
-		/* apt prints "E: ..." lines; the first of them is the reason. */
-		const char *e = strstr(hk_buf_str(&res.errout), "E: ");
 		char line[512];
-		struct hk_buf only = HK_BUF_INIT;
-		hk_buf_puts(&only, e ? e : hk_buf_str(&res.errout));
+		hk_apt_reason(&res.errout, line, sizeof(line));
 		/* An unknown package is bad input; anything else (network, archive) is the
 		 * environment. */
-		bool unknown = strstr(hk_buf_str(&only), "Unable to locate package") ||
-			       strstr(hk_buf_str(&only), "Version '");
-		r = hk_fail(err, unknown ? ENOENT : EIO, "apt-get download %s failed: %s", spec,
-			    hk_first_line(&only, line, sizeof(line)));
-		hk_buf_free(&only);
+		bool unknown = strstr(line, "Unable to locate package") || strstr(line, "Version '");
+		r = hk_fail(err, unknown ? ENOENT : EIO, "apt-get download %s failed: %s", spec, line);
 		hk_run_result_free(&res);
 		return r;
 	}

@@ -26,6 +26,10 @@ int hk_import_deb(struct hk_store *s, const char *file, const struct hk_artifact
 int hk_import_apt(struct hk_store *s, const struct hk_strv *want, bool with_deps,
 		  const char *const *base, size_t n_base, struct hk_error *err);
 
+/* apt's reason for a failure: the first "E: " line of what it wrote on stderr (else its first
+ * line), cut to size - 1 bytes, in `line`. */
+const char *hk_apt_reason(struct hk_buf *errout, char *line, size_t size);
+
 /* Appends to `out` every package installed in the base root `root` and what they provide,
  * read from ROOT/var/lib/dpkg/status (hk_deb_installed_names): the names a closure may leave to
  * that base root (`store closure --base-root`, `store export --base-root`). */

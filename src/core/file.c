@@ -76,3 +76,19 @@ int hk_file_write_atomic(const char *path, const void *data, size_t n, mode_t mo
 	}
 	return r;
 }
+
+int hk_mkdir_p(const char *path, struct hk_error *err)
+{
+	hk_autofree char *p = hk_xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return hk_fail_errno(err, errno, "creating %s", p);
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		return hk_fail_errno(err, errno, "creating %s", p);
+	return 0;
+}

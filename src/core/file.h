@@ -36,4 +36,8 @@ int hk_file_write_temp(const char *dir, const void *data, size_t n, mode_t mode,
 int hk_file_write_atomic(const char *path, const void *data, size_t n, mode_t mode,
 			 struct hk_error *err);
 
+/* mkdir -p: `path` and every missing parent, 0755.  An existing directory is fine; err names
+ * the directory that could not be made. */
+int hk_mkdir_p(const char *path, struct hk_error *err);
+
 #endif

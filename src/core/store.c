@@ -31,6 +31,7 @@ const char *hk_artifact_origin_name(enum hk_artifact_origin o)
 	case HK_ORIGIN_OTHER: return "added";
 	case HK_ORIGIN_BUILD: return "build";
 	case HK_ORIGIN_BASE: return "base";
+	case HK_ORIGIN_STATE: return "state";
 	}
 	return "added";
 }
@@ -311,7 +312,8 @@ static const char *jstr(const struct hk_jval *obj, const char *key)
 }
 
 /* Where an artifact came from, read from its provenance ("source"): a Debian package's
- * import writes "type": "deb", a pinned base "type": "base", a sealed build output
+ * import writes "type": "deb", a pinned base "type": "base", a Debian build's dpkg state
+ * "type": "dpkg-state", a sealed build output
  * "built_by". */
 static enum hk_artifact_origin origin_of(const struct hk_jval *source)
 {
@@ -322,6 +324,8 @@ static enum hk_artifact_origin origin_of(const struct hk_jval *source)
 		return HK_ORIGIN_DEB;
 	if (type && strcmp(type, "base") == 0)
 		return HK_ORIGIN_BASE;
+	if (type && strcmp(type, "dpkg-state") == 0)
+		return HK_ORIGIN_STATE;
 	if (jstr(source, "built_by"))
 		return HK_ORIGIN_BUILD;
 	return HK_ORIGIN_OTHER;

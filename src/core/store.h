@@ -32,9 +32,14 @@ enum hk_artifact_origin {
 	HK_ORIGIN_OTHER = 1,    /* added by hand (store add) */
 	HK_ORIGIN_BUILD = 2,    /* a build's sealed /out */
 	HK_ORIGIN_BASE = 3,     /* a pinned base root (store base create): never a dep */
+	/* What dpkg and the maintainer scripts of a Debian build's closure leave beyond the
+	 * packages' own files (alternatives links, trigger outputs, the package database), made
+	 * once per closure (cli/debstate.h).  A dep of that build only: like a base, it is never
+	 * in the store view nor in the path index. */
+	HK_ORIGIN_STATE = 4,
 };
 
-/* "deb", "added", "build", "base" */
+/* "deb", "added", "build", "base", "state" */
 const char *hk_artifact_origin_name(enum hk_artifact_origin o);
 
 struct hk_artifact {

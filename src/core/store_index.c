@@ -105,7 +105,7 @@ static void index_lines_of(const struct hk_artifact *a, const struct hk_tree *t,
 {
 	/* A pinned base is the ground every build stands on, never a dep to declare: who ships
 	 * one of its paths is answered by its own dpkg database (core/debroot.h). */
-	if (a->origin == HK_ORIGIN_BASE)
+	if (a->origin == HK_ORIGIN_BASE || a->origin == HK_ORIGIN_STATE)
 		return;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hk_tree_entry *e = &t->entries[i];

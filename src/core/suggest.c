@@ -239,8 +239,9 @@ static int load_links(struct hk_suggester *s, struct hk_error *err)
 		return r;
 	size_t cap = 0;
 	for (size_t i = 0; i < n_arts; i++) {
-		/* A base is never a dep to declare: its own links name nothing declarable. */
-		if (arts[i]->origin == HK_ORIGIN_BASE)
+		/* A base (or a Debian build's dpkg state) is never a dep to declare: its own links
+		 * name nothing declarable. */
+		if (arts[i]->origin == HK_ORIGIN_BASE || arts[i]->origin == HK_ORIGIN_STATE)
 			continue;
 		struct hk_tree t = HK_TREE_INIT;
 		r = hk_store_files(s->in.store, arts[i], &t, err);

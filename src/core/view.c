@@ -22,7 +22,7 @@
 #define VIEWS_DIR ".views"
 /* Part of the snapshot id: a change in how views are made gives new views, never an old one
  * made the old way. */
-#define VIEW_MAGIC "harkaq-view 2\n"
+#define VIEW_MAGIC "harkaq-view 3\n"
 #define HEX_LEN 64
 
 /* ---- the snapshot: which artifacts, in which order ---------------------------------------- */
@@ -40,28 +40,55 @@ static int cmp_merge_order(const void *a, const void *b)
 	return c ? c : strcmp(x->id, y->id);
 }
 
-static int snapshot(struct hk_store *s, const struct hk_artifact ***out, size_t *n,
-		    char id[HK_B3_ID_LEN], struct hk_error *err)
+/* The artifacts the view merges, in merge order, and the dpkg states whose maintainer-made
+ * links it shows (add_state_links), by id. */
+struct snap {
+	const struct hk_artifact **arts;
+	size_t n;
+	const struct hk_artifact **states;
+	size_t n_states;
+};
+
+static void snap_free(struct snap *sn)
 {
+	free(sn->arts);
+	free(sn->states);
+	memset(sn, 0, sizeof(*sn));
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	return strcmp((*(const struct hk_artifact *const *)a)->id,
+		      (*(const struct hk_artifact *const *)b)->id);
+}
+
+static int snapshot(struct hk_store *s, struct snap *sn, char id[HK_B3_ID_LEN],
+		    struct hk_error *err)
+{
+	memset(sn, 0, sizeof(*sn));
 	const struct hk_artifact *const *all = NULL;
 	size_t n_all = 0;
 	int r = hk_store_list(s, &all, &n_all, err);
 	if (r < 0)
 		return r;
-	const struct hk_artifact **v = hk_xcalloc(n_all + 1, sizeof(*v));
-	size_t k = 0;
-	for (size_t i = 0; i < n_all; i++)
-		if (all[i]->origin != HK_ORIGIN_BASE)
-			v[k++] = all[i];
-	qsort(v, k, sizeof(*v), cmp_merge_order);
+	sn->arts = hk_xcalloc(n_all + 1, sizeof(*sn->arts));
+	sn->states = hk_xcalloc(n_all + 1, sizeof(*sn->states));
+	for (size_t i = 0; i < n_all; i++) {
+		if (all[i]->origin == HK_ORIGIN_STATE)
+			sn->states[sn->n_states++] = all[i];
+		else if (all[i]->origin != HK_ORIGIN_BASE)
+			sn->arts[sn->n++] = all[i];
+	}
+	qsort(sn->arts, sn->n, sizeof(*sn->arts), cmp_merge_order);
+	qsort(sn->states, sn->n_states, sizeof(*sn->states), cmp_id);
 	struct hk_buf text = HK_BUF_INIT;
 	hk_buf_puts(&text, VIEW_MAGIC);
-	for (size_t i = 0; i < k; i++)
-		hk_buf_printf(&text, "%s\n", v[i]->id);
+	for (size_t i = 0; i < sn->n; i++)
+		hk_buf_printf(&text, "%s\n", sn->arts[i]->id);
+	for (size_t i = 0; i < sn->n_states; i++)
+		hk_buf_printf(&text, "state %s\n", sn->states[i]->id);
 	hk_b3_id(text.data, text.len, id);
 	hk_buf_free(&text);
-	*out = v;
-	*n = k;
 	return 0;
 }
 
@@ -126,6 +153,50 @@ static int copy_file(const char *from, int dirfd, const char *rel, struct hk_err
 	return r;
 }
 
+/* What tools read WHOLE, every entry, failing on the first they cannot open: there one visible
+ * and denied file breaks the build of a package that never needed it, so the view shows
+ * nothing and a file is either granted (declared) or absent, as on a machine without its
+ * package.  Each measured on real Debian builds (docs/debian-corpus.md):
+ *   /usr/share/aclocal/          aclocal reads every .m4 to learn which macros exist
+ *                                ("cannot open /usr/share/aclocal/pkg.m4: Permission denied");
+ *   /etc/ld.so.conf.d/           dpkg-shlibdeps reads every file /etc/ld.so.conf includes
+ *                                (libc6-i386's zz_i386-biarch-compat.conf broke dh_shlibdeps);
+ *   /usr/lib/python3/dist-packages/ *.egg-info, *.dist-info
+ *                                importlib.metadata and pkg_resources read every installed
+ *                                distribution's metadata (PermissionError on Babel's PKG-INFO);
+ *   /usr/lib32/, /usr/libx32/    dpkg-shlibdeps looks for each needed library in every
+ *                                default library directory and reads the ELF header of each
+ *                                candidate that exists, to compare its ABI: libc6-i386's
+ *                                /usr/lib32/libc.so.6, visible once any closure held it, broke
+ *                                the dh_shlibdeps of every later package linking libc ("cannot
+ *                                read /usr/lib32/libc.so.6: Permission denied").
+ * `suffix`: only entries whose first component beneath `dir` ends so. */
+static const struct {
+	const char *dir, *suffix;
+} scanned[] = {
+	{ "/usr/share/aclocal/", NULL },
+	{ "/etc/ld.so.conf.d/", NULL },
+	{ "/usr/lib/python3/dist-packages/", ".egg-info" },
+	{ "/usr/lib/python3/dist-packages/", ".dist-info" },
+	{ "/usr/lib32/", NULL },
+	{ "/usr/libx32/", NULL },
+};
+
+bool hk_view_hides(const char *path)
+{
+	for (size_t i = 0; i < HK_ARRAY_LEN(scanned); i++) {
+		size_t n = strlen(scanned[i].dir);
+		if (strncmp(path, scanned[i].dir, n) != 0)
+			continue;
+		if (!scanned[i].suffix)
+			return true;
+		size_t c = strcspn(path + n, "/"), k = strlen(scanned[i].suffix);
+		if (c > k && memcmp(path + n + c - k, scanned[i].suffix, k) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_artifact *a,
 			bool (*merged)(const char *path), struct hk_error *err)
 {
@@ -140,7 +211,7 @@ static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_a
 		sandbox.len = 0;
 		hk_buf_putc(&sandbox, '/');
 		hk_buf_puts(&sandbox, e->path);
-		if (!merged(hk_buf_str(&sandbox)))
+		if (!merged(hk_buf_str(&sandbox)) || hk_view_hides(hk_buf_str(&sandbox)))
 			continue;
 		/* The first artifact to claim a path keeps it; a path under something an earlier
 		 * artifact made a file or link fails with ENOTDIR/ENOENT and is skipped too. */
@@ -186,6 +257,70 @@ static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_a
 	}
 	hk_buf_free(&sandbox);
 	hk_tree_free(&t);
+	return r;
+}
+
+/* The links maintainer scripts made, as the dpkg states of Debian builds recorded them
+ * (cli/debstate.h): update-alternatives' /usr/bin/yacc -> /etc/alternatives/yacc ->
+ * /usr/bin/bison.yacc.  No package ships them, so without this a build running `yacc` with
+ * bison undeclared would get "command not found" and no denial.  Each becomes a pending link of
+ * the view (a trap once settled) attributed to the artifact that ships the file the chain
+ * ends at, followed through the state's own links (at most 8): following it names bison.  A
+ * path the view already has, or a chain that ends at no file of a store artifact, is left. */
+static int add_state_links(struct builder *b, struct hk_store *s,
+			   const struct hk_artifact *const *states, size_t n_states,
+			   bool (*merged)(const char *path), struct hk_error *err)
+{
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < n_states; i++) {
+		struct hk_tree t = HK_TREE_INIT;
+		r = hk_store_files(s, states[i], &t, err);
+		if (r < 0)
+			return hk_wrap(err, "the view: dpkg state %s", states[i]->dirname);
+		for (size_t k = 0; r == 0 && k < t.n; k++) {
+			const struct hk_tree_entry *e = &t.entries[k];
+			hk_autofree char *sp = hk_xasprintf("/%s", e->path);
+			struct stat st;
+			if (e->type != HK_TREE_SYMLINK || !merged(sp) || hk_view_hides(sp) ||
+			    fstatat(b->treefd, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				continue;
+			char *cur = hk_path_join_normalise(sp, e->target);
+			for (int hop = 0; hop < 8; hop++) {
+				const struct hk_tree_entry *next = NULL;
+				for (size_t m = 0; m < t.n && !next; m++)
+					if (t.entries[m].type == HK_TREE_SYMLINK &&
+					    strcmp(t.entries[m].path, cur + 1) == 0)
+						next = &t.entries[m];
+				if (!next)
+					break;
+				char *joined = hk_path_join_normalise(cur, next->target);
+				free(cur);
+				cur = joined;
+			}
+			const struct hk_artifact **prov = NULL;
+			size_t n_prov = 0;
+			struct hk_error ignored;
+			const struct hk_artifact *owner = NULL;
+			if (hk_store_providers(s, cur, &prov, &n_prov, &ignored) == 0)
+				for (size_t m = 0; m < n_prov; m++)
+					if (prov[m]->origin != HK_ORIGIN_STATE &&
+					    (!owner || cmp_merge_order(&prov[m], &owner) < 0))
+						owner = prov[m];
+			free(prov);
+			if (owner && make_parents(b->treefd, e->path, b->tree_shown, err) == 0 &&
+			    symlinkat(cur, b->treefd, e->path) == 0) {
+				if (b->n_links == b->cap_links) {
+					b->cap_links = b->cap_links ? b->cap_links * 2 : 256;
+					b->links = hk_xrealloc(b->links, b->cap_links * sizeof(*b->links));
+				}
+				b->links[b->n_links++] = (struct pending_link){
+					.a = owner, .path = hk_xstrdup(e->path), .target = hk_xstrdup(cur),
+				};
+			}
+			free(cur);
+		}
+		hk_tree_free(&t);
+	}
 	return r;
 }
 
@@ -268,9 +403,11 @@ static int open_dir_at(int dirfd, const char *name, const char *shown, int *out,
 
 /* Makes the view in a temporary directory of STORE/.views and renames it into place. */
 static int make_view(struct hk_store *s, const char *views, const char *hex,
-		     const struct hk_artifact *const *arts, size_t n, const char *base_root,
+		     const struct snap *sn, const char *base_root,
 		     bool (*merged)(const char *path), struct hk_view *v, struct hk_error *err)
 {
+	const struct hk_artifact *const *arts = sn->arts;
+	size_t n = sn->n;
 	hk_autofree char *tmp = hk_xasprintf("%s/.tmp-XXXXXX", views);
 	if (!mkdtemp(tmp))
 		return hk_fail_errno(err, errno, "cannot create a temporary view in %s", views);
@@ -288,6 +425,8 @@ static int make_view(struct hk_store *s, const char *views, const char *hex,
 		r = open_dir_at(tmpfd, "links-plain", tmp, &b.plainfd, err);
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = add_artifact(&b, s, arts[i], merged, err);
+	if (r == 0)
+		r = add_state_links(&b, s, sn->states, sn->n_states, merged, err);
 	if (r == 0)
 		r = settle_links(&b, tree_shown, base_root, err);
 	if (r == 0) {
@@ -366,22 +505,23 @@ int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(con
 {
 	memset(out, 0, sizeof(*out));
 	out->lock_fd = -1;
-	const struct hk_artifact **arts = NULL;
-	size_t n = 0;
-	int r = snapshot(s, &arts, &n, out->id, err);
+	struct snap sn;
+	int r = snapshot(s, &sn, out->id, err);
 	if (r < 0)
 		return r;
+	const struct hk_artifact **arts = sn.arts;
+	size_t n = sn.n;
 	const char *hex = out->id + 3;
 	hk_autofree char *views = hk_xasprintf("%s/" VIEWS_DIR, hk_store_dir(s));
 	if (mkdir(views, 0755) < 0 && errno != EEXIST) {
-		free(arts);
+		snap_free(&sn);
 		return hk_fail_errno(err, errno, "cannot create %s", views);
 	}
 	hk_autofree char *lock = hk_xasprintf("%s/%s.lock", views, hex);
 	out->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (out->lock_fd < 0 || flock(out->lock_fd, LOCK_SH) < 0) {
 		r = hk_fail_errno(err, errno, "cannot lock %s", lock);
-		free(arts);
+		snap_free(&sn);
 		hk_view_release(out);
 		return r;
 	}
@@ -396,7 +536,7 @@ int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(con
 		bool *warm = hk_xcalloc(n + 1, sizeof(bool));
 		for (size_t i = 0; i < n; i++)
 			warm[i] = hk_statcache_matches(s, arts[i]);
-		r = make_view(s, views, hex, arts, n, base_root, merged, out, err);
+		r = make_view(s, views, hex, &sn, base_root, merged, out, err);
 		if (r == 0)
 			prune_views(views, hex);
 		for (size_t i = 0; r == 0 && i < n; i++)
@@ -406,7 +546,7 @@ int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(con
 	} else {
 		out->n_artifacts = n;
 	}
-	free(arts);
+	snap_free(&sn);
 	if (r < 0)
 		hk_view_release(out);
 	return r;

@@ -31,9 +31,15 @@
  * sandbox binds `links-plain/` at the same place instead: there each trap is a symlink to the
  * original target, so the build behaves as with the original link.
  *
- * The snapshot id is BLAKE3 over "harkaq-view 2\n" and the ids of the artifacts merged, in
- * merge order, one per line: the same store content gives the same view on any machine, and
- * the evidence names it.
+ * Links maintainer scripts made.  No package ships /usr/bin/yacc: bison's postinst makes it
+ * with update-alternatives.  The dpkg states of Debian builds (origin "state", cli/debstate.h)
+ * record such links; the view shows each one its merged tree lacks, as a trap attributed to
+ * the artifact that ships the file its chain ends at, so running `yacc` without bison is a
+ * denial naming bison.  States are not merged otherwise; their ids are part of the snapshot.
+ *
+ * The snapshot id is BLAKE3 over "harkaq-view 3\n", the ids of the artifacts merged, in
+ * merge order, one per line, then "state <id>" for each dpkg state by id: the same store
+ * content gives the same view on any machine, and the evidence names it.
  *
  * A build holds a shared lock on STORE/.views/<hex>.lock while the view is mounted; making a
  * new view removes the older ones nobody holds. */
@@ -69,6 +75,15 @@ struct hk_view {
  * modified by this process while the view is used. */
 int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
 		   struct hk_view *out, struct hk_error *err);
+/* Whether the view leaves out the sandbox path `path` although an artifact ships it: what lies
+ * where tools read every entry, failing on the first they cannot open (/usr/share/aclocal/,
+ * /etc/ld.so.conf.d/, Python's installed metadata: the list is in view.c).  A visible and
+ * denied file there would break the build of a package that never needed it; absent, the
+ * directory reads as on a machine without that package.  The cost, a stated blind spot: a
+ * package needed only for what it ships there (pkg.m4) is not named by that file
+ * (docs/debian-builds.md). */
+bool hk_view_hides(const char *path);
+
 /* Releases the lock and frees the strings (the view stays on disk for later builds). */
 void hk_view_release(struct hk_view *v);
 

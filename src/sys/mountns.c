@@ -23,6 +23,11 @@ int hk_sys_mount_overlay_ro(const char *target, const char *options)
 	return mount("overlay", target, "overlay", MS_RDONLY, options) < 0 ? -errno : 0;
 }
 
+int hk_sys_mount_overlay_rw(const char *target, const char *options)
+{
+	return mount("overlay", target, "overlay", 0, options) < 0 ? -errno : 0;
+}
+
 void hk_sys_unmount(const char *target)
 {
 	if (umount2(target, 0) < 0 && errno == EBUSY)

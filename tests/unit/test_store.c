@@ -17,6 +17,7 @@
 #include "core/store.h"
 #include "core/tree.h"
 #include "core/util.h"
+#include "core/view.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -1023,4 +1024,95 @@ TEST(deb_status_installed_and_pseudo_essential)
 	CHECK_STR_EQ("awk coreutils libc6 libgcc-s1 make mawk ", hk_buf_str(&all));
 	hk_buf_free(&all);
 	rm_rf(d);
+}
+
+/* ---- the store view: scanned directories, maintainer-made links ---------------------------- */
+
+static const struct hk_artifact *add_with_source(struct hk_store *s, const char *dir,
+						 const char *name, const char *source_json)
+{
+	struct hk_artifact_spec spec = { .name = name, .version = "1", .source_json = source_json };
+	const struct hk_artifact *a = NULL;
+	struct hk_error err = { 0 };
+	int r = hk_store_add(s, dir, &spec, 0, &a, NULL, &err);
+	if (r < 0)
+		fprintf(stderr, "#   add %s: %s\n", name, err.msg);
+	REQUIRE(r == 0);
+	return a;
+}
+
+/* The merged system directories, as the sandbox's first component decides them. */
+static bool usr_or_etc(const char *path)
+{
+	size_t n = strcspn(path + 1, "/");
+	return (n == 3 && strncmp(path + 1, "usr", 3) == 0) ||
+	       (n == 3 && strncmp(path + 1, "etc", 3) == 0);
+}
+
+TEST(view_hides_scanned_directories_and_shows_state_links_as_traps)
+{
+	CHECK(hk_view_hides("/usr/share/aclocal/pkg.m4"));
+	CHECK(!hk_view_hides("/usr/share/aclocal-1.16/amversion.m4"));
+	CHECK(!hk_view_hides("/usr/share/aclocalx"));
+	CHECK(hk_view_hides("/etc/ld.so.conf.d/zz_i386-biarch-compat.conf"));
+	CHECK(hk_view_hides("/usr/lib/python3/dist-packages/Babel-2.10.3.egg-info/PKG-INFO"));
+	CHECK(hk_view_hides("/usr/lib/python3/dist-packages/tomli-2.0.1.dist-info"));
+	CHECK(!hk_view_hides("/usr/lib/python3/dist-packages/tomli/__init__.py"));
+	CHECK(!hk_view_hides("/usr/lib/python3/dist-packages/x/y.egg-info"));
+	CHECK(hk_view_hides("/usr/lib32/libc.so.6"));
+	CHECK(hk_view_hides("/usr/libx32/libc.so.6"));
+	CHECK(!hk_view_hides("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	hk_autofree char *root = scratch();
+	hk_autofree char *store = hk_xasprintf("%s/store", root);
+	hk_autofree char *bison = hk_xasprintf("%s/bison", root);
+	hk_autofree char *pkgconf = hk_xasprintf("%s/pkgconf", root);
+	hk_autofree char *state = hk_xasprintf("%s/state", root);
+	REQUIRE(mkdir(bison, 0755) == 0 && mkdir(pkgconf, 0755) == 0 && mkdir(state, 0755) == 0);
+	put(bison, "usr/bin/bison.yacc", "#!/bin/sh\nexec bison -y \"$@\"\n", 0755);
+	put(pkgconf, "usr/bin/pkgconf", "pkgconf\n", 0755);
+	put(pkgconf, "usr/share/aclocal/pkg.m4", "dnl pkg.m4\n", 0644);
+	/* What bison's postinst left: the alternatives chain; and a link to nothing any artifact
+	 * ships, which the view leaves out. */
+	mkdir_in(state, "usr/bin");
+	mkdir_in(state, "etc/alternatives");
+	link_to(state, "usr/bin/yacc", "/etc/alternatives/yacc");
+	link_to(state, "etc/alternatives/yacc", "/usr/bin/bison.yacc");
+	link_to(state, "usr/bin/orphan", "/usr/bin/nowhere");
+	put(state, "etc/ld.so.cache", "cache\n", 0644);
+	struct hk_store *s = open_store(store);
+	const struct hk_artifact *b = add_with_source(s, bison, "bison", "{\"type\":\"deb\"}");
+	add_with_source(s, pkgconf, "pkgconf", "{\"type\":\"deb\"}");
+	add_with_source(s, state, "dpkg-state", "{\"type\":\"dpkg-state\"}");
+	struct hk_view v;
+	struct hk_error err = { 0 };
+	int r = hk_view_ensure(s, NULL, usr_or_etc, &v, &err);
+	if (r < 0)
+		fprintf(stderr, "#   %s\n", err.msg);
+	REQUIRE(r == 0);
+	hk_autofree char *m4 = hk_xasprintf("%s/usr/share/aclocal/pkg.m4", v.path);
+	hk_autofree char *tool = hk_xasprintf("%s/usr/bin/pkgconf", v.path);
+	struct stat st;
+	CHECK(lstat(m4, &st) < 0 && errno == ENOENT);
+	CHECK(lstat(tool, &st) == 0 && S_ISREG(st.st_mode));   /* the control: its package is in */
+	hk_autofree char *yacc = hk_xasprintf("%s/usr/bin/yacc", v.path);
+	char target[4096] = "";
+	ssize_t n = readlink(yacc, target, sizeof(target) - 1);
+	REQUIRE(n > 0);
+	target[n] = '\0';
+	char *art = NULL, *link = NULL;
+	REQUIRE(hk_view_trap_parse(target, &art, &link));
+	CHECK_STR_EQ(b->dirname, art);
+	CHECK_STR_EQ("/usr/bin/yacc", link);
+	free(art);
+	free(link);
+	hk_autofree char *orphan = hk_xasprintf("%s/usr/bin/orphan", v.path);
+	CHECK(lstat(orphan, &st) < 0 && errno == ENOENT);
+	/* The state is not merged otherwise: its own files do not appear (bison's do). */
+	hk_autofree char *cache = hk_xasprintf("%s/etc/ld.so.cache", v.path);
+	hk_autofree char *plain = hk_xasprintf("%s/usr/bin/bison.yacc", v.path);
+	CHECK(lstat(cache, &st) < 0 && errno == ENOENT);
+	CHECK(lstat(plain, &st) == 0 && S_ISREG(st.st_mode));
+	hk_view_release(&v);
+	hk_store_close(s);
+	rm_rf(root);
 }

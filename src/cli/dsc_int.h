@@ -1,0 +1,69 @@
+/* What the steps of a Debian build share (cli/build_dsc.h): build_dsc.c drives them; the
+ * closure, its imports and the dpkg state are dsc_closure.c's; the converse is
+ * dsc_converse.c's.  Internal to those three files. */
+#ifndef HK_CLI_DSC_INT_H
+#define HK_CLI_DSC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/build_dsc.h"
+#include "core/deb.h"
+#include "core/strv.h"
+
+/* Everything one Debian build holds while it runs. */
+struct dsc_build {
+	const struct hk_build_opts *bo;
+	const struct hk_dsc_opts *o;
+	struct hk_dsc_result *r;
+	struct hk_error *err;
+	struct hk_store *store;
+	const struct hk_artifact *base;
+	char *dsc_dir;              /* the directory of the .dsc: its files lie there */
+	char *recipe_dir, *src_parent, *debs_dir, *recipe_path;
+	struct hk_deb_arch host;
+	char host_strings[5][64];
+	struct hk_deb_rel_group *groups[HK_DSC_FIELD_COUNT];
+	size_t n_groups[HK_DSC_FIELD_COUNT];
+	struct hk_deb_stanza *base_status;  /* the base's installed packages */
+	size_t n_base_status;
+	const struct hk_artifact **closure_arts;
+	const struct hk_artifact *state;
+	struct hk_strv dpkg_db_files;
+	char *dpkg_db;
+	bool work_made;
+};
+
+/* What every Debian build may use without declaring it besides the Essential packages
+ * (dsc_closure.c says why). */
+#define DSC_N_IMPLICIT 2
+extern const char *const dsc_implicit_deps[DSC_N_IMPLICIT];
+
+static inline bool dsc_is_conflicts(enum hk_dsc_field f)
+{
+	return f >= HK_DSC_BUILD_CONFLICTS;
+}
+
+/* "[dsc] …" on stderr unless --quiet. */
+void dsc_say(const struct dsc_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* dsc_closure.c: the base and its package database; the fields used, reduced; the closure apt
+ * resolves; --see; the imports and the dpkg state.  Each returns 0 or -errno with b->err. */
+int dsc_open_base(struct dsc_build *b);
+int dsc_reduce_fields(struct dsc_build *b);
+int dsc_resolve_closure(struct dsc_build *b);
+int dsc_import_visible(struct dsc_build *b);
+int dsc_import_closure(struct dsc_build *b);
+/* A stanza of the base's status file whose package is installed. */
+bool dsc_installed(const struct hk_deb_stanza *st);
+/* The base's installed package named `name`, or providing it (*virtual_ then true), or NULL. */
+const struct hk_deb_stanza *dsc_base_pkg(const struct dsc_build *b, const char *name,
+					 bool *virtual_);
+bool dsc_closure_has(const struct hk_dsc_result *r, const char *name);
+
+/* dsc_converse.c: whether every phase ran and succeeded, and the used Build-Depends none of
+ * whose declared packages had a file opened (into b->r). */
+bool dsc_completed(const struct hk_build_result *br);
+int dsc_find_unread(struct dsc_build *b);
+
+#endif

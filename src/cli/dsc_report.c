@@ -1,0 +1,521 @@
+/* The report of a Debian build in Build-Depends terms (build_dsc.h; docs/debian-builds.md,
+ * "The report"), computed from each phase's evidence object, as the build's own report is:
+ *
+ *   missing Build-Depends: zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1)
+ *
+ * A package the diagnosis names (docs/diagnosis.md: the store artifact or the base package
+ * that ships the denied path) is a NEED when the phase that was denied it failed, and a PROBE
+ * the build survived when the phase went on: an influence on the result, not a need (a
+ * configure check that found nothing may still have changed the binary).  A denied path no
+ * package of the store or the base ships is unattributed: harkaq cannot name a package for it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/build_dsc.h"
+#include "core/strset.h"
+#include "core/util.h"
+
+struct finding {
+	char *package, *version, *origin;
+	char *phase, *path, *exe, *blockers, *how, *via;
+	uint64_t count;              /* denials, every phase */
+	struct hk_strset paths;      /* distinct paths denied */
+	struct hk_strset failed_paths;   /* those denied in a phase that failed */
+	bool need;                   /* a path of it was denied only in phases that failed */
+	char *alternative_in;        /* the used Build-Depends group that lists it, or NULL */
+};
+
+struct loose {
+	char *phase, *path, *exe, *class_, *reason;
+};
+
+struct report {
+	struct finding *f;
+	size_t n;
+	/* Paths denied in a phase that went on anyway: the build survived them. */
+	struct hk_strset survived;
+	struct loose *l;             /* unattributed and policy bugs */
+	size_t n_l;
+	uint64_t expected;
+};
+
+static char *bytes_of(const struct hk_jval *obj, const char *key)
+{
+	size_t len;
+	char *s = hk_jval_bytes(hk_jobj_get(obj, key), &len);
+	return s;
+}
+
+/* The denied right as a verb: what the build did to the path. */
+static const char *verb(const char *blockers)
+{
+	if (!blockers)
+		return "used";
+	if (strstr(blockers, "fs.execute"))
+		return "executed";
+	if (strstr(blockers, "fs.read_file"))
+		return "read";
+	if (strstr(blockers, "fs.write_file") || strstr(blockers, "fs.make_") ||
+	    strstr(blockers, "fs.remove_") || strstr(blockers, "fs.truncate"))
+		return "wrote";
+	return "used";
+}
+
+static const char *exe_short(const char *exe)
+{
+	if (!exe)
+		return "?";
+	const char *s = strrchr(exe, '/');
+	return s ? s + 1 : exe;
+}
+
+/* The Debian target a phase ran, as the sentence names it. */
+static char *phase_target(const struct hk_dsc_result *r, const char *label)
+{
+	const char *suffix = r->mode == HK_DSC_BUILD_ANY ? "-arch"
+			     : r->mode == HK_DSC_BUILD_ALL ? "-indep" : "";
+	if (strcmp(label, "clean") == 0)
+		return hk_xstrdup("debian/rules clean");
+	return hk_xasprintf("debian/rules %s%s", label, suffix);
+}
+
+static struct finding *finding_for(struct report *rep, const char *pkg)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (strcmp(rep->f[i].package, pkg) == 0)
+			return &rep->f[i];
+	rep->f = hk_xrealloc(rep->f, (rep->n + 1) * sizeof(*rep->f));
+	struct finding *f = &rep->f[rep->n++];
+	memset(f, 0, sizeof(*f));
+	f->package = hk_xstrdup(pkg);
+	f->paths = (struct hk_strset)HK_STRSET_INIT;
+	f->failed_paths = (struct hk_strset)HK_STRSET_INIT;
+	return f;
+}
+
+static void add_phase(const struct hk_dsc_result *r, const struct phase_result *pr,
+		      struct report *rep)
+{
+	struct hk_jval *ev = NULL;
+	struct hk_error err;
+	if (!pr->has_verdict || pr->evidence.len == 0 ||
+	    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
+		return;
+	const struct hk_jval *den = hk_jobj_get(ev, "denials");
+	const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
+	bool failed = pr->res.exit_code != 0 || pr->res.timed_out;
+	for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
+		const struct hk_jval *d = &den->items[i], *g = &diag->items[i];
+		const char *cls = hk_jobj_str(g, "class");
+		if (!cls)
+			continue;
+		uint64_t count = (uint64_t)hk_jobj_int(d, "count", 1);
+		if (strcmp(cls, "expected") == 0) {
+			rep->expected += count;
+			continue;
+		}
+		const struct hk_jval *prov = hk_jobj_get(g, "providers");
+		if (strcmp(cls, "declarable") == 0 && prov && prov->len > 0) {
+			const struct hk_jval *best = &prov->items[0];
+			struct finding *f = finding_for(rep, hk_jobj_str(best, "name"));
+			/* The first denial names the finding, or the first of a failed phase. */
+			bool replace = !f->path || (failed && f->failed_paths.len == 0);
+			f->count += count;
+			hk_autofree char *dpath = bytes_of(d, "path");
+			if (dpath) {
+				hk_strset_add(&f->paths, dpath);
+				hk_strset_add(failed ? &f->failed_paths : &rep->survived, dpath);
+			}
+			if (replace) {
+				free(f->phase);
+				free(f->path);
+				free(f->exe);
+				free(f->blockers);
+				free(f->how);
+				free(f->via);
+				free(f->version);
+				free(f->origin);
+				f->phase = phase_target(r, pr->label);
+				f->path = bytes_of(d, "path");
+				f->exe = bytes_of(d, "exe");
+				const char *bl = hk_jobj_str(d, "blockers");
+				f->blockers = bl ? hk_xstrdup(bl) : NULL;
+				const char *how = hk_jobj_str(best, "how");
+				f->how = how ? hk_xstrdup(how) : NULL;
+				f->via = bytes_of(best, "via");
+				const char *v = hk_jobj_str(best, "version");
+				const char *o = hk_jobj_str(best, "origin");
+				f->version = v ? hk_xstrdup(v) : NULL;
+				f->origin = o ? hk_xstrdup(o) : NULL;
+			}
+			continue;
+		}
+		rep->l = hk_xrealloc(rep->l, (rep->n_l + 1) * sizeof(*rep->l));
+		struct loose *l = &rep->l[rep->n_l++];
+		l->phase = phase_target(r, pr->label);
+		l->path = bytes_of(d, "path");
+		l->exe = bytes_of(d, "exe");
+		l->class_ = hk_xstrdup(cls);
+		const char *why = hk_jobj_str(g, "reason");
+		l->reason = why ? hk_xstrdup(why) : NULL;
+	}
+	hk_jval_free(ev);
+}
+
+/* The used Build-Depends group listing `pkg` as one of several alternatives, when another
+ * alternative satisfied it: the build read an alternative apt did not choose. */
+static char *alternative_in(const struct hk_dsc_result *r, const char *pkg)
+{
+	for (size_t f = 0; f < HK_DSC_BUILD_CONFLICTS; f++) {
+		const char *text = r->reduced[f];
+		if (!text)
+			continue;
+		hk_autofree char *copy = hk_xstrdup(text);
+		for (char *save = NULL, *g = strtok_r(copy, ",", &save); g;
+		     g = strtok_r(NULL, ",", &save)) {
+			if (!strchr(g, '|'))
+				continue;
+			hk_autofree char *alts = hk_xstrdup(g);
+			for (char *s2 = NULL, *a = strtok_r(alts, "|", &s2); a;
+			     a = strtok_r(NULL, "|", &s2)) {
+				while (*a == ' ')
+					a++;
+				size_t n = strcspn(a, " :(");
+				if (strlen(pkg) == n && strncmp(a, pkg, n) == 0) {
+					while (*g == ' ')
+						g++;
+					return hk_xasprintf("%s: %s", hk_dsc_field_name(f), g);
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	return strcmp(((const struct finding *)a)->package, ((const struct finding *)b)->package);
+}
+
+static void report_build(const struct hk_dsc_result *r, struct report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	if (!r->built)
+		return;
+	rep->survived = (struct hk_strset)HK_STRSET_INIT;
+	for (size_t i = 0; i < r->build.n_phases; i++)
+		add_phase(r, &r->build.phases[i], rep);
+	/* A need: a path the build was denied only in phases that failed.  A path denied in a
+	 * phase that went on is a probe the build survived, wherever else it was denied. */
+	for (size_t i = 0; i < rep->n; i++)
+		for (size_t k = 0; k < rep->f[i].failed_paths.len && !rep->f[i].need; k++)
+			rep->f[i].need = !hk_strset_contains(&rep->survived,
+							     rep->f[i].failed_paths.items[k]);
+	for (size_t i = 0; i < rep->n; i++)
+		rep->f[i].alternative_in = alternative_in(r, rep->f[i].package);
+	if (rep->n)
+		qsort(rep->f, rep->n, sizeof(*rep->f), cmp_finding);
+}
+
+static void report_free(struct report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct finding *f = &rep->f[i];
+		free(f->package);
+		free(f->version);
+		free(f->origin);
+		free(f->phase);
+		free(f->path);
+		free(f->exe);
+		free(f->blockers);
+		free(f->how);
+		free(f->via);
+		free(f->alternative_in);
+		hk_strset_free(&f->paths);
+		hk_strset_free(&f->failed_paths);
+	}
+	free(rep->f);
+	hk_strset_free(&rep->survived);
+	for (size_t i = 0; i < rep->n_l; i++) {
+		free(rep->l[i].phase);
+		free(rep->l[i].path);
+		free(rep->l[i].exe);
+		free(rep->l[i].class_);
+		free(rep->l[i].reason);
+	}
+	free(rep->l);
+}
+
+/* "zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1; 12 paths)" */
+static void finding_line(const struct finding *f, FILE *out)
+{
+	/* A trap of the store view stands for the package's symlink: name the link. */
+	bool trap = f->how && strcmp(f->how, "link") == 0 && f->via;
+	fprintf(out, "%s (%s %s %s, by %s", f->package, f->phase, verb(f->blockers),
+		trap ? f->via : f->path, exe_short(f->exe));
+	if (trap)
+		fprintf(out, ", its symlink");
+	else if (f->how && strcmp(f->how, "alias") == 0 && f->via)
+		fprintf(out, ", through its link %s", f->via);
+	if (f->paths.len > 1)
+		fprintf(out, "; %zu paths", f->paths.len);
+	fprintf(out, ")");
+	if (f->origin && strcmp(f->origin, "base") == 0)
+		fprintf(out, " — in the base, but neither Essential nor build-essential");
+	if (f->alternative_in)
+		fprintf(out, " — an alternative apt did not choose (%s)", f->alternative_in);
+	fputc('\n', out);
+}
+
+/* Why the converse was not computed, or NULL when it was. */
+static const char *converse_not(const struct hk_dsc_result *r)
+{
+	if (!r->built || !r->build.opened_observed)
+		return r->built && r->build.opened_note ? r->build.opened_note
+							: "the opens were not observed";
+	if (r->n_groups_checked == 0 && (r->build.failed_phase || !r->build.artifact_id[0]))
+		return "the build did not complete: a Build-Depends of a phase that never ran "
+		       "would read as unopened";
+	return NULL;
+}
+
+static void converse_human(const struct hk_dsc_result *r, FILE *out)
+{
+	const char *why = converse_not(r);
+	if (why) {
+		fprintf(out, "  declared and unopened: not computed (%s)\n", why);
+		return;
+	}
+	const char *loss = r->build.opened_incomplete ? "; some opens were lost, not vouched for" : "";
+	if (r->n_unread == 0) {
+		fprintf(out, "  declared and unopened: none (every one of %zu used Build-Depends had a "
+			     "file opened%s)\n", r->n_groups_checked, loss);
+		return;
+	}
+	fprintf(out, "  declared, none of its files opened (opens are seen; existence checks "
+		     "such as stat and access are not%s):\n", loss);
+	for (size_t i = 0; i < r->n_unread; i++) {
+		const struct hk_dsc_unread *u = &r->unread[i];
+		bool many = u->deps_opened && strchr(u->deps_opened, ',');
+		fprintf(out, "    %s: %s", u->field, u->group);
+		if (strcmp(u->group, u->packages) != 0)
+			fprintf(out, " (declared as %s)", u->packages);
+		if (u->deps_opened)
+			fprintf(out, " — documentation only; its dependenc%s %s %s opened",
+				many ? "ies" : "y", u->deps_opened, many ? "were" : "was");
+		fputc('\n', out);
+	}
+}
+
+void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
+{
+	if (!r->dsc_loaded)
+		return;
+	fprintf(out, "\nBuild-Depends of %s %s (build %s%s%s) on %s %s:\n", r->dsc.source,
+		r->dsc.version, hk_dsc_mode_name(r->mode), r->profiles && *r->profiles ?
+		", profiles " : "", r->profiles ? r->profiles : "",
+		r->base_name ? r->base_name : "?", r->base_id ? r->base_id : "");
+	if (!r->built || r->build.n_phases == 0) {
+		fprintf(out, "  not built: %s\n", r->error ? r->error : "(see above)");
+		return;
+	}
+	fprintf(out, "  phases:");
+	for (size_t i = 0; i < r->build.n_phases; i++) {
+		const struct phase_result *pr = &r->build.phases[i];
+		fprintf(out, "  %s %s", pr->label,
+			pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : "no verdict");
+		/* NoEvidence says why: nothing below is vouched for in that phase. */
+		if (pr->has_verdict && pr->verdict.n_reasons)
+			fprintf(out, " (%s)", hk_reason_code(pr->verdict.reasons[0].code));
+		if (pr->res.exit_code != 0)
+			fprintf(out, " (failed)");
+	}
+	fputc('\n', out);
+	struct report rep;
+	report_build(r, &rep);
+	size_t needs = 0, probes = 0;
+	for (size_t i = 0; i < rep.n; i++)
+		rep.f[i].need ? needs++ : probes++;
+	if (needs == 0 && probes == 0 && rep.n_l == 0)
+		fprintf(out, "  nothing read beyond base + Build-Depends%s\n",
+			rep.expected ? " (expected probes aside)" : "");
+	for (size_t i = 0; i < rep.n; i++) {
+		if (!rep.f[i].need)
+			continue;
+		fprintf(out, "  missing Build-Depends: ");
+		finding_line(&rep.f[i], out);
+	}
+	if (probes)
+		fprintf(out, "  probes survived (the phase went on without them: influences on the "
+			     "result, not needs):\n");
+	for (size_t i = 0; i < rep.n; i++) {
+		if (rep.f[i].need)
+			continue;
+		fprintf(out, "    ");
+		finding_line(&rep.f[i], out);
+	}
+	for (size_t i = 0; i < rep.n_l; i++)
+		fprintf(out, "  %s: %s (%s, by %s)%s%s\n",
+			strcmp(rep.l[i].class_, "policy_bug") == 0 ? "policy bug, not debt"
+								    : "unattributed",
+			rep.l[i].path ? rep.l[i].path : "?", rep.l[i].phase, exe_short(rep.l[i].exe),
+			rep.l[i].reason ? " — " : "", rep.l[i].reason ? rep.l[i].reason : "");
+	converse_human(r, out);
+	if (r->n_outputs) {
+		fprintf(out, "  outputs (artifact %s):\n", r->build.artifact_id);
+		for (size_t i = 0; i < r->n_outputs; i++)
+			fprintf(out, "    %s  %llu bytes  sha256 %s\n", r->outputs[i].file,
+				r->outputs[i].size, r->outputs[i].sha256);
+	}
+	report_free(&rep);
+}
+
+static void json_finding(struct hk_json *j, const struct finding *f)
+{
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "package", f->package);
+	hk_json_kv_str(j, "version", f->version);
+	hk_json_kv_str(j, "origin", f->origin);
+	hk_json_kv_str(j, "phase", f->phase);
+	hk_json_kv_bytes(j, "path", f->path ? f->path : "", f->path ? strlen(f->path) : 0);
+	if (f->exe)
+		hk_json_kv_bytes(j, "exe", f->exe, strlen(f->exe));
+	else
+		hk_json_kv_str(j, "exe", NULL);
+	hk_json_kv_str(j, "blockers", f->blockers);
+	hk_json_kv_str(j, "how", f->how);
+	if (f->via)
+		hk_json_kv_bytes(j, "via", f->via, strlen(f->via));
+	else
+		hk_json_kv_str(j, "via", NULL);
+	hk_json_kv_uint(j, "paths", f->paths.len);
+	hk_json_kv_uint(j, "count", f->count);
+	hk_json_kv_str(j, "alternative_in", f->alternative_in);
+	hk_json_obj_end(j);
+}
+
+void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
+{
+	hk_json_obj_begin(j);
+	hk_json_key(j, "dsc");
+	if (r->dsc_loaded) {
+		hk_json_obj_begin(j);
+		hk_json_kv_bytes(j, "path", r->dsc_path, strlen(r->dsc_path));
+		hk_json_kv_str(j, "sha256", r->dsc_sha256);
+		hk_json_kv_str(j, "source", r->dsc.source);
+		hk_json_kv_str(j, "version", r->dsc.version);
+		hk_json_kv_str(j, "format", r->dsc.format);
+		hk_json_kv_bool(j, "signed", r->dsc.signed_);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
+	hk_json_kv_str(j, "build", hk_dsc_mode_name(r->mode));
+	hk_json_kv_str(j, "build_options", r->build_options);
+	hk_json_kv_str(j, "build_profiles", r->profiles);
+	hk_json_kv_str(j, "source_date_epoch", r->source_date_epoch);
+	hk_json_key(j, "base");
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "name", r->base_name);
+	hk_json_kv_str(j, "id", r->base_id);
+	hk_json_obj_end(j);
+	hk_json_key(j, "relations");
+	hk_json_obj_begin(j);
+	for (size_t f = 0; f < HK_DSC_FIELD_COUNT; f++)
+		if (r->reduced[f])
+			hk_json_kv_str(j, hk_dsc_field_name(f), r->reduced[f]);
+	hk_json_obj_end(j);
+	hk_json_key(j, "closure");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_closure; i++) {
+		const struct hk_dsc_pkg *p = &r->closure[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "name", p->name);
+		hk_json_kv_str(j, "version", p->version);
+		hk_json_kv_str(j, "arch", p->arch);
+		hk_json_kv_str(j, "upgrades", p->upgrades);
+		hk_json_kv_str(j, "id", p->id[0] ? p->id : NULL);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "base_declared");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_declared_base; i++)
+		hk_json_str(j, r->declared_base[i]);
+	hk_json_arr_end(j);
+	hk_json_kv_str(j, "dpkg_state", r->state_id);
+	struct report rep;
+	report_build(r, &rep);
+	hk_json_key(j, "missing");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.f[i].need)
+			json_finding(j, &rep.f[i]);
+	hk_json_arr_end(j);
+	hk_json_key(j, "probes");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < rep.n; i++)
+		if (!rep.f[i].need)
+			json_finding(j, &rep.f[i]);
+	hk_json_arr_end(j);
+	hk_json_key(j, "unattributed");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < rep.n_l; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "class", rep.l[i].class_);
+		hk_json_kv_str(j, "phase", rep.l[i].phase);
+		if (rep.l[i].path)
+			hk_json_kv_bytes(j, "path", rep.l[i].path, strlen(rep.l[i].path));
+		else
+			hk_json_kv_str(j, "path", NULL);
+		if (rep.l[i].exe)
+			hk_json_kv_bytes(j, "exe", rep.l[i].exe, strlen(rep.l[i].exe));
+		else
+			hk_json_kv_str(j, "exe", NULL);
+		hk_json_kv_str(j, "reason", rep.l[i].reason);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_kv_uint(j, "expected_denials", rep.expected);
+	report_free(&rep);
+	hk_json_key(j, "converse");
+	hk_json_obj_begin(j);
+	const char *why = converse_not(r);
+	hk_json_kv_bool(j, "computed", why == NULL);
+	hk_json_kv_str(j, "not_computed", why);
+	hk_json_kv_bool(j, "incomplete", r->built && r->build.opened_incomplete);
+	hk_json_kv_uint(j, "checked", r->n_groups_checked);
+	hk_json_key(j, "unopened");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_unread; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "field", r->unread[i].field);
+		hk_json_kv_str(j, "group", r->unread[i].group);
+		hk_json_kv_str(j, "packages", r->unread[i].packages);
+		hk_json_kv_str(j, "deps_opened", r->unread[i].deps_opened);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
+	hk_json_key(j, "outputs");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_outputs; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "file", r->outputs[i].file);
+		hk_json_kv_uint(j, "size", r->outputs[i].size);
+		hk_json_kv_str(j, "sha256", r->outputs[i].sha256);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "result");
+	if (r->built)
+		hk_build_result_json(&r->build, j);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "error");
+	if (r->error)
+		hk_json_bytes(j, r->error, strlen(r->error));
+	else
+		hk_json_null(j);
+	hk_json_obj_end(j);
+}

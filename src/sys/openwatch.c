@@ -1,0 +1,58 @@
+#include "sys/openwatch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+int hk_sys_fanotify_init(int *fd, struct hk_error *err)
+{
+	*fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE,
+			    O_RDONLY | O_LARGEFILE | O_CLOEXEC | O_NOATIME);
+	if (*fd < 0)
+		return hk_fail_errno(err, errno, "fanotify_init");
+	return 0;
+}
+
+int hk_sys_fanotify_watch_fs(int fd, const char *path, struct hk_error *err)
+{
+	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN | FAN_OPEN_EXEC,
+			  AT_FDCWD, path) < 0)
+		return hk_fail_errno(err, errno, "fanotify_mark of the filesystem of %s", path);
+	return 0;
+}
+
+int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
+			  void *ctx)
+{
+	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	int count = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0)
+			return errno == EAGAIN ? count : -errno;
+		if (n == 0)
+			return count;
+		const struct fanotify_event_metadata *m = (const void *)buf;
+		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+			if (m->vers != FANOTIFY_METADATA_VERSION)
+				return -EPROTO;
+			count++;
+			struct hk_fanotify_event ev = { NULL, (m->mask & FAN_Q_OVERFLOW) != 0 };
+			char link[64], path[PATH_MAX];
+			if (m->fd >= 0) {
+				snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
+				ssize_t k = readlink(link, path, sizeof(path) - 1);
+				if (k >= 0) {
+					path[k] = '\0';
+					ev.path = path;
+				}
+			}
+			fn(ctx, &ev);
+			if (m->fd >= 0)
+				close(m->fd);
+		}
+	}
+}

@@ -1,0 +1,256 @@
+#!/bin/bash
+# harkaq build --dsc end to end on the debian-12-buildd base (tests/fixtures/base.sh buildd):
+#   - bad input (a malformed .dsc, a checksum mismatch, an unsatisfiable Build-Depends, a
+#     format dpkg-source refuses): exit 65 naming the field, nothing left in the store or on
+#     disk;
+#   - a package made here whose debian/rules calls yacc and cc: yacc is an update-alternatives
+#     link only the dpkg state makes; dpkg-checkbuilddeps passes on the state's package
+#     database, and fails (the control) when the .dsc omits what debian/control asks; without
+#     bison at all, the view's trap for the state's yacc link names bison;
+#   - a real package, sl 5.02-1 of Debian 12, with its one library Build-Depends dropped: not
+#     visible, harkaq names nothing (and says the phase failed); visible (--see), harkaq names
+#     libncurses-dev with the header cc1 read; declared, the denial is gone and the build
+#     succeeds.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+unset HARKAQ_STORE
+
+BASESTORE=$("$ROOT/tests/fixtures/base.sh" buildd) || { not_ok "buildd base fixture"; finish; exit 1; }
+SL=$("$ROOT/tests/fixtures/dscsrc.sh" sl=5.02-1) || { not_ok "sl source fixture"; finish; exit 1; }
+W=$(hk_scratch)
+cleanup() { [ -n "${HK_KEEP:-}" ] && { echo "# kept $W"; return; }; rm -rf "$W"; }
+trap cleanup EXIT
+sec() { echo "# [${SECONDS}s] $*"; }
+S=$W/store
+"$HARKAQ" store --store "$S" base import debian-12-buildd --from "$BASESTORE" >/dev/null ||
+	not_ok "import the buildd base"
+# The front end's work directories go here: each run must leave it empty.
+export TMPDIR=$W/tmp
+mkdir -p "$TMPDIR"
+
+# make_pkg DIR BUILD-DEPENDS [FORMAT]: the source package hkcalc 1.0 (a calculator from a yacc
+# grammar), made with dpkg-source -b into DIR.
+make_pkg() {
+	local d=$1 bd=$2 format=${3:-3.0 (native)} t=$1/hkcalc-1.0
+	mkdir -p "$t/debian/source"
+	cat >"$t/calc.y" <<'EOF'
+%{
+#include <ctype.h>
+#include <stdio.h>
+int yylex(void);
+void yyerror(const char *s);
+%}
+%token NUM
+%left '+' '-'
+%left '*'
+%%
+line: expr '\n' { printf("%d\n", $1); } ;
+expr: expr '+' expr { $$ = $1 + $3; }
+    | expr '-' expr { $$ = $1 - $3; }
+    | expr '*' expr { $$ = $1 * $3; }
+    | NUM ;
+%%
+int yylex(void)
+{
+	int c = getchar();
+	while (c == ' ')
+		c = getchar();
+	if (isdigit(c)) {
+		int v = 0;
+		for (; isdigit(c); c = getchar())
+			v = v * 10 + c - '0';
+		ungetc(c, stdin);
+		yylval = v;
+		return NUM;
+	}
+	return c == EOF ? 0 : c;
+}
+void yyerror(const char *s) { fprintf(stderr, "%s\n", s); }
+int main(void) { return yyparse(); }
+EOF
+	printf '%s\n' "$format" >"$t/debian/source/format"
+	cat >"$t/debian/control" <<EOF
+Source: hkcalc
+Section: misc
+Priority: optional
+Maintainer: harkaq tests <tests@harkaq.invalid>
+Build-Depends: $bd
+Standards-Version: 4.6.2
+Rules-Requires-Root: no
+
+Package: hkcalc
+Architecture: any
+Description: a calculator made with yacc and cc
+ harkaq's test of a Debian build that calls yacc and cc.
+EOF
+	cat >"$t/debian/changelog" <<'EOF'
+hkcalc (1.0) unstable; urgency=medium
+
+  * A test package.
+
+ -- harkaq tests <tests@harkaq.invalid>  Thu, 01 Jun 2023 00:00:00 +0000
+EOF
+	printf '%s\n' '#!/usr/bin/make -f' \
+		'build build-arch:' $'\tyacc -o calc.c calc.y' $'\tcc -O2 -o hkcalc calc.c' \
+		'build-indep:' \
+		'clean:' $'\trm -rf calc.c hkcalc debian/files debian/tmp' \
+		'binary binary-arch: build' $'\trm -rf debian/tmp' \
+		$'\tinstall -d debian/tmp/DEBIAN debian/tmp/usr/bin' \
+		$'\tinstall -m 755 hkcalc debian/tmp/usr/bin/hkcalc' \
+		$'\tdpkg-gencontrol -phkcalc -Pdebian/tmp' \
+		$'\tdpkg-deb --root-owner-group --build debian/tmp ..' \
+		'binary-indep:' \
+		'.PHONY: build build-arch build-indep clean binary binary-arch binary-indep' \
+		>"$t/debian/rules"
+	chmod 755 "$t/debian/rules"
+	(cd "$d" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in $d"
+}
+
+artifacts() { "$HARKAQ" store --store "$S" list 2>/dev/null | wc -l; }
+store_temps() { find "$S" -maxdepth 1 -name '.tmp-*' | wc -l; }
+
+# bad NAME DSC EXPECTED-TEXT: exit 65, the text in the message, nothing made.
+bad() {
+	local name=$1 dsc=$2 want=$3 before out rc
+	before=$(artifacts)
+	out=$("$HARKAQ" build --store "$S" --dsc "$dsc" --quiet 2>&1); rc=$?
+	check_eq "$name: exit 65" 65 "$rc"
+	check_contains "$name: the message names it" "$out" "$want"
+	check_eq "$name: nothing added to the store" "$before" "$(artifacts)"
+	check_eq "$name: no temporary left in the store" 0 "$(store_temps)"
+	check_eq "$name: no work directory left" "" "$(ls -A "$TMPDIR")"
+}
+
+# --- bad input -------------------------------------------------------------------------------
+sec "bad input"
+make_pkg "$W/ok" "bison"
+cp -a "$W/ok" "$W/malformed"
+sed -i 's/^\( [0-9a-f]\{64\}\) [0-9]* \(hkcalc_1.0.tar.xz\)$/\1 12x \2/' "$W/malformed/hkcalc_1.0.dsc"
+bad "a malformed Checksums-Sha256 entry" "$W/malformed/hkcalc_1.0.dsc" \
+	"hkcalc_1.0.dsc:"
+out=$("$HARKAQ" build --store "$S" --dsc "$W/malformed/hkcalc_1.0.dsc" --quiet 2>&1)
+check_contains "a malformed entry: the field is named" "$out" \
+	'Checksums-Sha256: expected "HASH SIZE NAME"'
+
+cp -a "$W/ok" "$W/tampered"
+printf 'x' | dd of="$W/tampered/hkcalc_1.0.tar.xz" bs=1 seek=100 count=1 conv=notrunc 2>/dev/null
+bad "a tarball that is not the .dsc's" "$W/tampered/hkcalc_1.0.dsc" \
+	"Checksums-Sha256: hkcalc_1.0.tar.xz has SHA-256"
+# Its control: the untouched copy gets past the checksums (it is built further below).
+
+make_pkg "$W/unsat" "bison, hk-no-such-package (>= 1)"
+bad "an unsatisfiable Build-Depends" "$W/unsat/hkcalc_1.0.dsc" \
+	"Build-Depends: unsatisfiable on base debian-12-buildd: apt says: Depends: hk-no-such-package"
+
+cp -a "$W/ok" "$W/format"
+sed -i 's/^Format: .*/Format: 9.9 (unknown)/' "$W/format/hkcalc_1.0.dsc"
+bad "a format dpkg-source refuses" "$W/format/hkcalc_1.0.dsc" \
+	"Format 9.9 (unknown): dpkg-source -x refused the source"
+
+# --- yacc and cc: the dpkg state's alternatives, dpkg-checkbuilddeps on its database ---------
+sec "yacc and cc"
+"$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --json >"$W/calc.json" 2>"$W/calc.log"
+rc=$?
+check "the yacc and cc build gives a verdict (exit $rc)" test "$rc" -le 1
+check_eq "every phase ran and succeeded" "clean:0 build:0 binary:0" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/calc.json")"
+check_contains "yacc ran (an alternatives link of the dpkg state)" "$(cat "$W/calc.log")" \
+	"yacc -o calc.c calc.y"
+check_eq "the closure holds bison" "bison" \
+	"$(jq -r '[.closure[].name | select(. == "bison")] | join(" ")' "$W/calc.json")"
+check_eq "nothing is missing" "[]" "$(jq -c '.missing' "$W/calc.json")"
+check_eq "every phase saw its canary, and the kernel's count matched" "true" \
+	"$(jq '[.result.phases[].verdict | .canary.seen and .kernel.denials == .kernel.records_received] | all' "$W/calc.json")"
+art=$(jq -r '.result.artifact' "$W/calc.json")
+adir=$S/${art#b3:}-hkcalc_debs
+deb=$adir/hkcalc_1.0_amd64.deb
+check "the .deb is sealed in the store" test -f "$deb"
+check_eq "its SHA-256 is the result's" "$(sha256sum <"$deb" | cut -d' ' -f1)" \
+	"$(jq -r '.outputs[] | select(.file == "hkcalc_1.0_amd64.deb") | .sha256' "$W/calc.json")"
+mkdir -p "$W/x" && dpkg-deb -x "$deb" "$W/x"
+check_eq "the calculator it ships computes" 17 "$(printf '2+3*5\n' | "$W/x/usr/bin/hkcalc")"
+check_contains "the .buildinfo lists bison from the sandbox's package database" \
+	"$(cat "$adir/hkcalc_1.0_amd64.buildinfo")" " bison (="
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
+# The converse, from the same run: every used Build-Depends had a file opened (bison's, by
+# yacc)...
+check_eq "the converse was computed, for the one Build-Depends" "true 1" "$(jq -r '"\(.converse.computed) \(.converse.checked)"' "$W/calc.json")"
+check_eq "...and nothing declared went unopened" "[]" "$(jq -c '.converse.unopened' "$W/calc.json")"
+# ...and a Build-Depends the build never uses (hello, a package of the archive) is named.
+make_pkg "$W/unused" "bison, hello"
+"$HARKAQ" build --store "$S" --dsc "$W/unused/hkcalc_1.0.dsc" --json >"$W/unused.json" \
+	2>"$W/unused.log"
+check_eq "an unused Build-Depends: named as unopened, bison not" "Build-Depends:hello" \
+	"$(jq -r '[.converse.unopened[] | "\(.field):\(.group)"] | join(" ")' "$W/unused.json")"
+check_contains "an unused Build-Depends: labelled as opens, not existence checks" \
+	"$(cat "$W/unused.log")" "declared, none of its files opened (opens are seen; existence checks"
+
+# The control: debian/control asks for bison, the .dsc does not: the sandbox's package
+# database lacks it and dpkg-checkbuilddeps refuses the build.
+cp -a "$W/ok" "$W/nobison"
+sed -i 's/^Build-Depends: bison$/Build-Depends: make/' "$W/nobison/hkcalc_1.0.dsc"
+"$HARKAQ" build --store "$S" --dsc "$W/nobison/hkcalc_1.0.dsc" --json >"$W/nobison.json" \
+	2>"$W/nobison.log"
+check_eq "without bison in the .dsc, the first phase fails" "clean:3" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/nobison.json")"
+check_contains "dpkg-checkbuilddeps says why" "$(cat "$W/nobison.log")" \
+	"Unmet build dependencies: bison"
+
+# Without bison at all: yacc is no file of any package, only the link bison's dpkg state made
+# (update-alternatives); the store view shows that link as a trap attributed to bison.
+make_pkg "$W/noyacc" "make"
+"$HARKAQ" build --store "$S" --dsc "$W/noyacc/hkcalc_1.0.dsc" --json >"$W/noyacc.json" \
+	2>"$W/noyacc.log"
+check_eq "without bison: the build phase fails" "build:2" \
+	"$(jq -r '[.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")' "$W/noyacc.json")"
+check_eq "without bison: bison is named through the yacc link its dpkg state recorded" \
+	"bison /usr/bin/yacc link" \
+	"$(jq -r '.missing[] | select(.package == "bison") | "\(.package) \(.via) \(.how)"' "$W/noyacc.json")"
+check_contains "without bison: said in Build-Depends terms" "$(cat "$W/noyacc.log")" \
+	"missing Build-Depends: bison (debian/rules build executed /usr/bin/yacc, by make, its symlink)"
+
+# --- a real package with a Build-Depends dropped ----------------------------------------------
+sec "sl without libncurses5-dev"
+mkdir -p "$W/sl" "$W/sl-drop"
+dpkg-source -x "$SL" "$W/sl/sl-5.02" >/dev/null 2>&1
+cp "$(dirname "$SL")"/sl_5.02.orig.tar.gz "$W/sl-drop/"
+cp -a "$W/sl/sl-5.02" "$W/sl-drop/"
+sed -i 's/^Build-Depends: debhelper (>= 9), libncurses5-dev$/Build-Depends: debhelper (>= 9)/' \
+	"$W/sl-drop/sl-5.02/debian/control"
+(cd "$W/sl-drop" && dpkg-source -b sl-5.02 >/dev/null 2>&1) || not_ok "dpkg-source -b of sl"
+check_eq "the dropped .dsc lacks it" "Build-Depends: debhelper (>= 9)" \
+	"$(grep '^Build-Depends:' "$W/sl-drop/sl_5.02-1.dsc")"
+
+# 1. Nothing in the store ships curses.h: the compiler finds no file, and no denial names a
+#    package (harkaq cannot name what it cannot show).
+"$HARKAQ" build --store "$S" --dsc "$W/sl-drop/sl_5.02-1.dsc" --json >"$W/sl1.json" 2>"$W/sl1.log"
+check_eq "invisible: the build phase fails" "build:2" \
+	"$(jq -r '[.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")' "$W/sl1.json")"
+check_contains "invisible: the compiler found no curses.h" "$(cat "$W/sl1.log")" \
+	"curses.h: No such file or directory"
+check_eq "invisible: no missing Build-Depends is claimed" "[]" "$(jq -c '[.missing[].package]' "$W/sl1.json")"
+
+# 2. Visible (--see), not granted: the denial names it.
+"$HARKAQ" build --store "$S" --dsc "$W/sl-drop/sl_5.02-1.dsc" --see libncurses-dev --json \
+	>"$W/sl2.json" 2>"$W/sl2.log"
+check_eq "visible: libncurses-dev is a missing Build-Depends" "libncurses-dev" \
+	"$(jq -r '[.missing[].package] | join(" ")' "$W/sl2.json")"
+check_eq "visible: with the header the compiler read" "debian/rules build read /usr/include/curses.h by cc1" \
+	"$(jq -r '.missing[] | select(.package == "libncurses-dev") | "\(.phase) read \(.path) by \(.exe | split("/") | last)"' "$W/sl2.json")"
+check_contains "visible: the human report says it in Build-Depends terms" "$(cat "$W/sl2.log")" \
+	"missing Build-Depends: libncurses-dev (debian/rules build read /usr/include/curses.h, by cc1"
+
+# 3. Declared again (the original .dsc): the denial is gone and the build succeeds.
+"$HARKAQ" build --store "$S" --dsc "$SL" --json >"$W/sl3.json" 2>"$W/sl3.log"
+check_eq "declared: every phase succeeds" "clean:0 build:0 binary:0" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/sl3.json")"
+check_eq "declared: libncurses-dev is in the closure" "libncurses-dev" \
+	"$(jq -r '[.closure[].name | select(. == "libncurses-dev")] | join(" ")' "$W/sl3.json")"
+check_eq "declared: no finding names it any more" "" \
+	"$(jq -r '[(.missing + .probes)[].package | select(startswith("libncurses"))] | join(" ")' "$W/sl3.json")"
+check_eq "declared: every phase saw its canary" "true" \
+	"$(jq '[.result.phases[].verdict.canary.seen] | all' "$W/sl3.json")"
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+sec "done"
+finish
