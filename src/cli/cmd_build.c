@@ -9,6 +9,7 @@
  *   build_result.c  the result as JSON */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,168 +199,165 @@ static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	return code;
 }
 
-int cmd_build(int argc, char **argv)
+/* What the command line said, before it becomes hk_build_opts. */
+struct build_cli {
+	const char *store_opt, *user, *profile, *result_out, *wrap, *key;
+	bool cage, json, keep, quiet, no_evidence, per_file_rules, verify_full, no_seal, seal_impure;
+	long timeout, force_abi;
+	struct hk_dsc_opts dsc;
+	struct hk_strv see;
+	bool dsc_only_option;       /* an option that only a --dsc build takes was given */
+};
+
+/* A number option in (0, max]; false (with the message) when it is not one. */
+static bool number_option(const char *opt, const char *what, const char *arg, long max,
+			  long *out)
 {
-	const char *store_opt = NULL, *user = "nobody", *profile = "autotools", *result_out = NULL;
-	bool cage = true, json = false, keep = false, quiet = false, no_evidence = false;
-	bool per_file_rules = false, verify_full = false, no_seal = false, seal_impure = false;
-	const char *wrap = NULL, *key = NULL;
-	long timeout = 3600, force_abi = 0;
-	struct hk_dsc_opts dsc = { .base = HK_DSC_DEFAULT_BASE, .jobs = 1 };
-	hk_autostrv struct hk_strv see = HK_STRV_INIT;
-	bool dsc_only_option = false;
-	int c;
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (*end || end == arg || v <= 0 || v > max) {
+		fprintf(stderr, "harkaq build: %s wants %s, not '%s'\n", opt, what, arg);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* The options a --dsc build takes (docs/debian-builds.md): true when `c` was one of them, with
+ * *rc HK_EXIT_USAGE when its value is wrong. */
+static bool dsc_option(int c, struct build_cli *o, int *rc)
+{
+	long jobs;
+	switch (c) {
+	case OPT_BASE: o->dsc.base = optarg; break;
+	case OPT_WITH_CHECKS: o->dsc.with_checks = true; break;
+	case OPT_NO_CLEAN: o->dsc.no_clean = true; break;
+	case OPT_BUILD_WHAT:
+		if (strcmp(optarg, "binary") == 0) {
+			o->dsc.mode = HK_DSC_BUILD_BINARY;
+		} else if (strcmp(optarg, "any") == 0) {
+			o->dsc.mode = HK_DSC_BUILD_ANY;
+		} else if (strcmp(optarg, "all") == 0) {
+			o->dsc.mode = HK_DSC_BUILD_ALL;
+		} else {
+			fprintf(stderr, "harkaq build: --build wants binary, any or all (as "
+					"dpkg-buildpackage's -b, -B, -A), not '%s'\n", optarg);
+			*rc = HK_EXIT_USAGE;
+		}
+		break;
+	case OPT_JOBS:
+		if (number_option("--jobs", "a number", optarg, 1024, &jobs))
+			o->dsc.jobs = (int)jobs;
+		else
+			*rc = HK_EXIT_USAGE;
+		break;
+	case OPT_SEE: {
+		hk_autofree char *list = hk_xstrdup(optarg);
+		for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+		     t = strtok_r(NULL, ",", &save))
+			hk_strv_push(&o->see, t);
+		break;
+	}
+	default:
+		return false;
+	}
+	o->dsc_only_option = true;
+	return true;
+}
+
+/* Reads the options into `o`.  Returns -1 to go on, or the exit status to return (--help, a
+ * bad option or value). */
+static int parse_build_options(int argc, char **argv, struct build_cli *o)
+{
+	int c, rc = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", build_options, NULL)) != -1) {
+	while (rc < 0 && (c = getopt_long(argc, argv, "h", build_options, NULL)) != -1) {
+		if (dsc_option(c, o, &rc))
+			continue;
 		switch (c) {
-		case OPT_STORE: store_opt = optarg; break;
-		case OPT_NO_CAGE: cage = false; break;
-		case OPT_USER: user = optarg; break;
-		case OPT_PROFILE: profile = optarg; break;
-		case OPT_JSON: json = true; break;
-		case OPT_RESULT_OUT: result_out = optarg; break;
-		case OPT_KEEP: keep = true; break;
-		case OPT_QUIET: quiet = true; break;
-		case OPT_NO_EVIDENCE: no_evidence = true; break;
-		case OPT_WRAP: wrap = optarg; break;
-		case OPT_PER_FILE_RULES: per_file_rules = true; break;
-		case OPT_KEY: key = optarg; break;
-		case OPT_VERIFY_FULL: verify_full = true; break;
-		case OPT_NO_SEAL: no_seal = true; break;
-		case OPT_SEAL_IMPURE: seal_impure = true; break;
-		case OPT_DSC: dsc.dsc_path = optarg; break;
-		case OPT_BASE: dsc.base = optarg; dsc_only_option = true; break;
-		case OPT_WITH_CHECKS: dsc.with_checks = true; dsc_only_option = true; break;
-		case OPT_NO_CLEAN: dsc.no_clean = true; dsc_only_option = true; break;
-		case OPT_BUILD_WHAT:
-			dsc_only_option = true;
-			if (strcmp(optarg, "binary") == 0) {
-				dsc.mode = HK_DSC_BUILD_BINARY;
-			} else if (strcmp(optarg, "any") == 0) {
-				dsc.mode = HK_DSC_BUILD_ANY;
-			} else if (strcmp(optarg, "all") == 0) {
-				dsc.mode = HK_DSC_BUILD_ALL;
-			} else {
-				fprintf(stderr, "harkaq build: --build wants binary, any or all (as "
-						"dpkg-buildpackage's -b, -B, -A), not '%s'\n", optarg);
-				return HK_EXIT_USAGE;
-			}
+		case OPT_STORE: o->store_opt = optarg; break;
+		case OPT_NO_CAGE: o->cage = false; break;
+		case OPT_USER: o->user = optarg; break;
+		case OPT_PROFILE: o->profile = optarg; break;
+		case OPT_JSON: o->json = true; break;
+		case OPT_RESULT_OUT: o->result_out = optarg; break;
+		case OPT_KEEP: o->keep = true; break;
+		case OPT_QUIET: o->quiet = true; break;
+		case OPT_NO_EVIDENCE: o->no_evidence = true; break;
+		case OPT_WRAP: o->wrap = optarg; break;
+		case OPT_PER_FILE_RULES: o->per_file_rules = true; break;
+		case OPT_KEY: o->key = optarg; break;
+		case OPT_VERIFY_FULL: o->verify_full = true; break;
+		case OPT_NO_SEAL: o->no_seal = true; break;
+		case OPT_SEAL_IMPURE: o->seal_impure = true; break;
+		case OPT_DSC: o->dsc.dsc_path = optarg; break;
+		case OPT_FORCE_ABI:
+			if (!number_option("--force-abi", "an ABI number", optarg, 1000,
+					   &o->force_abi))
+				rc = HK_EXIT_USAGE;
 			break;
-		case OPT_JOBS: {
-			char *end;
-			long jobs = strtol(optarg, &end, 10);
-			dsc_only_option = true;
-			if (*end || end == optarg || jobs <= 0 || jobs > 1024) {
-				fprintf(stderr, "harkaq build: --jobs wants a number, not '%s'\n", optarg);
-				return HK_EXIT_USAGE;
-			}
-			dsc.jobs = (int)jobs;
+		case OPT_TIMEOUT:
+			if (!number_option("--timeout", "seconds", optarg, INT_MAX, &o->timeout))
+				rc = HK_EXIT_USAGE;
 			break;
-		}
-		case OPT_SEE: {
-			dsc_only_option = true;
-			hk_autofree char *list = hk_xstrdup(optarg);
-			for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save))
-				hk_strv_push(&see, t);
-			break;
-		}
-		case OPT_FORCE_ABI: {
-			char *end;
-			force_abi = strtol(optarg, &end, 10);
-			if (*end || end == optarg || force_abi <= 0 || force_abi > 1000) {
-				fprintf(stderr, "harkaq build: --force-abi wants an ABI number, not '%s'\n",
-					optarg);
-				return HK_EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_TIMEOUT: {
-			char *end;
-			timeout = strtol(optarg, &end, 10);
-			if (*end || timeout <= 0) {
-				fprintf(stderr, "harkaq build: --timeout wants seconds, not '%s'\n", optarg);
-				return HK_EXIT_USAGE;
-			}
-			break;
-		}
 		case OPT_HELP:
 		case 'h':
 			build_usage(stdout);
-			return HK_EXIT_OK;
+			rc = HK_EXIT_OK;
+			break;
 		default:
 			build_usage(stderr);
-			return HK_EXIT_USAGE;
+			rc = HK_EXIT_USAGE;
 		}
 	}
-	if (dsc.dsc_path && optind != argc) {
-		fprintf(stderr, "harkaq build: --dsc builds a source package, not a RECIPE (see "
-				"'harkaq build --help')\n");
+	return rc;
+}
+
+/* The options that contradict each other or the operands.  Returns -1 when they agree, or
+ * HK_EXIT_USAGE with the message printed. */
+static int check_build_options(int argc, const struct build_cli *o)
+{
+	const char *msg = NULL;
+	if (o->dsc.dsc_path && optind != argc)
+		msg = "--dsc builds a source package, not a RECIPE (see 'harkaq build --help')";
+	else if (!o->dsc.dsc_path && o->dsc_only_option)
+		msg = "--base, --build, --with-checks, --no-clean, --jobs and --see are for --dsc "
+		      "builds (a recipe names its own base)";
+	else if (!o->dsc.dsc_path && optind != argc - 1)
+		msg = "give exactly one RECIPE (see 'harkaq build --help')";
+	else if (o->no_seal && o->seal_impure)
+		msg = "--no-seal and --seal-impure contradict each other";
+	else if (o->dsc.dsc_path && o->key)
+		msg = "--key is not yet available for --dsc builds";
+	if (msg) {
+		fprintf(stderr, "harkaq build: %s\n", msg);
 		return HK_EXIT_USAGE;
 	}
-	if (!dsc.dsc_path && dsc_only_option) {
-		fprintf(stderr, "harkaq build: --base, --build, --with-checks, --no-clean, --jobs and "
-				"--see are for --dsc builds (a recipe names its own base)\n");
-		return HK_EXIT_USAGE;
-	}
-	if (!dsc.dsc_path && optind != argc - 1) {
-		fprintf(stderr, "harkaq build: give exactly one RECIPE (see 'harkaq build --help')\n");
-		return HK_EXIT_USAGE;
-	}
-	if (no_seal && seal_impure) {
-		fprintf(stderr, "harkaq build: --no-seal and --seal-impure contradict each other\n");
-		return HK_EXIT_USAGE;
-	}
-	if (!hk_base_profile_find(profile)) {
-		fprintf(stderr, "harkaq build: unknown base profile '%s' (known:", profile);
+	if (!hk_base_profile_find(o->profile)) {
+		fprintf(stderr, "harkaq build: unknown base profile '%s' (known:", o->profile);
 		for (const char *const *p = hk_base_profile_names(); *p; p++)
 			fprintf(stderr, " %s", *p);
 		fprintf(stderr, ")\n");
 		return HK_EXIT_USAGE;
 	}
-	struct hk_build_opts bo = {
-		.recipe_path = dsc.dsc_path ? NULL : argv[optind],
-		.store_dir = store_opt,
-		.cage = cage,
-		.no_evidence = no_evidence,
-		.per_file_rules = per_file_rules,
-		.verify_full = verify_full,
-		.no_seal = no_seal,
-		.seal_impure = seal_impure,
-		.wrap = wrap,
-		.force_abi = (int)force_abi,
-		.user = user,
-		.profile = profile,
-		.timeout_s = (int)timeout,
-		.keep = keep,
-		.quiet = quiet,
-	};
+	return -1;
+}
+
+/* A recipe's build: the key checked first, the build, its attestations, the result. */
+static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *o)
+{
 	struct hk_build_result br;
 	struct hk_error err = { 0 };
-	if (dsc.dsc_path) {
-		dsc.see = (const char *const *)see.v;
-		dsc.n_see = see.n;
-		/* The .debs are what a Debian build is for: they enter the store whatever the
-		 * verdicts (which the result keeps beside their hashes), unless --no-seal.  Their
-		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
-		 * as the provider of a path a build read (docs/debian-builds.md, "The steps"). */
-		bo.seal_impure = !no_seal;
-		if (key) {
-			fprintf(stderr, "harkaq build: --key is not yet available for --dsc builds\n");
-			return HK_EXIT_USAGE;
-		}
-		return build_dsc(&bo, &dsc, json, result_out);
-	}
 	/* The attestations (cli/attest.h): a key that cannot be used stops the build first. */
 	struct hk_attest_ctx attest;
-	int code = hk_attest_begin(&attest, key, &err);
+	int code = hk_attest_begin(&attest, o->key, &err);
 	if (code != 0) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		return code;
 	}
-	FILE *json_out = reserve_stdout(json);
-	code = hk_build_run(&bo, &br, &err);
-	if (code < HK_EXIT_USAGE && hk_attest_build(&attest, &bo, &br, &err) != 0)
+	FILE *json_out = reserve_stdout(o->json);
+	code = hk_build_run(bo, &br, &err);
+	if (code < HK_EXIT_USAGE && hk_attest_build(&attest, bo, &br, &err) != 0)
 		code = HK_EXIT_SOFTWARE;
 	hk_attest_end(&attest);
 	if (code >= HK_EXIT_USAGE) {
@@ -370,17 +368,67 @@ int cmd_build(int argc, char **argv)
 	}
 	/* --json answers on every path, failures included: a consumer reads one object, with
 	 * "error" set when the build stopped before giving verdicts. */
-	if (json || result_out) {
+	if (o->json || o->result_out) {
 		struct hk_buf b = HK_BUF_INIT;
 		struct hk_json j;
 		hk_json_init(&j, &b, 0);
 		hk_build_result_json(&br, &j);
 		hk_buf_putc(&b, '\n');
-		code = write_result(&b, json, json_out, result_out, code);
+		code = write_result(&b, o->json, json_out, o->result_out, code);
 		hk_buf_free(&b);
 	}
 	if (json_out != stdout)
 		fclose(json_out);
 	hk_build_result_free(&br);
 	return code;
+}
+
+int cmd_build(int argc, char **argv)
+{
+	struct build_cli o = {
+		.user = "nobody",
+		.profile = "autotools",
+		.cage = true,
+		.timeout = 3600,
+		.dsc = { .base = HK_DSC_DEFAULT_BASE, .jobs = 1 },
+		.see = HK_STRV_INIT,
+	};
+	int rc = parse_build_options(argc, argv, &o);
+	if (rc < 0)
+		rc = check_build_options(argc, &o);
+	if (rc >= 0) {
+		hk_strv_free(&o.see);
+		return rc;
+	}
+	struct hk_build_opts bo = {
+		.recipe_path = o.dsc.dsc_path ? NULL : argv[optind],
+		.store_dir = o.store_opt,
+		.cage = o.cage,
+		.no_evidence = o.no_evidence,
+		.per_file_rules = o.per_file_rules,
+		.verify_full = o.verify_full,
+		.no_seal = o.no_seal,
+		.seal_impure = o.seal_impure,
+		.wrap = o.wrap,
+		.force_abi = (int)o.force_abi,
+		.user = o.user,
+		.profile = o.profile,
+		.timeout_s = (int)o.timeout,
+		.keep = o.keep,
+		.quiet = o.quiet,
+	};
+	if (o.dsc.dsc_path) {
+		o.dsc.see = (const char *const *)o.see.v;
+		o.dsc.n_see = o.see.n;
+		/* The .debs are what a Debian build is for: they enter the store whatever the
+		 * verdicts (which the result keeps beside their hashes), unless --no-seal.  Their
+		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
+		 * as the provider of a path a build read (docs/debian-builds.md, "The steps"). */
+		bo.seal_impure = !o.no_seal;
+		rc = build_dsc(&bo, &o.dsc, o.json, o.result_out);
+	} else {
+		rc = build_recipe(&bo, &o);
+	}
+	hk_strv_free(&o.see);
+	return rc;
 }
