@@ -97,6 +97,8 @@ struct hk_build_opts {
 	const char *const *phase_labels; /* HK_PHASE_COUNT names for the phases ("build" …) */
 	const char *dpkg_db;             /* host directory bound read-only at /var/lib/dpkg */
 	bool observe_opens;              /* record the files the phases opened (cli/reads.h) */
+	const char *const *view_hide;    /* artifact names the store view leaves out */
+	size_t n_view_hide;
 	const char *const *dpkg_db_files;   /* its files as sandbox paths, granted read-only */
 	size_t n_dpkg_db_files;
 };

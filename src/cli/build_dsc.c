@@ -445,6 +445,46 @@ static int prepare(struct dsc_build *b)
 	return write_recipe(b);
 }
 
+/* --confirm (docs/debian-builds.md, "--confirm"): when the build failed and the report names
+ * missing Build-Depends the store holds, the same build again with those packages left out of
+ * the store view — the world of a machine without them.  The store view makes visible what a
+ * buildd would not have, so a probe the build would survive by not finding (setuptools trying
+ * `import Cython`) can fail on a denial instead: a build that succeeds without the packages did
+ * not need them; one that still fails did, or failed for another reason its own report shows.
+ * Nothing of the second build is sealed.  A failure to run it is said in its result, never
+ * taken for either answer. */
+static void confirm_needs(const struct hk_build_opts *eo, struct hk_dsc_result *r)
+{
+	if (!r->built || dsc_completed(&r->build))
+		return;
+	hk_autostrv struct hk_strv needs = HK_STRV_INIT;
+	hk_dsc_store_needs(r, &needs);
+	if (needs.n == 0)
+		return;
+	struct hk_build_opts co = *eo;
+	co.view_hide = (const char *const *)needs.v;
+	co.n_view_hide = needs.n;
+	co.no_seal = true;
+	co.seal_impure = false;
+	co.observe_opens = false;
+	if (!eo->quiet) {
+		fprintf(stderr, "[dsc] --confirm: building again without");
+		for (size_t i = 0; i < needs.n; i++)
+			fprintf(stderr, " %s", needs.v[i]);
+		fprintf(stderr, " in the store view\n");
+	}
+	struct hk_error cerr = { 0 };
+	int code = hk_build_run(&co, &r->confirm, &cerr);
+	if (code >= HK_EXIT_USAGE) {
+		r->confirm_error = hk_xstrdup(cerr.msg);
+		if (r->confirm.failed_stage == HK_BUILD_STAGE_NONE)
+			r->confirm.failed_stage = HK_BUILD_STAGE_SETUP;
+	}
+	r->confirmed_ran = true;
+	r->n_confirm_hidden = needs.n;
+	r->confirm_hidden = hk_strv_steal(&needs);
+}
+
 int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o,
 		     struct hk_dsc_result *r, struct hk_error *err)
 {
@@ -483,6 +523,8 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		if (code < HK_EXIT_USAGE && r->build.opened_observed && dsc_completed(&r->build) &&
 		    dsc_find_unread(&b) < 0)
 			code = HK_EXIT_SOFTWARE;
+		if (code < HK_EXIT_USAGE && o->confirm)
+			confirm_needs(&eo, r);
 	}
 	if (b.store)
 		hk_store_close(b.store);
@@ -531,6 +573,10 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 	free(r->state_id);
 	if (r->built)
 		hk_build_result_free(&r->build);
+	if (r->confirmed_ran)
+		hk_build_result_free(&r->confirm);
+	hk_strfreev(r->confirm_hidden);
+	free(r->confirm_error);
 	for (size_t i = 0; i < r->n_outputs; i++)
 		free(r->outputs[i].file);
 	free(r->outputs);

@@ -30,6 +30,7 @@
 #include "cli/build.h"
 #include "core/dsc.h"
 #include "core/json.h"
+#include "core/strv.h"
 
 #define HK_DSC_DEFAULT_BASE "debian-12-buildd"
 
@@ -47,6 +48,10 @@ struct hk_dsc_opts {
 	bool with_checks;           /* run the test suites (no nocheck option and profile) */
 	bool no_clean;              /* skip the clean phase (dpkg-buildpackage -nc) */
 	int jobs;                   /* DEB_BUILD_OPTIONS parallel=N */
+	/* When the build failed with missing Build-Depends of the store: build again with those
+	 * packages left out of the store view, to see whether the build needed them or only
+	 * failed on being refused what a machine without them would not have shown. */
+	bool confirm;
 	/* Packages imported into the store (with their dependencies) before the build, so the
 	 * store view shows them: visible, not granted (docs/debian-builds.md, "What a build can
 	 * name"). */
@@ -104,6 +109,12 @@ struct hk_dsc_result {
 	struct hk_dsc_unread *unread;
 	size_t n_unread;
 	size_t n_groups_checked;
+	/* --confirm: the packages left out of the view, and the second build's result. */
+	char **confirm_hidden;      /* NULL-terminated; NULL when no second build ran */
+	size_t n_confirm_hidden;
+	bool confirmed_ran;
+	struct hk_build_result confirm;
+	char *confirm_error;        /* why the second build stopped before its verdicts, or NULL */
 	char *work;                 /* the front end's work directory */
 	const char *error;
 };
@@ -113,6 +124,10 @@ struct hk_dsc_result {
 int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o,
 		     struct hk_dsc_result *r, struct hk_error *err);
 void hk_dsc_result_free(struct hk_dsc_result *r);
+
+/* The missing Build-Depends the report names that are store artifacts (those --confirm can leave
+ * out of the view), into `out` (dsc_report.c). */
+void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out);
 
 /* The report in Build-Depends terms (dsc_report.c), for people (on `f`) and for programs. */
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *f);

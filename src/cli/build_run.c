@@ -337,8 +337,8 @@ static int plan_build(struct build *b)
 	b->sb.n_layers = br->plan.n_layers;
 	/* What the build may see beyond its closure: every artifact of the store, read-only and
 	 * not granted, so that using one is a named denial (core/view.h). */
-	if (hk_view_ensure(br->store, br->plan.base_root, hk_sandbox_merges_path, &br->view,
-			   b->err) < 0)
+	if (hk_view_ensure_hiding(br->store, br->plan.base_root, hk_sandbox_merges_path,
+				  b->bo->view_hide, b->bo->n_view_hide, &br->view, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	if (!b->bo->quiet && br->view.made)
 		fprintf(stderr, "[view] store view %s made: %zu artifact(s), %zu files linked, "

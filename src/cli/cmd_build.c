@@ -84,6 +84,9 @@ static void build_usage(FILE *f)
 		"  --see PKG[,PKG...] import these packages (with their dependencies) before the build,\n"
 		"                     so the store view shows them: a build that uses one is then a\n"
 		"                     named denial instead of a missing file\n"
+		"  --confirm          when the build fails and names missing Build-Depends of the\n"
+		"                     store, build again without them in the store view: success\n"
+		"                     means they were not needs (a probe the view made fatal)\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
 		"                     spaces) inside the sandbox, e.g. 'strace -f -e trace=file -o\n"
 		"                     /tmp/trace'; under the cage seccomp denies ptrace, so tracers\n"
@@ -97,7 +100,7 @@ static void build_usage(FILE *f)
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
        OPT_KEY, OPT_VERIFY_FULL, OPT_NO_SEAL, OPT_SEAL_IMPURE, OPT_DSC, OPT_BASE, OPT_BUILD_WHAT,
-       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_HELP };
+       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_CONFIRM, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -124,6 +127,7 @@ static const struct option build_options[] = {
 	{ "no-clean", no_argument, NULL, OPT_NO_CLEAN },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "see", required_argument, NULL, OPT_SEE },
+	{ "confirm", no_argument, NULL, OPT_CONFIRM },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -232,6 +236,7 @@ static bool dsc_option(int c, struct build_cli *o, int *rc)
 	case OPT_BASE: o->dsc.base = optarg; break;
 	case OPT_WITH_CHECKS: o->dsc.with_checks = true; break;
 	case OPT_NO_CLEAN: o->dsc.no_clean = true; break;
+	case OPT_CONFIRM: o->dsc.confirm = true; break;
 	case OPT_BUILD_WHAT:
 		if (strcmp(optarg, "binary") == 0) {
 			o->dsc.mode = HK_DSC_BUILD_BINARY;
@@ -321,8 +326,8 @@ static int check_build_options(int argc, const struct build_cli *o)
 	if (o->dsc.dsc_path && optind != argc)
 		msg = "--dsc builds a source package, not a RECIPE (see 'harkaq build --help')";
 	else if (!o->dsc.dsc_path && o->dsc_only_option)
-		msg = "--base, --build, --with-checks, --no-clean, --jobs and --see are for --dsc "
-		      "builds (a recipe names its own base)";
+		msg = "--base, --build, --with-checks, --no-clean, --jobs, --see and --confirm are "
+		      "for --dsc builds (a recipe names its own base)";
 	else if (!o->dsc.dsc_path && optind != argc - 1)
 		msg = "give exactly one RECIPE (see 'harkaq build --help')";
 	else if (o->no_seal && o->seal_impure)

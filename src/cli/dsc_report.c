@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/build_dsc.h"
+#include "cli/dsc_int.h"
 #include "core/strset.h"
 #include "core/util.h"
 
@@ -307,6 +308,104 @@ static void converse_human(const struct hk_dsc_result *r, FILE *out)
 	}
 }
 
+void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
+{
+	struct report rep;
+	report_build(r, &rep);
+	/* A base package cannot be left out of the view: the base is the build's own root. */
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.f[i].need && !(rep.f[i].origin && strcmp(rep.f[i].origin, "base") == 0))
+			hk_strv_push(out, rep.f[i].package);
+	report_free(&rep);
+}
+
+/* --confirm's answer: the second build succeeded without the packages (not needs), or failed
+ * again (needs, or another cause its own report names), or could not give one. */
+enum confirm_answer { CONFIRM_NONE, CONFIRM_NOT_NEEDED, CONFIRM_STILL_FAILS, CONFIRM_NO_ANSWER };
+
+static enum confirm_answer confirm_answer(const struct hk_dsc_result *r)
+{
+	if (!r->confirmed_ran)
+		return CONFIRM_NONE;
+	const struct hk_build_result *c = &r->confirm;
+	if (r->confirm_error || c->n_phases == 0)
+		return CONFIRM_NO_ANSWER;
+	if (dsc_completed(c))
+		return CONFIRM_NOT_NEEDED;
+	return c->failed_stage == HK_BUILD_STAGE_NONE || c->failed_phase ? CONFIRM_STILL_FAILS
+									  : CONFIRM_NO_ANSWER;
+}
+
+static const char *confirm_answer_name(enum confirm_answer a)
+{
+	switch (a) {
+	case CONFIRM_NOT_NEEDED: return "not_needed";
+	case CONFIRM_STILL_FAILS: return "still_fails";
+	case CONFIRM_NO_ANSWER: return "no_answer";
+	case CONFIRM_NONE: break;
+	}
+	return NULL;
+}
+
+/* The second build's report: the same result with its engine's result in place of the
+ * first's (a shallow copy: nothing of it is freed here). */
+static void confirm_report(const struct hk_dsc_result *r, struct report *rep)
+{
+	struct hk_dsc_result second = *r;
+	second.build = r->confirm;
+	second.built = true;
+	report_build(&second, rep);
+}
+
+static void confirm_human(const struct hk_dsc_result *r, FILE *out)
+{
+	enum confirm_answer a = confirm_answer(r);
+	if (a == CONFIRM_NONE)
+		return;
+	fprintf(out, "  --confirm: built again without");
+	for (size_t i = 0; i < r->n_confirm_hidden; i++)
+		fprintf(out, " %s", r->confirm_hidden[i]);
+	fprintf(out, " in the store view:\n   ");
+	for (size_t i = 0; i < r->confirm.n_phases; i++) {
+		const struct phase_result *pr = &r->confirm.phases[i];
+		fprintf(out, " %s %s%s", pr->label,
+			pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : "no verdict",
+			pr->res.exit_code != 0 ? " (failed)" : "");
+	}
+	fputc('\n', out);
+	switch (a) {
+	case CONFIRM_NOT_NEEDED:
+		fprintf(out, "    it succeeded: NOT needs. The build failed on being denied what a "
+			     "machine without them would not show (a probe the store view made "
+			     "fatal); leave them undeclared.\n");
+		break;
+	case CONFIRM_STILL_FAILS: {
+		fprintf(out, "    it failed again: needs, unless its own findings show another "
+			     "cause:\n");
+		struct report rep;
+		confirm_report(r, &rep);
+		size_t shown = 0;
+		for (size_t i = 0; i < rep.n; i++) {
+			if (!rep.f[i].need)
+				continue;
+			fprintf(out, "      missing: ");
+			finding_line(&rep.f[i], out);
+			shown++;
+		}
+		if (!shown)
+			fprintf(out, "      (no other missing Build-Depends named)\n");
+		report_free(&rep);
+		break;
+	}
+	case CONFIRM_NO_ANSWER:
+		fprintf(out, "    no answer: %s\n",
+			r->confirm_error ? r->confirm_error : "the second build gave no verdicts");
+		break;
+	case CONFIRM_NONE:
+		break;
+	}
+}
+
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 {
 	if (!r->dsc_loaded)
@@ -360,6 +459,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 								    : "unattributed",
 			rep.l[i].path ? rep.l[i].path : "?", rep.l[i].phase, exe_short(rep.l[i].exe),
 			rep.l[i].reason ? " — " : "", rep.l[i].reason ? rep.l[i].reason : "");
+	confirm_human(r, out);
 	converse_human(r, out);
 	if (r->n_outputs) {
 		fprintf(out, "  outputs (artifact %s):\n", r->build.artifact_id);
@@ -497,6 +597,23 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	}
 	hk_json_arr_end(j);
 	hk_json_obj_end(j);
+	hk_json_key(j, "confirm");
+	enum confirm_answer ca = confirm_answer(r);
+	if (ca == CONFIRM_NONE) {
+		hk_json_null(j);
+	} else {
+		hk_json_obj_begin(j);
+		hk_json_key(j, "hidden");
+		hk_json_arr_begin(j);
+		for (size_t i = 0; i < r->n_confirm_hidden; i++)
+			hk_json_str(j, r->confirm_hidden[i]);
+		hk_json_arr_end(j);
+		hk_json_kv_str(j, "answer", confirm_answer_name(ca));
+		hk_json_kv_str(j, "error", r->confirm_error);
+		hk_json_key(j, "result");
+		hk_build_result_json(&r->confirm, j);
+		hk_json_obj_end(j);
+	}
 	hk_json_key(j, "outputs");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_outputs; i++) {

@@ -47,6 +47,8 @@ struct snap {
 	size_t n;
 	const struct hk_artifact **states;
 	size_t n_states;
+	const char *const *hide;        /* names left out (hk_view_ensure_hiding) */
+	size_t n_hide;
 };
 
 static void snap_free(struct snap *sn)
@@ -62,8 +64,16 @@ static int cmp_id(const void *a, const void *b)
 		      (*(const struct hk_artifact *const *)b)->id);
 }
 
-static int snapshot(struct hk_store *s, struct snap *sn, char id[HK_B3_ID_LEN],
-		    struct hk_error *err)
+static bool hidden(const char *name, const char *const *hide, size_t n_hide)
+{
+	for (size_t i = 0; i < n_hide; i++)
+		if (strcmp(hide[i], name) == 0)
+			return true;
+	return false;
+}
+
+static int snapshot(struct hk_store *s, const char *const *hide, size_t n_hide, struct snap *sn,
+		    char id[HK_B3_ID_LEN], struct hk_error *err)
 {
 	memset(sn, 0, sizeof(*sn));
 	const struct hk_artifact *const *all = NULL;
@@ -76,7 +86,7 @@ static int snapshot(struct hk_store *s, struct snap *sn, char id[HK_B3_ID_LEN],
 	for (size_t i = 0; i < n_all; i++) {
 		if (all[i]->origin == HK_ORIGIN_STATE)
 			sn->states[sn->n_states++] = all[i];
-		else if (all[i]->origin != HK_ORIGIN_BASE)
+		else if (all[i]->origin != HK_ORIGIN_BASE && !hidden(all[i]->name, hide, n_hide))
 			sn->arts[sn->n++] = all[i];
 	}
 	qsort(sn->arts, sn->n, sizeof(*sn->arts), cmp_merge_order);
@@ -269,6 +279,7 @@ static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_a
  * path the view already has, or a chain that ends at no file of a store artifact, is left. */
 static int add_state_links(struct builder *b, struct hk_store *s,
 			   const struct hk_artifact *const *states, size_t n_states,
+			   const char *const *hide, size_t n_hide,
 			   bool (*merged)(const char *path), struct hk_error *err)
 {
 	int r = 0;
@@ -304,6 +315,8 @@ static int add_state_links(struct builder *b, struct hk_store *s,
 			if (hk_store_providers(s, cur, &prov, &n_prov, &ignored) == 0)
 				for (size_t m = 0; m < n_prov; m++)
 					if (prov[m]->origin != HK_ORIGIN_STATE &&
+					    prov[m]->origin != HK_ORIGIN_BASE &&
+					    !hidden(prov[m]->name, hide, n_hide) &&
 					    (!owner || cmp_merge_order(&prov[m], &owner) < 0))
 						owner = prov[m];
 			free(prov);
@@ -426,7 +439,8 @@ static int make_view(struct hk_store *s, const char *views, const char *hex,
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = add_artifact(&b, s, arts[i], merged, err);
 	if (r == 0)
-		r = add_state_links(&b, s, sn->states, sn->n_states, merged, err);
+		r = add_state_links(&b, s, sn->states, sn->n_states, sn->hide, sn->n_hide, merged,
+				    err);
 	if (r == 0)
 		r = settle_links(&b, tree_shown, base_root, err);
 	if (r == 0) {
@@ -503,12 +517,21 @@ static void prune_views(const char *views, const char *keep_hex)
 int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
 		   struct hk_view *out, struct hk_error *err)
 {
+	return hk_view_ensure_hiding(s, base_root, merged, NULL, 0, out, err);
+}
+
+int hk_view_ensure_hiding(struct hk_store *s, const char *base_root,
+			  bool (*merged)(const char *path), const char *const *hide, size_t n_hide,
+			  struct hk_view *out, struct hk_error *err)
+{
 	memset(out, 0, sizeof(*out));
 	out->lock_fd = -1;
 	struct snap sn;
-	int r = snapshot(s, &sn, out->id, err);
+	int r = snapshot(s, hide, n_hide, &sn, out->id, err);
 	if (r < 0)
 		return r;
+	sn.hide = hide;
+	sn.n_hide = n_hide;
 	const struct hk_artifact **arts = sn.arts;
 	size_t n = sn.n;
 	const char *hex = out->id + 3;

@@ -84,6 +84,14 @@ int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(con
  * (docs/debian-builds.md). */
 bool hk_view_hides(const char *path);
 
+/* The same view without the artifacts named in `hide` (nor the maintainer-made links that lead
+ * to them): the store as it would be without those packages, for a build that checks whether a
+ * package it was denied was needed or only a probe the view made fatal (docs/debian-builds.md,
+ * "--confirm").  Its id is that of what it merges, so it is a view of its own. */
+int hk_view_ensure_hiding(struct hk_store *s, const char *base_root,
+			  bool (*merged)(const char *path), const char *const *hide, size_t n_hide,
+			  struct hk_view *out, struct hk_error *err);
+
 /* Releases the lock and frees the strings (the view stays on disk for later builds). */
 void hk_view_release(struct hk_view *v);
 

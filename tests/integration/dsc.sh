@@ -252,5 +252,50 @@ check_eq "declared: no finding names it any more" "" \
 check_eq "declared: every phase saw its canary" "true" \
 	"$(jq '[.result.phases[].verdict.canary.seen] | all' "$W/sl3.json")"
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+# --- --confirm: a need, or a probe the store view made fatal -----------------------------------
+# The store now holds libncurses-dev (visible, not granted). Two variants of hkcalc look at
+# curses.h, which they do not declare. The probe reads it only if it can (test -r asks
+# access(2), which Landlock does not check, so the view's copy looks readable and the read is
+# denied): on a machine without libncurses-dev the probe finds nothing and the build goes on.
+# The need reads it whatever. Both fail here on the same denial; --confirm builds each again
+# without libncurses-dev in the store view and tells them apart.
+sec "--confirm"
+# curses_pkg DIR RECIPE-LINE: hkcalc whose build target first runs RECIPE-LINE.
+curses_pkg() {
+	make_pkg "$1" "bison"
+	awk -v line="$2" '{ print } /^build build-arch:/ { print "\t" line }' \
+		"$1/hkcalc-1.0/debian/rules" >"$1/rules" && mv "$1/rules" "$1/hkcalc-1.0/debian/rules"
+	chmod 755 "$1/hkcalc-1.0/debian/rules"
+	rm -f "$1"/hkcalc_1.0.*
+	(cd "$1" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in $1"
+}
+curses_pkg "$W/probe" 'if [ -r /usr/include/curses.h ]; then cat /usr/include/curses.h >/dev/null; fi'
+curses_pkg "$W/need" 'cat /usr/include/curses.h >/dev/null'
+for v in probe need; do
+	"$HARKAQ" build --store "$S" --dsc "$W/$v/hkcalc_1.0.dsc" --confirm --json >"$W/$v.json" \
+		2>"$W/$v.log"
+	check_eq "$v: the first build fails on the denied header" "build:2 libncurses-dev" \
+		"$(jq -r '"\([.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")) \([.missing[].package] | join(" "))"' "$W/$v.json")"
+	check_eq "$v: --confirm built again without libncurses-dev in the view" "libncurses-dev" \
+		"$(jq -r '.confirm.hidden | join(" ")' "$W/$v.json")"
+	check_eq "$v: the second build gave verdicts, its canaries seen" "true" \
+		"$(jq '[.confirm.result.phases[].verdict.canary.seen] | (length > 0 and all)' "$W/$v.json")"
+done
+check_eq "probe: the second build succeeds: not a need" "not_needed clean:0 build:0 binary:0" \
+	"$(jq -r '"\(.confirm.answer) \([.confirm.result.phases[] | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/probe.json")"
+check_contains "probe: said to people" "$(cat "$W/probe.log")" "it succeeded: NOT needs"
+check_eq "need: the second build fails again: a need" "still_fails build:2" \
+	"$(jq -r '"\(.confirm.answer) \([.confirm.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/need.json")"
+check_contains "need: the compiler's cat found no file once the package was gone" \
+	"$(cat "$W/need.log")" "/usr/include/curses.h: No such file or directory"
+cart=$(jq -r '.confirm.result.artifact' "$W/probe.json")
+check_contains "probe: the second build's outputs have an id" "$cart" "b3:"
+check "probe: ...and were not sealed (the first ok build's were, above)" \
+	test ! -e "$S/${cart#b3:}-hkcalc_debs"
+# The control: a build that succeeds is not built again.
+"$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --confirm --json >"$W/okc.json" \
+	2>"$W/okc.log"
+check_eq "a build that succeeds: no second build" "null" "$(jq -c '.confirm' "$W/okc.json")"
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
 sec "done"
 finish
