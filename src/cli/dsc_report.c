@@ -321,31 +321,13 @@ void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
 
 /* --confirm's answer: the second build succeeded without the packages (not needs), or failed
  * again (needs, or another cause its own report names), or could not give one. */
-enum confirm_answer { CONFIRM_NONE, CONFIRM_NOT_NEEDED, CONFIRM_STILL_FAILS, CONFIRM_NO_ANSWER };
-
-static enum confirm_answer confirm_answer(const struct hk_dsc_result *r)
-{
-	if (!r->confirmed_ran)
-		return CONFIRM_NONE;
-	const struct hk_build_result *c = &r->confirm;
-	if (r->confirm_error || c->n_phases == 0)
-		return CONFIRM_NO_ANSWER;
-	if (dsc_completed(c))
-		return CONFIRM_NOT_NEEDED;
-	return c->failed_stage == HK_BUILD_STAGE_NONE || c->failed_phase ? CONFIRM_STILL_FAILS
-									  : CONFIRM_NO_ANSWER;
-}
-
-static const char *confirm_answer_name(enum confirm_answer a)
-{
-	switch (a) {
-	case CONFIRM_NOT_NEEDED: return "not_needed";
-	case CONFIRM_STILL_FAILS: return "still_fails";
-	case CONFIRM_NO_ANSWER: return "no_answer";
-	case CONFIRM_NONE: break;
-	}
-	return NULL;
-}
+enum confirm_answer {
+	CONFIRM_NONE,
+	CONFIRM_NOT_NEEDED,         /* the phase succeeded without them */
+	CONFIRM_STILL_FAILS,        /* it failed again, denied nothing it needed: they are needs */
+	CONFIRM_UNDECIDED,          /* it failed again on other denials: no answer about them */
+	CONFIRM_NO_ANSWER,          /* the second build gave no verdict for that phase */
+};
 
 /* The second build's report: the same result with its engine's result in place of the
  * first's (a shallow copy: nothing of it is freed here). */
@@ -356,6 +338,55 @@ static void confirm_report(const struct hk_dsc_result *r, struct report *rep)
 	second.built = true;
 	report_build(&second, rep);
 }
+
+/* The first phase of `br` that failed, or br->n_phases when none did. */
+static size_t first_failed_phase(const struct hk_build_result *br)
+{
+	for (size_t i = 0; i < br->n_phases; i++)
+		if (br->phases[i].res.exit_code != 0 || br->phases[i].res.timed_out)
+			return i;
+	return br->n_phases;
+}
+
+/* The answer is about the phase the first build failed in, where the packages were denied:
+ * if the second build gets through that phase without them, they were not needed there, even
+ * when a later phase then fails on something else (named by the second build's own findings:
+ * python-pip gets past `import Cython` and then meets pygments). */
+static enum confirm_answer confirm_answer(const struct hk_dsc_result *r)
+{
+	if (!r->confirmed_ran)
+		return CONFIRM_NONE;
+	const struct hk_build_result *c = &r->confirm;
+	size_t failed = first_failed_phase(&r->build);
+	if (r->confirm_error || failed >= r->build.n_phases)
+		return CONFIRM_NO_ANSWER;
+	if (c->n_phases > failed && c->phases[failed].res.exit_code == 0 &&
+	    !c->phases[failed].res.timed_out)
+		return CONFIRM_NOT_NEEDED;
+	if (c->n_phases <= failed)
+		return CONFIRM_NO_ANSWER;
+	/* Failed again: a need only if nothing else it was denied could be the cause. */
+	struct report rep;
+	confirm_report(r, &rep);
+	bool other = false;
+	for (size_t i = 0; i < rep.n && !other; i++)
+		other = rep.f[i].need;
+	report_free(&rep);
+	return other ? CONFIRM_UNDECIDED : CONFIRM_STILL_FAILS;
+}
+
+static const char *confirm_answer_name(enum confirm_answer a)
+{
+	switch (a) {
+	case CONFIRM_NOT_NEEDED: return "not_needed";
+	case CONFIRM_STILL_FAILS: return "still_fails";
+	case CONFIRM_UNDECIDED: return "undecided";
+	case CONFIRM_NO_ANSWER: return "no_answer";
+	case CONFIRM_NONE: break;
+	}
+	return NULL;
+}
+
 
 static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 {
@@ -373,37 +404,46 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 			pr->res.exit_code != 0 ? " (failed)" : "");
 	}
 	fputc('\n', out);
+	size_t failed = first_failed_phase(&r->build);
+	const char *phase = failed < r->build.n_phases ? r->build.phases[failed].label : "?";
 	switch (a) {
 	case CONFIRM_NOT_NEEDED:
-		fprintf(out, "    it succeeded: NOT needs. The build failed on being denied what a "
-			     "machine without them would not show (a probe the store view made "
-			     "fatal); leave them undeclared.\n");
+		fprintf(out, "    %s succeeded without them: NOT needs. The build failed on being "
+			     "denied what a machine without them would not show (a probe the store "
+			     "view made fatal); leave them undeclared.\n", phase);
+		if (!dsc_completed(&r->confirm))
+			fprintf(out, "    A later phase then failed on its own; its findings:\n");
 		break;
-	case CONFIRM_STILL_FAILS: {
-		fprintf(out, "    it failed again: needs, unless its own findings show another "
-			     "cause:\n");
-		struct report rep;
-		confirm_report(r, &rep);
-		size_t shown = 0;
-		for (size_t i = 0; i < rep.n; i++) {
-			if (!rep.f[i].need)
-				continue;
-			fprintf(out, "      missing: ");
-			finding_line(&rep.f[i], out);
-			shown++;
-		}
-		if (!shown)
-			fprintf(out, "      (no other missing Build-Depends named)\n");
-		report_free(&rep);
+	case CONFIRM_STILL_FAILS:
+		fprintf(out, "    %s failed again without them, denied nothing else it needed: "
+			     "needs.\n", phase);
 		break;
-	}
+	case CONFIRM_UNDECIDED:
+		fprintf(out, "    %s failed again without them, on other denials: undecided (each "
+			     "may be a need or another probe the view made fatal):\n", phase);
+		break;
 	case CONFIRM_NO_ANSWER:
 		fprintf(out, "    no answer: %s\n",
 			r->confirm_error ? r->confirm_error : "the second build gave no verdicts");
-		break;
+		return;
 	case CONFIRM_NONE:
-		break;
+		return;
 	}
+	if (a == CONFIRM_STILL_FAILS || dsc_completed(&r->confirm))
+		return;
+	struct report rep;
+	confirm_report(r, &rep);
+	size_t shown = 0;
+	for (size_t i = 0; i < rep.n; i++) {
+		if (!rep.f[i].need)
+			continue;
+		fprintf(out, "      missing: ");
+		finding_line(&rep.f[i], out);
+		shown++;
+	}
+	if (!shown)
+		fprintf(out, "      (no missing Build-Depends named)\n");
+	report_free(&rep);
 }
 
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
@@ -609,6 +649,10 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 			hk_json_str(j, r->confirm_hidden[i]);
 		hk_json_arr_end(j);
 		hk_json_kv_str(j, "answer", confirm_answer_name(ca));
+		/* The phase the answer is about: the first build's first failed phase. */
+		size_t failed = first_failed_phase(&r->build);
+		hk_json_kv_str(j, "phase",
+			       failed < r->build.n_phases ? r->build.phases[failed].label : NULL);
 		hk_json_kv_str(j, "error", r->confirm_error);
 		hk_json_key(j, "result");
 		hk_build_result_json(&r->confirm, j);

@@ -283,7 +283,10 @@ for v in probe need; do
 done
 check_eq "probe: the second build succeeds: not a need" "not_needed clean:0 build:0 binary:0" \
 	"$(jq -r '"\(.confirm.answer) \([.confirm.result.phases[] | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/probe.json")"
-check_contains "probe: said to people" "$(cat "$W/probe.log")" "it succeeded: NOT needs"
+check_contains "probe: said to people" "$(cat "$W/probe.log")" \
+	"build succeeded without them: NOT needs"
+check_eq "probe: the answer is about the phase that failed" "build" \
+	"$(jq -r '.confirm.phase' "$W/probe.json")"
 check_eq "need: the second build fails again: a need" "still_fails build:2" \
 	"$(jq -r '"\(.confirm.answer) \([.confirm.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/need.json")"
 check_contains "need: the compiler's cat found no file once the package was gone" \
