@@ -65,6 +65,16 @@ static struct hk_verdict_input good_input(const struct hk_evidence *ev, const st
 	return in;
 }
 
+/* The verdict of a phase whose reader saw `log`, everything else about the run good. */
+static void verdict_of_log(const char *log, const struct hk_policy *p, struct hk_evidence *ev,
+			   struct hk_verdict *v)
+{
+	hk_evidence_init(ev, CANARY);
+	feed_log(ev, log);
+	struct hk_verdict_input in = good_input(ev, p);
+	hk_verdict_compute(&in, v);
+}
+
 static void parse_policy(const char *text, struct hk_policy *p)
 {
 	struct hk_error err = { 0 };
@@ -647,10 +657,7 @@ TEST(untrusted_bytes_are_escaped_for_humans_and_exact_in_json)
 		DEALLOC(7);
 	struct hk_evidence ev;
 	struct hk_verdict v;
-	hk_evidence_init(&ev, CANARY);
-	feed_log(&ev, log);
-	struct hk_verdict_input in = good_input(&ev, NULL);
-	hk_verdict_compute(&in, &v);
+	verdict_of_log(log, NULL, &ev, &v);
 	CHECK_EQ_INT(HK_IMPURE, v.state);
 	CHECK_EQ_INT(6, v.n_debt);
 	char *s = summary_of(&v);
@@ -707,10 +714,7 @@ TEST(scope_denials_name_the_target_process)
 		DEALLOC(3);
 	struct hk_evidence ev;
 	struct hk_verdict v;
-	hk_evidence_init(&ev, CANARY);
-	feed_log(&ev, log);
-	struct hk_verdict_input in = good_input(&ev, NULL);
-	hk_verdict_compute(&in, &v);
+	verdict_of_log(log, NULL, &ev, &v);
 	CHECK_EQ_INT(HK_IMPURE, v.state);
 	REQUIRE(v.n_denials == 1);
 	CHECK_EQ_INT(2, v.denials[0].count);
@@ -818,10 +822,7 @@ TEST(two_denials_of_one_path_are_one_summary_item)
 		DEALLOC(5);
 	struct hk_evidence ev;
 	struct hk_verdict v;
-	hk_evidence_init(&ev, CANARY);
-	feed_log(&ev, log);
-	struct hk_verdict_input in = good_input(&ev, NULL);
-	hk_verdict_compute(&in, &v);
+	verdict_of_log(log, NULL, &ev, &v);
 	CHECK_EQ_INT(HK_IMPURE, v.state);
 	/* Control: the verdict itself is the faithful record, one denial per (path, rights). */
 	REQUIRE(v.n_denials == 3);
