@@ -375,7 +375,11 @@ static int make_work(struct build *b)
 		hk_fail_errno(b->err, errno, "creating the work directory %s", br->work);
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
-	chmod(br->work, 0755);
+	/* mkdtemp made it 0700: the build user must be able to enter it. */
+	if (chmod(br->work, 0755) < 0) {
+		hk_fail_errno(b->err, errno, "making the work directory %s reachable", br->work);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	}
 	if (!b->bo->quiet)
 		fprintf(stderr, "[work] %s\n", br->work);
 	return 0;
@@ -524,8 +528,13 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	pr->label = bo->phase_labels ? bo->phase_labels[ph] : hk_phase_name(ph);
 	const char *pname = pr->label;
 
+	/* Without an unpredictable nonce the build could know its canary's path in advance:
+	 * no phase runs on a nonce that was not made (fail closed). */
 	char pnonce[33];
-	hk_random_hex(pnonce, 16, b->err);
+	if (hk_random_hex(pnonce, 16, b->err) < 0) {
+		hk_wrap(b->err, "the canary nonce of phase %s", pname);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	}
 	hk_autofree char *canary_host = hk_xasprintf("%s/canary-%s", br->work, pnonce);
 	hk_autofree char *canary_sb = hk_xasprintf("/.harkaq/canary-%s", pnonce);
 	/* No reader, no canary: nobody would look for its record. */

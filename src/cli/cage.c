@@ -802,7 +802,12 @@ int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, st
 		}
 		/* World-readable: what DAC blocks never reaches Landlock, and a canary blocked by
 		 * DAC would be a silent zero (design.md §13). */
-		chmod(d, 0755);
+		if (chmod(d, 0755) < 0) {
+			rmdir(d);
+			free(d);
+			free(p);
+			continue;
+		}
 		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			rmdir(d);

@@ -196,7 +196,9 @@ static bool write_effective_policy(const struct hk_policy *policy, const char *e
 	if (f && fclose(f) != 0)
 		ok = false;
 	hk_buf_free(&enc);
-	chmod(eff_path, 0644);
+	/* The command may run as another user: harkaq-exec reads the policy as that user. */
+	if (ok && chmod(eff_path, 0644) < 0)
+		ok = false;
 	if (!ok) {
 		fprintf(stderr, "harkaq run: cannot write the effective policy %s: %s\n", eff_path,
 			strerror(errno));

@@ -43,7 +43,8 @@ int hk_helper_path(const char *name, char **out, struct hk_error *err);
 long long hk_now_ms(void);
 
 /* A random nonce: 2*n_bytes lowercase hex characters into out (n_bytes*2+1). */
-int hk_random_hex(char *out, size_t n_bytes, struct hk_error *err);
+int hk_random_hex(char *out, size_t n_bytes, struct hk_error *err)
+	__attribute__((warn_unused_result));
 
 /* Resolves a user name or numeric uid to uid/gid (for --user). */
 int hk_resolve_user(const char *spec, uid_t *uid, gid_t *gid, struct hk_error *err);

@@ -424,12 +424,12 @@ static int make_view(struct hk_store *s, const char *views, const char *hex,
 	hk_autofree char *tmp = hk_xasprintf("%s/.tmp-XXXXXX", views);
 	if (!mkdtemp(tmp))
 		return hk_fail_errno(err, errno, "cannot create a temporary view in %s", views);
-	chmod(tmp, 0755);
-	int tmpfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* mkdtemp made it 0700; the build user must read the view. */
+	int tmpfd = chmod(tmp, 0755) < 0 ? -1 : open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct builder b = { .treefd = -1, .linksfd = -1, .plainfd = -1, .view = v };
 	hk_autofree char *tree_shown = hk_xasprintf("%s/tree", tmp);
 	b.tree_shown = tree_shown;
-	int r = tmpfd < 0 ? hk_fail_errno(err, errno, "cannot open %s", tmp) : 0;
+	int r = tmpfd < 0 ? hk_fail_errno(err, errno, "cannot make %s readable and open it", tmp) : 0;
 	if (r == 0)
 		r = open_dir_at(tmpfd, "tree", tmp, &b.treefd, err);
 	if (r == 0)
