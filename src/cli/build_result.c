@@ -108,6 +108,26 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		} else {
 			hk_json_null(j);
 		}
+		/* The entry points the filter covers, and those the kernel offered this phase:
+		 * "installed for i386" and "i386 reachable" are different facts. */
+		hk_json_key(j, "seccomp");
+		if (pr->res.cage_reported) {
+			const struct hk_cage_report *c = &pr->res.cage;
+			hk_json_obj_begin(j);
+			hk_json_key(j, "arches");
+			hk_json_arr_begin(j);
+			for (size_t k = 0; k < c->seccomp_arches.n; k++)
+				hk_json_str(j, c->seccomp_arches.v[k]);
+			hk_json_arr_end(j);
+			hk_json_key(j, "reachable");
+			hk_json_arr_begin(j);
+			for (size_t k = 0; k < c->seccomp_reachable.n; k++)
+				hk_json_str(j, c->seccomp_reachable.v[k]);
+			hk_json_arr_end(j);
+			hk_json_obj_end(j);
+		} else {
+			hk_json_null(j);
+		}
 		hk_json_key(j, "verdict");
 		if (pr->has_verdict)
 			hk_verdict_json(&pr->verdict, j);

@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "sys/auditnl.h"
 #include "sys/caps.h"
+#include "sys/entrypoints.h"
 #include "sys/landlock.h"
 
 struct bwrap_info {
@@ -69,8 +70,12 @@ int cmd_probe(int argc, char **argv)
 			       "Prints what this machine can do, measured with the syscalls themselves:\n"
 			       "the Landlock ABI and errata (landlock_create_ruleset, never uname), the tier\n"
 			       "of the cage that applies and why, the audit state (AUDIT_GET), whether this\n"
-			       "process has what the audit reader needs, and bubblewrap's version and\n"
-			       "whether it supports --overlay-src.\n");
+			       "process has what the audit reader needs, which syscall entry points the\n"
+			       "kernel offers (x86_64, i386 through int $0x80, x32: each called, in a\n"
+			       "child where a missing one can only kill the child), and bubblewrap's\n"
+			       "version and whether it supports --overlay-src.\n\n"
+			       "The seccomp filter covers every entry point whether the kernel offers it\n"
+			       "or not; \"entry_points\" says which ones a build could really use.\n");
 			return HK_EXIT_OK;
 		} else {
 			fprintf(stderr, "harkaq probe: unknown option '%s'\n", argv[i]);
@@ -100,6 +105,9 @@ int cmd_probe(int argc, char **argv)
 	bool caps_ok = hk_caps_get(&caps) == 0;
 	bool cap_read = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_READ);
 	bool cap_control = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_CONTROL);
+
+	struct hk_entry_points eps;
+	hk_entry_points_probe(&eps);
 
 	struct bwrap_info bw;
 	probe_bwrap(&bw);
@@ -136,6 +144,17 @@ int cmd_probe(int argc, char **argv)
 		hk_json_kv_bool(&j, "cap_audit_read", cap_read);
 		hk_json_kv_bool(&j, "cap_audit_control", cap_control);
 		hk_json_obj_end(&j);
+		hk_json_key(&j, "entry_points");
+		hk_json_arr_begin(&j);
+		for (size_t i = 0; i < eps.n; i++) {
+			hk_json_obj_begin(&j);
+			hk_json_kv_str(&j, "arch", eps.v[i].arch);
+			hk_json_kv_str(&j, "name", eps.v[i].label);
+			hk_json_kv_str(&j, "state", hk_entry_state_name(eps.v[i].state));
+			hk_json_kv_str(&j, "evidence", eps.v[i].evidence);
+			hk_json_obj_end(&j);
+		}
+		hk_json_arr_end(&j);
 		hk_json_key(&j, "bubblewrap");
 		hk_json_obj_begin(&j);
 		hk_json_kv_bool(&j, "found", bw.found);
@@ -169,6 +188,9 @@ int cmd_probe(int argc, char **argv)
 	printf("reader       CAP_AUDIT_READ %s, CAP_AUDIT_CONTROL %s%s\n", cap_read ? "yes" : "no",
 	       cap_control ? "yes" : "no",
 	       cap_read ? "" : " (the audit reader cannot subscribe: verdicts would be NoEvidence)");
+	for (size_t i = 0; i < eps.n; i++)
+		printf("%-12s %s %s: %s\n", i == 0 ? "entry points" : "", eps.v[i].label,
+		       hk_entry_state_name(eps.v[i].state), eps.v[i].evidence);
 	if (bw.found)
 		printf("bubblewrap   %s, --overlay-src %s\n", bw.version,
 		       bw.overlay_src ? "supported"

@@ -98,6 +98,7 @@ static void cage_members(const struct hk_cage_report *c, struct hk_json *j)
 	bool_member(j, "installed", c->seccomp_installed);
 	uint_member(j, "syscalls", c->seccomp_syscalls);
 	names_json(j, "arches", &c->seccomp_arches, false);
+	names_json(j, "reachable", &c->seccomp_reachable, false);
 	hk_json_obj_end(j);
 	hk_json_key(j, "setup_ms");
 	hk_cage_report_setup_json(c, j);
@@ -216,6 +217,7 @@ static void cage_decode(struct hk_jread *r, const struct hk_jval *v, struct hk_c
 	c->seccomp_installed = hk_jread_bool(r, sc, "installed");
 	c->seccomp_syscalls = (uint64_t)hk_jread_int(r, sc, "syscalls", 0);
 	names_of(r, sc, "arches", &c->seccomp_arches);
+	names_of(r, sc, "reachable", &c->seccomp_reachable);
 	const struct hk_jval *ms = hk_jread_member(r, v, "setup_ms", HK_JOBJ);
 	c->setup_policy_ms = hk_jread_double(r, ms, "policy");
 	c->setup_rules_ms = hk_jread_double(r, ms, "rules");
@@ -279,6 +281,7 @@ void hk_cage_report_free(struct hk_cage_report *c)
 	names_free(&c->missing);
 	names_free(&c->not_dirs);
 	names_free(&c->seccomp_arches);
+	names_free(&c->seccomp_reachable);
 }
 
 void hk_exec_event_free(struct hk_exec_event *ev)

@@ -57,7 +57,9 @@ struct hk_cage_report {
 	struct hk_exec_names not_dirs;  /* list grants on non-directories */
 	bool seccomp_installed;
 	uint64_t seccomp_syscalls;
-	struct hk_exec_names seccomp_arches;
+	struct hk_exec_names seccomp_arches;    /* the filter covers these (libseccomp names) */
+	struct hk_exec_names seccomp_reachable; /* of these, the ones the kernel offers: probed
+						 * (sys/entrypoints.h) */
 	/* where the set-up's time went, ms */
 	double setup_policy_ms, setup_rules_ms, setup_restrict_ms, setup_seccomp_ms;
 	long closed_fds;              /* -1: unknown (written as null) */

@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "sys/caps.h"
 #include "sys/landlock.h"
+#include "sys/entrypoints.h"
 #include "sys/seccomp.h"
 
 /* Everything the status line reports, gathered as the layers go. */
@@ -31,6 +32,7 @@ struct cage_state {
 	struct hk_landlock_report ll;
 	uint64_t requested_scopes;
 	struct hk_seccomp_report sc;
+	struct hk_entry_points entry_points; /* which of the filter's arches the kernel offers */
 	long closed_fds;         /* -1: unknown (no /proc) */
 	bool probe_after_exec;   /* the canary probe runs after the re-exec (else it is skipped) */
 	char self[PATH_MAX];
@@ -121,6 +123,11 @@ static void build_cage_line(const struct cage_state *st, const struct hk_policy 
 	c->seccomp_arches.v = hk_xcalloc(st->sc.n_arches + 1, sizeof(char *));
 	for (size_t i = 0; i < st->sc.n_arches; i++)
 		c->seccomp_arches.v[c->seccomp_arches.n++] = (char *)(uintptr_t)st->sc.arches[i];
+	c->seccomp_reachable.v = hk_xcalloc(st->entry_points.n + 1, sizeof(char *));
+	for (size_t i = 0; i < st->entry_points.n; i++)
+		if (st->entry_points.v[i].state == HK_ENTRY_PRESENT)
+			c->seccomp_reachable.v[c->seccomp_reachable.n++] =
+				(char *)(uintptr_t)st->entry_points.v[i].arch;
 	c->setup_policy_ms = st->ms_policy;
 	c->setup_rules_ms = st->ms_rules;
 	c->setup_restrict_ms = st->ms_restrict;
@@ -136,6 +143,7 @@ static void build_cage_line(const struct cage_state *st, const struct hk_policy 
 	free(c->missing.v);
 	free(c->not_dirs.v);
 	free(c->seccomp_arches.v);
+	free(c->seccomp_reachable.v);
 }
 
 /* Says every downgrade out loud, one sentence each (a verifier never downgrades silently). */
@@ -369,6 +377,9 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 	/* 5. seccomp last among the layers, right before the execve it must survive: half a cage
 	 *    believing itself whole is worse than none, so a refusal stops the run. */
 	t = now_ms();
+	/* Which of the filter's architectures the kernel really offers, asked before the filter
+	 * stands: the report says "installed for i386" and "i386 reachable" apart. */
+	hk_entry_points_probe(&st.entry_points);
 	int rc = o->test_break_seccomp ? hk_seccomp_install_malformed(&err)
 				       : hk_seccomp_install_denylist(&st.sc, &err);
 	st.ms_seccomp = now_ms() - t;

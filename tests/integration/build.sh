@@ -114,6 +114,14 @@ check_eq "the sandbox has no network: only lo in /proc/net/dev" lo "$(cat "$AD/u
 check_contains "progress names the phase and its elapsed time" "$(cat "$T/herm.json.err")" "[compile] exited 0 after "
 check_eq "the work directory was removed" "" "$(ls -d "$(sed -n 's/^\[work\] //p' "$T/herm.json.err")" 2>/dev/null)"
 
+# The seccomp filter of each phase: every entry point covered, and those reachable as the
+# probe finds them on this kernel (docs/cage.md, "Entry points").
+check_eq "seccomp: each phase's filter covers x86_64, x86 and x32" '["x86_64","x86","x32"]' \
+	"$(jq -c '[.phases[].seccomp.arches] | unique | .[0]' "$T/herm.json")"
+check_eq "seccomp: each phase names the entry points the kernel offers, as harkaq probe finds them" \
+	"$("$HARKAQ" probe --json | jq -c '[.entry_points[] | select(.state == "present") | .arch]')" \
+	"$(jq -c '[.phases[].seccomp.reachable] | unique | .[0]' "$T/herm.json")"
+
 # Collapsed directories (docs/cage.md): the same build with --per-file-rules installs each
 # covered grant as its own rule, and answers the same.
 rules_of() { jq -r --arg f "$2" '[.phases[] | select(.phase == "compile") | .rules[$f]][0]' "$1"; }

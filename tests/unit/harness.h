@@ -2,7 +2,8 @@
  *
  *     TEST(parses_header) { CHECK_EQ_INT(0, f()); }
  *
- * Checks record a failure and continue; REQUIRE stops the current test.  Each TEST runs in
+ * Checks record a failure and continue; REQUIRE stops the current test; SKIP("reason") stops it
+ * as skipped.  Each TEST runs in
  * the same process, in definition order. */
 #ifndef HK_TEST_HARNESS_H
 #define HK_TEST_HARNESS_H
@@ -22,6 +23,7 @@ struct hk_test {
 extern struct hk_test *hk_tests_head, **hk_tests_tail;
 extern int hk_test_failed_checks;
 extern jmp_buf hk_test_abort;
+extern char hk_test_skip_reason[256];
 
 #define TEST(name_)                                                                        \
 	static void test_##name_(void);                                                    \
@@ -53,6 +55,16 @@ extern jmp_buf hk_test_abort;
 			HK_FAIL_AT("REQUIRE(%s) failed", #cond);                           \
 			longjmp(hk_test_abort, 1);                                         \
 		}                                                                          \
+	} while (0)
+
+/* Stops the current test and reports it skipped, with the reason (TAP "# SKIP reason").  Only
+ * for a feature this machine truly lacks, probed and named in the reason: a skipped test is a
+ * test that did not run, and tests/run lists every skip with its reason.  Checks already
+ * failed still fail the test. */
+#define SKIP(...)                                                                          \
+	do {                                                                               \
+		snprintf(hk_test_skip_reason, sizeof(hk_test_skip_reason), __VA_ARGS__);   \
+		longjmp(hk_test_abort, 1);                                                 \
 	} while (0)
 
 #define CHECK_EQ_INT(expected, actual)                                                     \

@@ -4,6 +4,7 @@
 struct hk_test *hk_tests_head, **hk_tests_tail = &hk_tests_head;
 int hk_test_failed_checks;
 jmp_buf hk_test_abort;
+char hk_test_skip_reason[256];
 
 /* setjmp lives in its own frame so that a REQUIRE's longjmp clobbers nothing of main's. */
 static void run_one(const struct hk_test *t)
@@ -15,7 +16,7 @@ static void run_one(const struct hk_test *t)
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL;
-	int n = 0, failed = 0, passed = 0, i = 0;
+	int n = 0, failed = 0, passed = 0, skipped = 0, i = 0;
 
 	for (struct hk_test *t = hk_tests_head; t; t = t->next)
 		if (!only || strcmp(only, t->name) == 0)
@@ -26,16 +27,20 @@ int main(int argc, char **argv)
 			continue;
 		i++;
 		hk_test_failed_checks = 0;
+		hk_test_skip_reason[0] = '\0';
 		run_one(t);
 		if (hk_test_failed_checks) {
 			printf("not ok %d - %s\n", i, t->name);
 			failed++;
+		} else if (hk_test_skip_reason[0]) {
+			printf("ok %d - %s # SKIP %s\n", i, t->name, hk_test_skip_reason);
+			skipped++;
 		} else {
 			printf("ok %d - %s\n", i, t->name);
 			passed++;
 		}
 		fflush(stdout);
 	}
-	printf("# %d passed, %d failed\n", passed, failed);
+	printf("# %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }

@@ -38,7 +38,8 @@ static const char cage_line[] =
 	"\"log_flag_withheld\":false,\"tsync\":false,\"rules\":12,\"ancestors\":4,\"ro_dirs\":1,"
 	"\"beneath\":2,\"covered\":30,\"declined\":1,\"ro_sb_truncate\":0,\"installers\":2,"
 	"\"missing\":[\"/usr/lib/gone\",{\"hex\":\"2f746d702fe9\"}],\"not_dirs\":[],"
-	"\"seccomp\":{\"installed\":true,\"syscalls\":31,\"arches\":[\"x86_64\",\"x86\"]},"
+	"\"seccomp\":{\"installed\":true,\"syscalls\":31,\"arches\":[\"x86_64\",\"x86\"],"
+	"\"reachable\":[\"x86_64\"]},"
 	"\"setup_ms\":{\"policy\":0.25,\"rules\":1.5,\"restrict\":0.125,\"seccomp\":2},"
 	"\"closed_fds\":null,\"canary_probe\":\"after_exec\"}";
 
@@ -67,6 +68,9 @@ TEST(a_cage_event_decodes_into_its_fields)
 	CHECK_EQ_INT(31, c->seccomp_syscalls);
 	REQUIRE(c->seccomp_arches.n == 2);
 	CHECK_STR_EQ("x86", c->seccomp_arches.v[1]);
+	/* Installed for i386, but the kernel offers only the native table. */
+	REQUIRE(c->seccomp_reachable.n == 1);
+	CHECK_STR_EQ("x86_64", c->seccomp_reachable.v[0]);
 	CHECK(c->setup_rules_ms == 1.5);
 	CHECK_EQ_INT(-1, c->closed_fds);
 	CHECK(c->canary_after_exec);
