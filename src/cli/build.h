@@ -101,6 +101,10 @@ struct hk_build_opts {
 	size_t n_view_hide;
 	const char *const *dpkg_db_files;   /* its files as sandbox paths, granted read-only */
 	size_t n_dpkg_db_files;
+	/* A host path (absent, on the work directory's file system) to which /out is moved once
+	 * the phases are done, before the work directory is removed: the caller compares
+	 * outputs (dsc_decide.c).  NULL: /out goes with the work directory. */
+	const char *keep_out;
 };
 
 struct phase_result {

@@ -512,6 +512,11 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		eo.dpkg_db_files = (const char *const *)b.dpkg_db_files.v;
 		eo.n_dpkg_db_files = b.dpkg_db_files.n;
 		eo.observe_opens = bo->cage;
+		/* --decide-probes compares the first build's .debs with the others' as built,
+		 * sealed or not. */
+		hk_autofree char *first_out = o->decide_probes ? hk_xasprintf("%s/first-out", r->work)
+							       : NULL;
+		eo.keep_out = first_out;
 		/* The engine opens the store again for itself: close ours, whose view of the
 		 * artifacts is the same. */
 		hk_store_close(b.store);
@@ -525,6 +530,11 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 			code = HK_EXIT_SOFTWARE;
 		if (code < HK_EXIT_USAGE && o->confirm)
 			confirm_needs(&eo, r);
+		if (code < HK_EXIT_USAGE && o->decide_probes) {
+			eo.keep_out = NULL;
+			if (dsc_decide_probes(&b, &eo, first_out) < 0)
+				code = HK_EXIT_SOFTWARE;
+		}
 	}
 	if (b.store)
 		hk_store_close(b.store);
@@ -577,6 +587,7 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 		hk_build_result_free(&r->confirm);
 	hk_strfreev(r->confirm_hidden);
 	free(r->confirm_error);
+	dsc_decide_free(&r->decide);
 	for (size_t i = 0; i < r->n_outputs; i++)
 		free(r->outputs[i].file);
 	free(r->outputs);

@@ -57,6 +57,9 @@ struct hk_dsc_opts {
 	 * name"). */
 	const char *const *see;
 	size_t n_see;
+	/* After a build that completed: decide each probe by its effect on the .debs, building
+	 * again with the probes granted (and once unchanged, as the control): dsc_decide.c. */
+	bool decide_probes;
 };
 
 /* One package of the closure apt chose. */
@@ -75,6 +78,46 @@ struct hk_dsc_unread {
 	char *deps_opened;          /* for packages of documentation only (transitional,
 				     * metapackages): their direct dependencies whose files were
 				     * opened; else NULL */
+};
+
+/* What a probe does to the .debs (docs/debian-builds.md, "Deciding probes"). */
+enum hk_probe_class {
+	HK_PROBE_INERT,             /* granted, the .debs are byte for byte the same */
+	HK_PROBE_INFLUENCE,         /* granted, the .debs differ: an undeclared influence */
+	HK_PROBE_UNDECIDED,         /* no answer, and why (the control differs, a build failed) */
+};
+
+/* One build --decide-probes ran beside the first, and what it showed. */
+struct hk_dsc_extra_build {
+	char *purpose;              /* "control: nothing changed", "round 1: the probes granted" */
+	char **granted;             /* NAME=VERSION granted beyond the first build's, NULL-ended */
+	size_t n_granted;
+	char *phases;               /* "clean 0 Hermetic, build 0 Impure, binary 0 Hermetic" */
+	bool completed;             /* every phase ran and exited 0 */
+	char *error;                /* why it stopped before its verdicts, or NULL */
+	char *compared_with;        /* the build its .debs were compared with, or NULL */
+	bool identical;             /* ... and they were byte for byte the same */
+	char **differences;         /* the first differences, one sentence each, NULL-ended */
+	size_t n_differences;       /* all of them (more than listed when many) */
+	char **new_probes;          /* packages it was denied that were not granted, NULL-ended */
+	size_t n_new_probes;
+};
+
+struct hk_dsc_probe_decision {
+	char *package;
+	enum hk_probe_class cls;
+	char *why;
+	char **differences;         /* an influence's differing files, NULL-ended */
+	size_t n_differences;
+};
+
+struct hk_dsc_decide {
+	bool asked;                 /* --decide-probes was given */
+	char *not_run;              /* why no extra build ran, or NULL */
+	struct hk_dsc_extra_build *builds;
+	size_t n_builds;
+	struct hk_dsc_probe_decision *decisions;
+	size_t n_decisions;
 };
 
 /* One output file of the build, as sealed. */
@@ -115,6 +158,7 @@ struct hk_dsc_result {
 	bool confirmed_ran;
 	struct hk_build_result confirm;
 	char *confirm_error;        /* why the second build stopped before its verdicts, or NULL */
+	struct hk_dsc_decide decide;    /* --decide-probes */
 	char *work;                 /* the front end's work directory */
 	const char *error;
 };
@@ -129,9 +173,19 @@ void hk_dsc_result_free(struct hk_dsc_result *r);
  * out of the view), into `out` (dsc_report.c). */
 void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out);
 
+/* The probes of `br`, a build of r's package (the first or another): the packages a phase that
+ * went on was denied, by name and as NAME=VERSION a recipe can declare (dsc_report.c). */
+void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
+		      struct hk_strv *names, struct hk_strv *specs);
+
 /* The report in Build-Depends terms (dsc_report.c), for people (on `f`) and for programs. */
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *f);
 void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j);
+
+/* --decide-probes in the report (dsc_decide.c). */
+void hk_dsc_decide_human(const struct hk_dsc_result *r, FILE *f);
+void hk_dsc_decide_json(const struct hk_dsc_result *r, struct hk_json *j);
+const char *hk_probe_class_name(enum hk_probe_class c);
 
 /* "binary", "any", "all" (dpkg-buildpackage --build=…). */
 const char *hk_dsc_mode_name(enum hk_dsc_mode m);

@@ -865,6 +865,10 @@ static int prepare_and_run(struct build *b)
 	keep_opens(b);
 	if (code || (code = stage_output(b)))
 		return code;
+	if (b->bo->keep_out && rename(b->out, b->bo->keep_out) < 0) {
+		hk_fail_errno(b->err, errno, "keeping /out as %s", b->bo->keep_out);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	}
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
 	release_work(b);

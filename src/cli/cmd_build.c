@@ -87,6 +87,13 @@ static void build_usage(FILE *f)
 		"  --confirm          when the build fails and names missing Build-Depends of the\n"
 		"                     store, build again without them in the store view: success\n"
 		"                     means they were not needs (a probe the view made fatal)\n"
+		"  --decide-probes    when the build completes and probes survived (packages it was\n"
+		"                     denied and went on without), build again with them granted\n"
+		"                     and compare the .debs member by member: identical means\n"
+		"                     inert, different an undeclared influence; a control build\n"
+		"                     with nothing changed first (differing: undecided, not\n"
+		"                     reproducible here). Rounds go on while new probes appear;\n"
+		"                     nothing of these builds is sealed\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
 		"                     spaces) inside the sandbox, e.g. 'strace -f -e trace=file -o\n"
 		"                     /tmp/trace'; under the cage seccomp denies ptrace, so tracers\n"
@@ -100,7 +107,7 @@ static void build_usage(FILE *f)
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
        OPT_KEY, OPT_VERIFY_FULL, OPT_NO_SEAL, OPT_SEAL_IMPURE, OPT_DSC, OPT_BASE, OPT_BUILD_WHAT,
-       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_CONFIRM, OPT_HELP };
+       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_CONFIRM, OPT_DECIDE_PROBES, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -128,6 +135,7 @@ static const struct option build_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "see", required_argument, NULL, OPT_SEE },
 	{ "confirm", no_argument, NULL, OPT_CONFIRM },
+	{ "decide-probes", no_argument, NULL, OPT_DECIDE_PROBES },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -237,6 +245,7 @@ static bool dsc_option(int c, struct build_cli *o, int *rc)
 	case OPT_WITH_CHECKS: o->dsc.with_checks = true; break;
 	case OPT_NO_CLEAN: o->dsc.no_clean = true; break;
 	case OPT_CONFIRM: o->dsc.confirm = true; break;
+	case OPT_DECIDE_PROBES: o->dsc.decide_probes = true; break;
 	case OPT_BUILD_WHAT:
 		if (strcmp(optarg, "binary") == 0) {
 			o->dsc.mode = HK_DSC_BUILD_BINARY;
@@ -326,10 +335,12 @@ static int check_build_options(int argc, const struct build_cli *o)
 	if (o->dsc.dsc_path && optind != argc)
 		msg = "--dsc builds a source package, not a RECIPE (see 'harkaq build --help')";
 	else if (!o->dsc.dsc_path && o->dsc_only_option)
-		msg = "--base, --build, --with-checks, --no-clean, --jobs, --see and --confirm are "
-		      "for --dsc builds (a recipe names its own base)";
+		msg = "--base, --build, --with-checks, --no-clean, --jobs, --see, --confirm and "
+		      "--decide-probes are for --dsc builds (a recipe names its own base)";
 	else if (!o->dsc.dsc_path && optind != argc - 1)
 		msg = "give exactly one RECIPE (see 'harkaq build --help')";
+	else if (o->dsc.decide_probes && !o->cage)
+		msg = "--decide-probes needs the cage: a probe is a denial the cage saw";
 	else if (o->no_seal && o->seal_impure)
 		msg = "--no-seal and --seal-impure contradict each other";
 	else if (o->dsc.dsc_path && o->key)

@@ -66,4 +66,11 @@ bool dsc_closure_has(const struct hk_dsc_result *r, const char *name);
 bool dsc_completed(const struct hk_build_result *br);
 int dsc_find_unread(struct dsc_build *b);
 
+/* dsc_decide.c: --decide-probes.  The first build ran with its /out kept at `first_out`; the
+ * extra builds run with the engine options `eo` (the first build's).  Fills b->r->decide;
+ * a build that cannot be run is said there, never taken for an answer.  Returns 0, or -errno
+ * when the work directory cannot be used. */
+int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const char *first_out);
+void dsc_decide_free(struct hk_dsc_decide *d);
+
 #endif

@@ -319,6 +319,25 @@ void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
 	report_free(&rep);
 }
 
+void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
+		      struct hk_strv *names, struct hk_strv *specs)
+{
+	struct hk_dsc_result other = *r;
+	other.build = *br;
+	other.built = true;
+	struct report rep;
+	report_build(&other, &rep);
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct finding *f = &rep.f[i];
+		if (f->need)
+			continue;
+		hk_strv_push(names, f->package);
+		hk_strv_push_owned(specs, f->version ? hk_xasprintf("%s=%s", f->package, f->version)
+						     : hk_xstrdup(f->package));
+	}
+	report_free(&rep);
+}
+
 /* --confirm's answer: the second build succeeded without the packages (not needs), or failed
  * again (needs, or another cause its own report names), or could not give one. */
 enum confirm_answer {
@@ -500,6 +519,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 			rep.l[i].path ? rep.l[i].path : "?", rep.l[i].phase, exe_short(rep.l[i].exe),
 			rep.l[i].reason ? " — " : "", rep.l[i].reason ? rep.l[i].reason : "");
 	confirm_human(r, out);
+	hk_dsc_decide_human(r, out);
 	converse_human(r, out);
 	if (r->n_outputs) {
 		fprintf(out, "  outputs (artifact %s):\n", r->build.artifact_id);
@@ -658,6 +678,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_build_result_json(&r->confirm, j);
 		hk_json_obj_end(j);
 	}
+	hk_json_key(j, "decide");
+	hk_dsc_decide_json(r, j);
 	hk_json_key(j, "outputs");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_outputs; i++) {

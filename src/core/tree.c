@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/dir.h"
+#include "core/strv.h"
 #include "core/util.h"
 
 /* Prefix of every directory's serialisation (with its terminating NUL), so a directory digest
@@ -383,55 +384,82 @@ static const char *type_name(enum hk_tree_type type)
 	return "?";
 }
 
-char *hk_tree_first_difference(const struct hk_tree *a, const struct hk_tree *b,
-			       const char *label_a, const char *label_b)
+/* One difference between entries x (of a) and y (of b) at the same path, or NULL. */
+static char *entry_difference(const struct hk_tree_entry *x, const struct hk_tree_entry *y,
+			      const char *label_a, const char *label_b)
 {
-	size_t i = 0, j = 0;
+	hk_autofree char *d = display_path(x->path);
+	if (x->type != y->type)
+		return hk_xasprintf("%s: %s in %s, %s in %s", d, type_name(x->type), label_a,
+				    type_name(y->type), label_b);
+	if (x->type == HK_TREE_FILE && x->exec != y->exec)
+		return hk_xasprintf("%s: executable in %s, not executable in %s", d,
+				    x->exec ? label_a : label_b, x->exec ? label_b : label_a);
+	if (x->type == HK_TREE_FILE && memcmp(x->digest, y->digest, sizeof(x->digest))) {
+		char hx[2 * HK_BLAKE3_OUT_LEN + 1], hy[2 * HK_BLAKE3_OUT_LEN + 1];
+		hk_hex(x->digest, sizeof(x->digest), hx);
+		hk_hex(y->digest, sizeof(y->digest), hy);
+		return hk_xasprintf("%s: content differs (%s b3:%s, %s b3:%s)", d, label_a, hx,
+				    label_b, hy);
+	}
+	if (x->type == HK_TREE_SYMLINK &&
+	    (x->target_len != y->target_len || memcmp(x->target, y->target, x->target_len))) {
+		struct hk_buf tx = HK_BUF_INIT, ty = HK_BUF_INIT;
+		hk_tree_escape(x->target, x->target_len, &tx);
+		hk_tree_escape(y->target, y->target_len, &ty);
+		char *s = hk_xasprintf("%s: symlink target differs (%s '%s', %s '%s')", d, label_a,
+				       hk_buf_str(&tx), label_b, hk_buf_str(&ty));
+		hk_buf_free(&tx);
+		hk_buf_free(&ty);
+		return s;
+	}
+	return NULL;
+}
+
+size_t hk_tree_differences(const struct hk_tree *a, const struct hk_tree *b, const char *label_a,
+			   const char *label_b, size_t max, struct hk_strv *out)
+{
+	size_t i = 0, j = 0, n = 0;
 	while (i < a->n || j < b->n) {
 		int c = i >= a->n ? 1 : j >= b->n ? -1 :
 			hk_tree_path_cmp(a->entries[i].path, b->entries[j].path);
+		char *diff;
 		if (c < 0) {
 			hk_autofree char *d = display_path(a->entries[i].path);
-			return hk_xasprintf("%s: %s in %s, missing from %s", d,
+			diff = hk_xasprintf("%s: %s in %s, missing from %s", d,
 					    type_name(a->entries[i].type), label_a, label_b);
-		}
-		if (c > 0) {
+			i++;
+		} else if (c > 0) {
 			hk_autofree char *d = display_path(b->entries[j].path);
-			return hk_xasprintf("%s: %s in %s, absent from %s", d,
+			diff = hk_xasprintf("%s: %s in %s, absent from %s", d,
 					    type_name(b->entries[j].type), label_b, label_a);
+			j++;
+		} else {
+			diff = entry_difference(&a->entries[i], &b->entries[j], label_a, label_b);
+			i++;
+			j++;
 		}
-		const struct hk_tree_entry *x = &a->entries[i], *y = &b->entries[j];
-		hk_autofree char *d = display_path(x->path);
-		if (x->type != y->type)
-			return hk_xasprintf("%s: %s in %s, %s in %s", d, type_name(x->type),
-					    label_a, type_name(y->type), label_b);
-		if (x->type == HK_TREE_FILE && x->exec != y->exec)
-			return hk_xasprintf("%s: executable in %s, not executable in %s", d,
-					    x->exec ? label_a : label_b,
-					    x->exec ? label_b : label_a);
-		if (x->type == HK_TREE_FILE && memcmp(x->digest, y->digest, sizeof(x->digest))) {
-			char hx[2 * HK_BLAKE3_OUT_LEN + 1], hy[2 * HK_BLAKE3_OUT_LEN + 1];
-			hk_hex(x->digest, sizeof(x->digest), hx);
-			hk_hex(y->digest, sizeof(y->digest), hy);
-			return hk_xasprintf("%s: content differs (%s b3:%s, %s b3:%s)", d, label_a,
-					    hx, label_b, hy);
-		}
-		if (x->type == HK_TREE_SYMLINK &&
-		    (x->target_len != y->target_len ||
-		     memcmp(x->target, y->target, x->target_len))) {
-			struct hk_buf tx = HK_BUF_INIT, ty = HK_BUF_INIT;
-			hk_tree_escape(x->target, x->target_len, &tx);
-			hk_tree_escape(y->target, y->target_len, &ty);
-			char *s = hk_xasprintf("%s: symlink target differs (%s '%s', %s '%s')", d,
-					       label_a, hk_buf_str(&tx), label_b, hk_buf_str(&ty));
-			hk_buf_free(&tx);
-			hk_buf_free(&ty);
-			return s;
-		}
-		i++;
-		j++;
+		if (!diff)
+			continue;
+		if (out && n < max)
+			hk_strv_push_owned(out, diff);
+		else
+			free(diff);
+		n++;
 	}
-	return NULL;
+	return n;
+}
+
+char *hk_tree_first_difference(const struct hk_tree *a, const struct hk_tree *b,
+			       const char *label_a, const char *label_b)
+{
+	struct hk_strv one = HK_STRV_INIT;
+	hk_tree_differences(a, b, label_a, label_b, 1, &one);
+	char *first = one.n ? one.v[0] : NULL;
+	if (one.n)
+		one.v[0] = NULL;
+	hk_strv_free(&one);
+	return first;
 }
 
 void hk_tree_escape(const void *bytes, size_t n, struct hk_buf *out)

@@ -24,6 +24,7 @@
 #include "core/blake3.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/strv.h"
 
 enum hk_tree_type {
 	HK_TREE_DIR = 0,
@@ -80,6 +81,13 @@ bool hk_tree_valid_component(const char *name, size_t len);
  * the sentence ("recorded", "on disk").  Returns a malloc'd string. */
 char *hk_tree_first_difference(const struct hk_tree *a, const struct hk_tree *b,
 			       const char *label_a, const char *label_b);
+
+/* Every difference between two computed trees, each a sentence as hk_tree_first_difference
+ * words it, in canonical order: the first `max` are pushed onto `out` (when non-NULL); the
+ * return value counts them all.  A directory missing from one side is a difference, and so
+ * is each entry beneath it. */
+size_t hk_tree_differences(const struct hk_tree *a, const struct hk_tree *b, const char *label_a,
+			   const char *label_b, size_t max, struct hk_strv *out);
 
 /* Number of entries that are not directories (files and symlinks). */
 size_t hk_tree_file_count(const struct hk_tree *t);

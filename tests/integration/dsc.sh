@@ -300,5 +300,77 @@ check "probe: ...and were not sealed (the first ok build's were, above)" \
 	2>"$W/okc.log"
 check_eq "a build that succeeds: no second build" "null" "$(jq -c '.confirm' "$W/okc.json")"
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+# --- --decide-probes: a probe decided by what it does to the .debs ------------------------------
+# Three variants of hkcalc read the undeclared curses.h (visible: --see) and go on when denied:
+# one writes what it found into a file it ships (an influence), one only reads it (inert), one
+# also ships the time it was built (not reproducible: the control tells, and nothing is
+# decided). The first build's phase that read it is Impure either way; only the .debs tell
+# them apart.
+sec "--decide-probes"
+# decide_pkg DIR BUILD-LINE INSTALL-LINE: hkcalc whose build target runs BUILD-LINE first and
+# whose binary target runs INSTALL-LINE before building the .deb.
+decide_pkg() {
+	make_pkg "$1" "bison"
+	awk -v b="$2" -v i="$3" '
+		/^\tdpkg-gencontrol/ { print "\t" i }
+		{ print }
+		/^build build-arch:/ { print "\t" b }' \
+		"$1/hkcalc-1.0/debian/rules" >"$1/rules" && mv "$1/rules" "$1/hkcalc-1.0/debian/rules"
+	chmod 755 "$1/hkcalc-1.0/debian/rules"
+	rm -f "$1"/hkcalc_1.0.*
+	(cd "$1" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in $1"
+}
+ship='install -D -m 644 features debian/tmp/usr/share/hkcalc/features'
+decide_pkg "$W/influence" \
+	'if cat /usr/include/curses.h >/dev/null 2>&1; then echo curses >features; else echo plain >features; fi' \
+	"$ship"
+decide_pkg "$W/inert" 'cat /usr/include/curses.h >/dev/null 2>&1 || true; echo plain >features' \
+	"$ship"
+decide_pkg "$W/noisy" 'cat /usr/include/curses.h >/dev/null 2>&1 || true; date +%s%N >features' \
+	"$ship"
+before=$("$HARKAQ" store --store "$S" list | awk '$2 == "hkcalc_debs" { print $1 }' | sort)
+for v in influence inert noisy; do
+	"$HARKAQ" build --store "$S" --dsc "$W/$v/hkcalc_1.0.dsc" --see libncurses-dev \
+		--decide-probes --json >"$W/d-$v.json" 2>"$W/d-$v.log"
+	check_eq "$v: the first build completes, its build phase Impure on the probe" \
+		"clean:0 build:0:Impure binary:0 libncurses-dev" \
+		"$(jq -r '"\([.result.phases[] | "\(.phase):\(.exit_code)" + (if .phase == "build" then ":\(.verdict.state)" else "" end)] | join(" ")) \([.probes[].package | select(. == "libncurses-dev")] | join(" "))"' "$W/d-$v.json")"
+	check_eq "$v: a control build ran first, nothing granted" "control: nothing changed 0" \
+		"$(jq -r '.decide.builds[0] | "\(.purpose) \(.granted | length)"' "$W/d-$v.json")"
+done
+check_eq "influence: the control's .debs are the first build's" "true" \
+	"$(jq '.decide.builds[0].identical' "$W/d-influence.json")"
+check_eq "influence: round 1 granted libncurses-dev, and its .debs differ" \
+	"round 1: the probes granted libncurses-dev false" \
+	"$(jq -r '.decide.builds[1] | "\(.purpose) \(.granted | map(split("=")[0] | select(. == "libncurses-dev")) | join(" ")) \(.identical)"' "$W/d-influence.json")"
+check_eq "influence: libncurses-dev is an undeclared influence" "libncurses-dev influence" \
+	"$(jq -r '.decide.decisions[] | select(.package == "libncurses-dev") | "\(.package) \(.class)"' "$W/d-influence.json")"
+check_contains "influence: with the differing file of the data member" \
+	"$(jq -r '.decide.decisions[] | select(.package == "libncurses-dev") | .differences[]' "$W/d-influence.json")" \
+	"hkcalc_1.0_amd64.deb: /usr/share/hkcalc/features: content differs"
+check_contains "influence: said to people" "$(cat "$W/d-influence.log")" \
+	"libncurses-dev: UNDECLARED INFLUENCE — "
+check_eq "inert: control identical, granted identical: inert" "true true libncurses-dev inert" \
+	"$(jq -r '"\(.decide.builds[0].identical) \(.decide.builds[1].identical) \(.decide.decisions[] | select(.package == "libncurses-dev") | "\(.package) \(.class)")"' "$W/d-inert.json")"
+check_eq "noisy: the control already differs: undecided, and nothing granted was built" \
+	"false 1 libncurses-dev undecided" \
+	"$(jq -r '"\(.decide.builds[0].identical) \(.decide.builds | length) \(.decide.decisions[] | select(.package == "libncurses-dev") | "\(.package) \(.class)")"' "$W/d-noisy.json")"
+check_contains "noisy: the reason, with the control's difference" \
+	"$(jq -r '.decide.decisions[] | select(.package == "libncurses-dev") | .why' "$W/d-noisy.json")" \
+	"not reproducible here"
+check_contains "noisy: ...the file that differs between two unchanged builds" \
+	"$(jq -r '.decide.decisions[] | select(.package == "libncurses-dev") | .differences | join(" | ")' "$W/d-noisy.json")" \
+	"/usr/share/hkcalc/features: content differs"
+# Only the three first builds' .debs entered the store; none of the extra builds'.
+firsts=$(for v in influence inert noisy; do jq -r '.result.artifact' "$W/d-$v.json"; done | sort)
+sealed_new=$(comm -13 <(echo "$before") <("$HARKAQ" store --store "$S" list | awk '$2 == "hkcalc_debs" { print $1 }' | sort))
+check_eq "the extra builds sealed nothing: the new hkcalc_debs are the 3 first builds'" "$firsts" "$sealed_new"
+# A build that did not complete (debian/control asks for bison, the .dsc does not): no .debs
+# to decide by, no extra build, and said so.
+"$HARKAQ" build --store "$S" --dsc "$W/nobison/hkcalc_1.0.dsc" --decide-probes --json \
+	>"$W/d-nob.json" 2>"$W/d-nob.log"
+check_eq "a failed build: no extra build, and why" "0 the build did not complete" \
+	"$(jq -r '"\(.decide.builds | length) \(.decide.not_run | split(":")[0])"' "$W/d-nob.json")"
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
 sec "done"
 finish
