@@ -14,6 +14,7 @@
 #include "cli/cage.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/reach.h"
 #include "cli/runtime.h"
 #include "cli/verdict_out.h"
 #include "sys/nsinit.h"
@@ -326,6 +327,24 @@ int cmd_run(int argc, char **argv)
 		goto err_remove_canary;
 	}
 
+	/* --user: harkaq-exec, the policy and the canary are opened as that user, and what it
+	 * cannot reach would fail inside the cage's start (or hide the canary: NoEvidence). */
+	if (ro.user && (geteuid() == 0 || uid == geteuid())) {
+		struct hk_reach_list l = HK_REACH_LIST_INIT;
+		hk_reach_add(&l, exec_path, "harkaq-exec", X_OK, HK_REACH_HINT_EXEC);
+		hk_reach_add(&l, eff_path, "the effective policy", R_OK, NULL);
+		hk_reach_add(&l, canary, "the canary", R_OK, NULL);
+		int rc = hk_reach_check("the user", ro.user, uid, gid, NULL, &l, &err);
+		hk_reach_list_free(&l);
+		if (rc != 0) {
+			fprintf(stderr, "harkaq run: %s\n", err.msg);
+			/* Bad input, as for a build (cli/reach.h); a check that could not be made is
+			 * the environment's. */
+			code = rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+			unlink(eff_path);
+			goto err_remove_canary;
+		}
+	}
 	char **xargv = exec_argv(&ro, exec_path, eff_path, canary);
 	struct hk_cage_opts o = {
 		.argv = xargv,
