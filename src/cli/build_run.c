@@ -510,6 +510,28 @@ static int phase_argv(struct build *b, const struct hk_recipe_phase *rp, char **
 	return rc;
 }
 
+/* Every path bubblewrap will bind, as the build user, before the source is fetched and before
+ * any phase: read from the first phase's own command line.  The phases' command lines differ
+ * only in their canary, a file harkaq writes (0644) in the work directory, which is checked. */
+static int check_binds(struct build *b)
+{
+	int ph = 0;
+	while (ph < HK_PHASE_COUNT && b->r->phases[ph].n_commands == 0)
+		ph++;
+	if (ph == HK_PHASE_COUNT)
+		return 0;
+	char **argv = NULL;
+	if (phase_argv(b, &b->r->phases[ph], &argv) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	struct hk_reach_list binds = HK_REACH_LIST_INIT;
+	hk_sandbox_argv_binds(argv, &binds);
+	int code = reach_code(b, hk_reach_check("the build user", b->bo->user, b->uid, b->gid,
+						hk_store_dir(b->br->store), &binds, b->err));
+	hk_reach_list_free(&binds);
+	hk_argv_free(argv);
+	return code;
+}
+
 /* After a phase ran: whether the cage stood and the evidence can follow.  Returns 0, or the
  * exit status that stops the build. */
 static int check_phase_cage(struct build *b, struct phase_result *pr, const char *pname)
@@ -561,21 +583,6 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	char **argv = NULL;
 	if (phase_argv(b, &b->r->phases[ph], &argv) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
-	/* Every path bubblewrap binds, as the build user, before the first phase (the later ones
-	 * bind the same, but for their canary in the same work directory). */
-	if (br->n_phases == 1) {
-		struct hk_reach_list binds = HK_REACH_LIST_INIT;
-		hk_sandbox_argv_binds(argv, &binds);
-		int code = reach_code(b, hk_reach_check("the build user", b->bo->user, b->uid,
-							b->gid, hk_store_dir(br->store), &binds,
-							b->err));
-		hk_reach_list_free(&binds);
-		if (code) {
-			hk_argv_free(argv);
-			unlink(canary_host);
-			return code;
-		}
-	}
 	struct hk_cage_opts o = {
 		.argv = argv,
 		.status_fd = HK_SANDBOX_STATUS_FD,
@@ -883,6 +890,8 @@ static int prepare_and_run(struct build *b)
 	if ((code = make_work(b)) || (code = mount_view_and_verify(b)))
 		return code;
 	if (b->bo->cage && (code = write_policy_files(b)))
+		return code;
+	if ((code = check_binds(b)))
 		return code;
 	print_plan(b);
 	if ((code = place_source(b)))

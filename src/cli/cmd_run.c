@@ -57,7 +57,8 @@ static void run_usage(FILE *f)
 		"                         fault injection for tests (never Hermetic)\n"
 		"\n"
 		"exit status: 0 Hermetic, 1 Impure, 2 NoEvidence, 3 CMD failed (verdict Hermetic),\n"
-		"64 usage, 65 bad policy, 70 a protection could not be installed or set-up failed.\n");
+		"64 usage, 65 bad policy (or, with --user, a path that user cannot reach), 70 a\n"
+		"protection could not be installed or set-up failed.\n");
 }
 
 enum {
