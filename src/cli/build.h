@@ -71,6 +71,10 @@ char *hk_build_store_dir(const struct hk_recipe *r, const char *store_opt);
  * printed is the policy a caged build enforces.  Work paths are left NULL for the caller. */
 void hk_build_sandbox_init(struct hk_sandbox *sb, const struct hk_recipe *r, bool cage);
 
+/* Where a build's work directory is made (HK_BUILD_WORK_PARENT/harkaq-build-<nonce>): the
+ * build user must be able to reach it, as every path bubblewrap binds. */
+#define HK_BUILD_WORK_PARENT "/var/tmp"
+
 struct hk_build_opts {
 	const char *recipe_path;
 	const char *store_dir;           /* NULL: $HARKAQ_STORE, else nearest store/ above */

@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/debstate.h"
 #include "cli/proc.h"
+#include "cli/reach.h"
 #include "cli/sign.h"
 #include "cli/store_import.h"
 #include "core/base.h"
@@ -428,6 +429,28 @@ static int collect_outputs(struct dsc_build *b)
 
 /* ---- the whole -------------------------------------------------------------------------- */
 
+/* Whether the build user reaches the store, the base and harkaq-exec (cli/reach.h): asked
+ * before the closure is imported, so that a refusal leaves the store as it was.  The engine
+ * asks again for its own paths; this is the Debian front end's first write to the store. */
+static int check_reach(struct dsc_build *b)
+{
+	uid_t uid;
+	gid_t gid;
+	int rc = hk_resolve_user(b->bo->user, &uid, &gid, b->err);
+	if (rc < 0)
+		return rc;
+	hk_autofree char *exec_path = NULL;
+	if (b->bo->cage && (rc = hk_helper_path("harkaq-exec", &exec_path, b->err)) < 0)
+		return rc;
+	rc = hk_reach_check_build(b->bo->user, uid, gid, hk_store_dir(b->store), b->base->path,
+				  exec_path, NULL, HK_BUILD_WORK_PARENT, b->err);
+	if (rc > 0) {
+		b->unreachable = true;
+		return -EACCES;
+	}
+	return rc;
+}
+
 /* Up to the recipe: every step that can refuse the input comes before anything is imported
  * (except --see, which only adds packages). */
 static int prepare(struct dsc_build *b)
@@ -435,7 +458,8 @@ static int prepare(struct dsc_build *b)
 	int rc;
 	if ((rc = load_dsc(b)) < 0 || (rc = verify_files(b)) < 0 || (rc = read_host_arch(b)) < 0 ||
 	    (rc = make_work(b)) < 0 || (rc = unpack(b)) < 0 || (rc = dsc_open_base(b)) < 0 ||
-	    (rc = dsc_reduce_fields(b)) < 0 || (rc = dsc_resolve_closure(b)) < 0 ||
+	    (rc = check_reach(b)) < 0 || (rc = dsc_reduce_fields(b)) < 0 ||
+	    (rc = dsc_resolve_closure(b)) < 0 ||
 	    (rc = dsc_import_visible(b)) < 0 || (rc = dsc_import_closure(b)) < 0)
 		return rc;
 	const char *db = b->state ? b->state->path : b->base->path;
@@ -499,7 +523,9 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	int rc = prepare(&b);
 	int code;
 	if (rc < 0) {
-		code = hk_exit_for_errno(err->code);
+		/* A path the build user cannot reach is bad input, as in the engine
+		 * (build_run.c). */
+		code = b.unreachable ? HK_EXIT_DATAERR : hk_exit_for_errno(err->code);
 	} else {
 		static const char *const labels[HK_PHASE_COUNT] = { "clean", "build", "binary" };
 		struct hk_build_opts eo = *bo;

@@ -16,6 +16,7 @@
 #include "cli/cage.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/reach.h"
 #include "cli/reads.h"
 #include "cli/report.h"
 #include "cli/sandbox.h"
@@ -301,7 +302,7 @@ static int name_work(struct build *b)
 	if (hk_random_hex(nonce, 16, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	struct hk_build_result *br = b->br;
-	br->work = hk_xasprintf("/var/tmp/harkaq-build-%s", nonce);
+	br->work = hk_xasprintf(HK_BUILD_WORK_PARENT "/harkaq-build-%s", nonce);
 	b->src = hk_xasprintf("%s/src", br->work);
 	b->out = hk_xasprintf("%s/out", br->work);
 	b->stage = hk_xasprintf("%s/stage", br->work);
@@ -319,6 +320,17 @@ static int name_work(struct build *b)
 	return 0;
 }
 
+/* What a hk_reach_check* call found, as the build's exit status: a path the build user cannot
+ * reach is bad input (the store, base or installation the caller chose, fixed by a chmod or
+ * another --store, as a store that does not exist is); a check that could not be made is the
+ * environment's. */
+static int reach_code(struct build *b, int rc)
+{
+	if (rc == 0)
+		return 0;
+	return stop_at(b, HK_BUILD_STAGE_SETUP, rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE);
+}
+
 /* Derivation and the mount plan come before the work directory exists: a missing or
  * ambiguous dep, or a dep tree the sandbox cannot merge, is reported before anything is
  * created.  Derivation runs with or without the cage: the merged view is the same. */
@@ -332,6 +344,15 @@ static int plan_build(struct build *b)
 		return stop_at(b, stage, hk_exit_for_errno(b->err->code));
 	}
 	br->plan_ok = true;
+	/* bubblewrap runs as the build user: what it cannot reach would fail the first phase
+	 * inside bubblewrap.  Asked before the store view is made, so that a refusal leaves the
+	 * store as it was (docs/store.md, "What a build needs of the machine"). */
+	int reach = reach_code(b, hk_reach_check_build(b->bo->user, b->uid, b->gid,
+						       hk_store_dir(br->store), br->plan.base_root,
+						       b->exec_path, b->bo->dpkg_db,
+						       HK_BUILD_WORK_PARENT, b->err));
+	if (reach)
+		return reach;
 	b->sb.base_root = br->plan.base_root;
 	b->sb.layers = (const char *const *)br->plan.layers;
 	b->sb.n_layers = br->plan.n_layers;
@@ -491,6 +512,28 @@ static int phase_argv(struct build *b, const struct hk_recipe_phase *rp, char **
 				 argv, b->err);
 	hk_argv_free(inner.v);
 	return rc;
+}
+
+/* Every path bubblewrap will bind, as the build user, before the source is fetched and before
+ * any phase: read from the first phase's own command line.  The phases' command lines differ
+ * only in their canary, a file harkaq writes (0644) in the work directory, which is checked. */
+static int check_binds(struct build *b)
+{
+	int ph = 0;
+	while (ph < HK_PHASE_COUNT && b->r->phases[ph].n_commands == 0)
+		ph++;
+	if (ph == HK_PHASE_COUNT)
+		return 0;
+	char **argv = NULL;
+	if (phase_argv(b, &b->r->phases[ph], &argv) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	struct hk_reach_list binds = HK_REACH_LIST_INIT;
+	hk_sandbox_argv_binds(argv, &binds);
+	int code = reach_code(b, hk_reach_check("the build user", b->bo->user, b->uid, b->gid,
+						hk_store_dir(b->br->store), &binds, b->err));
+	hk_reach_list_free(&binds);
+	hk_argv_free(argv);
+	return code;
 }
 
 /* After a phase ran: whether the cage stood and the evidence can follow.  Returns 0, or the
@@ -856,6 +899,8 @@ static int prepare_and_run(struct build *b)
 	if ((code = make_work(b)) || (code = mount_view_and_verify(b)))
 		return code;
 	if (b->bo->cage && (code = write_policy_files(b)))
+		return code;
+	if ((code = check_binds(b)))
 		return code;
 	print_plan(b);
 	if ((code = place_source(b)))

@@ -100,7 +100,8 @@ static void build_usage(FILE *f)
 		"                     want --no-cage\n"
 		"\n"
 		"exit status: 0 every phase Hermetic, 1 a phase Impure, 2 a phase NoEvidence, 3 a phase\n"
-		"failed, 64 usage, 65 bad recipe (file:line:column) or missing dep, 70 set-up error.\n");
+		"failed, 64 usage, 65 bad recipe (file:line:column), missing dep or a store the build\n"
+		"user cannot reach (the directory and the chmod named), 70 set-up error.\n");
 }
 
 

@@ -14,6 +14,7 @@
 #include "cli/cage.h"
 #include "cli/commands.h"
 #include "cli/proc.h"
+#include "cli/reach.h"
 #include "cli/runtime.h"
 #include "cli/verdict_out.h"
 #include "sys/nsinit.h"
@@ -56,7 +57,8 @@ static void run_usage(FILE *f)
 		"                         fault injection for tests (never Hermetic)\n"
 		"\n"
 		"exit status: 0 Hermetic, 1 Impure, 2 NoEvidence, 3 CMD failed (verdict Hermetic),\n"
-		"64 usage, 65 bad policy, 70 a protection could not be installed or set-up failed.\n");
+		"64 usage, 65 bad policy (or, with --user, a path that user cannot reach), 70 a\n"
+		"protection could not be installed or set-up failed.\n");
 }
 
 enum {
@@ -328,6 +330,24 @@ int cmd_run(int argc, char **argv)
 		goto err_remove_canary;
 	}
 
+	/* --user: harkaq-exec, the policy and the canary are opened as that user, and what it
+	 * cannot reach would fail inside the cage's start (or hide the canary: NoEvidence). */
+	if (ro.user && (geteuid() == 0 || uid == geteuid())) {
+		struct hk_reach_list l = HK_REACH_LIST_INIT;
+		hk_reach_add(&l, exec_path, "harkaq-exec", X_OK, HK_REACH_HINT_EXEC);
+		hk_reach_add(&l, eff_path, "the effective policy", R_OK, NULL);
+		hk_reach_add(&l, canary, "the canary", R_OK, NULL);
+		int rc = hk_reach_check("the user", ro.user, uid, gid, NULL, &l, &err);
+		hk_reach_list_free(&l);
+		if (rc != 0) {
+			fprintf(stderr, "harkaq run: %s\n", err.msg);
+			/* Bad input, as for a build (cli/reach.h); a check that could not be made is
+			 * the environment's. */
+			code = rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+			unlink(eff_path);
+			goto err_remove_canary;
+		}
+	}
 	char **xargv = exec_argv(&ro, exec_path, eff_path, canary);
 	struct hk_cage_opts o = {
 		.argv = xargv,

@@ -453,6 +453,30 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 	return 0;
 }
 
+void hk_sandbox_argv_binds(char *const *argv, struct hk_reach_list *l)
+{
+	/* bubblewrap's options as hk_sandbox_argv writes them, with their operand counts; "--"
+	 * ends them. */
+	for (size_t i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++) {
+		const char *o = argv[i];
+		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0) && argv[i + 1] &&
+		    argv[i + 2]) {
+			const char *src = argv[i + 1], *dest = argv[i + 2];
+			bool exec = strcmp(dest, HK_SANDBOX_EXEC_PATH) == 0;
+			struct stat st;
+			bool dir = stat(src, &st) == 0 && S_ISDIR(st.st_mode);
+			int mode = exec || dir ? X_OK : R_OK;
+			hk_reach_add_bind(l, src, dest, mode, exec ? HK_REACH_HINT_EXEC : NULL);
+			i += 2;
+		} else if (strcmp(o, "--symlink") == 0) {
+			i += 2;
+		} else if (strcmp(o, "--proc") == 0 || strcmp(o, "--dev") == 0 ||
+			   strcmp(o, "--tmpfs") == 0 || strcmp(o, "--chdir") == 0) {
+			i += 1;
+		}
+	}
+}
+
 void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p)
 {
 	/* The real read-write surfaces and the scratch directories (with --tmpfs, /var/tmp is

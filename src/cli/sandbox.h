@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli/reach.h"
 #include "core/error.h"
 #include "core/policy.h"
 
@@ -90,6 +91,12 @@ void hk_sandbox_unmount(const struct hk_sandbox_plan *plan);
  * cage_args are inserted between harkaq-exec and "--" (e.g. --canary, test switches). */
 int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *plan,
 		    char *const *cage_args, char *const *inner_argv, char ***out, struct hk_error *err);
+
+/* What the build user must reach for bubblewrap to start with `argv` (hk_sandbox_argv's): every
+ * --bind and --ro-bind source, a directory to be entered (X), a file to be read (R), harkaq-exec
+ * to be executed (X).  Read from the argv itself, so that the check and bubblewrap never
+ * disagree on what is bound.  The strings are borrowed from argv. */
+void hk_sandbox_argv_binds(char *const *argv, struct hk_reach_list *l);
 
 /* Adds the contract surfaces this sandbox mounts to a policy (design.md §5, first category). */
 void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p);

@@ -147,11 +147,25 @@ sed -i 's/^Format: .*/Format: 9.9 (unknown)/' "$W/format/hkcalc_1.0.dsc"
 bad "a format dpkg-source refuses" "$W/format/hkcalc_1.0.dsc" \
 	"Format 9.9 (unknown): dpkg-source -x refused the source"
 
+# --- a store out of the build user's reach ---------------------------------------------------
+# The store under a directory of mode 0700 (as mktemp -d makes it): refused before anything is
+# imported or built (docs/store.md, "What a build needs of the machine").  Its control is the
+# yacc and cc build just below: the same .dsc and store, the directory opened again.
+sec "a store out of the build user's reach"
+store_snap() { find "$S" -printf '%p %M %s %T@\n' | sort; }
+before=$(store_snap)
+chmod 0700 "$W"
+bad "a store under a 0700 directory" "$W/ok/hkcalc_1.0.dsc" \
+	"the build user nobody cannot reach $S (the store): $W is mode 0700 owned by root:root; run 'chmod o+x $W', or choose another --store"
+chmod 0755 "$W"
+check_eq "a store under a 0700 directory: the store is as it was" "$before" "$(store_snap)"
+
 # --- yacc and cc: the dpkg state's alternatives, dpkg-checkbuilddeps on its database ---------
 sec "yacc and cc"
 "$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --json >"$W/calc.json" 2>"$W/calc.log"
 rc=$?
-check "the yacc and cc build gives a verdict (exit $rc)" test "$rc" -le 1
+check "the yacc and cc build gives a verdict (exit $rc; the control of the unreachable store)" \
+	test "$rc" -le 1
 check_eq "every phase ran and succeeded" "clean:0 build:0 binary:0" \
 	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/calc.json")"
 check_contains "yacc ran (an alternatives link of the dpkg state)" "$(cat "$W/calc.log")" \
