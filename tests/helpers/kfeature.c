@@ -10,6 +10,8 @@
  *       userns    clone/unshare with CLONE_NEWUSER: EPERM (as with
  *                 kernel.unprivileged_userns_clone=0); clone3: ENOSYS, so that callers fall
  *                 back to clone, whose flags a filter can read
+ *       netpid    clone/unshare with CLONE_NEWPID or CLONE_NEWNET: EINVAL (as without
+ *                 CONFIG_PID_NS or CONFIG_NET_NS)
  *       mount     mount: ENODEV (the filesystem type is not known); fsopen: ENOSYS (no new
  *                 mount API, so that callers fall back to mount)
  *       overlay   mount with flags exactly MS_RDONLY: ENODEV, as without CONFIG_OVERLAY_FS.
@@ -121,6 +123,10 @@ static int without(char *features, char **cmd)
 			deny_nr_flag(&p, SYS_clone, CLONE_NEWUSER, EPERM);
 			deny_nr_flag(&p, SYS_unshare, CLONE_NEWUSER, EPERM);
 			deny_nr(&p, SYS_clone3, ENOSYS);
+		} else if (strcmp(f, "netpid") == 0) {
+			deny_nr_flag(&p, SYS_clone, CLONE_NEWPID | CLONE_NEWNET, EINVAL);
+			deny_nr_flag(&p, SYS_unshare, CLONE_NEWPID | CLONE_NEWNET, EINVAL);
+			deny_nr(&p, SYS_clone3, ENOSYS);
 		} else if (strcmp(f, "mount") == 0) {
 			deny_nr(&p, SYS_mount, ENODEV);
 			deny_nr(&p, SYS_fsopen, ENOSYS);
@@ -210,6 +216,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "probe") == 0 && strcmp(argv[2], "seccomp") == 0)
 		return probe_seccomp();
 	fprintf(stderr, "usage: kfeature probe fanotify PATH | kfeature probe seccomp |\n"
-			"       kfeature without userns|mount|overlay|fanotify|seccomp[,...] CMD [ARGS...]\n");
+			"       kfeature without userns|netpid|mount|overlay|fanotify|seccomp[,...] CMD [ARGS...]\n");
 	return 2;
 }
