@@ -12,6 +12,7 @@
 #     libncurses-dev with the header cc1 read; declared, the denial is gone and the build
 #     succeeds.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 unset HARKAQ_STORE
 
