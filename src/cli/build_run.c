@@ -27,6 +27,7 @@
 #include "core/util.h"
 #include "core/verdict.h"
 #include "sys/mountns.h"
+#include "sys/userns.h"
 #include "sys/verity.h"
 
 /* SOURCE_DATE_EPOCH for every build: fixed, so that a build's bytes do not depend on when it
@@ -261,6 +262,10 @@ static int open_inputs(struct build *b)
 	hk_recipe_hash(b->r, br->recipe_hash);
 	if (hk_resolve_user(b->bo->user, &b->uid, &b->gid, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_USAGE);
+	/* A kernel that forbids the build user its namespaces fails every sandbox: say so once,
+	 * before anything is made, rather than have bubblewrap's first phase "never report". */
+	if (hk_sys_sandbox_check(b->uid, b->gid, b->err) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 
 	interrupted_by = 0;
 	catch_signals();

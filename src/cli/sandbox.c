@@ -343,8 +343,13 @@ int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err)
 			close(cwd);
 		}
 		if (r < 0) {
+			/* ENODEV is the kernel's "no such filesystem type": said in words, since
+			 * every build with more than one layer needs it (kernel-facts.md §13). */
 			int ret = hk_fail_errno(err, e, "mounting the merged view of /%s (%zu layers in "
-							 "%s)", t->name, t->n_lowers, linkdir);
+							 "%s%s)", t->name, t->n_lowers, linkdir,
+						e == ENODEV ? "; this kernel has no overlayfs: "
+							      "CONFIG_OVERLAY_FS"
+							    : "");
 			hk_buf_free(&opts);
 			free(linkdir);
 			return ret;

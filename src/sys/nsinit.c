@@ -141,10 +141,18 @@ pid_t hk_nsinit_fork(unsigned ns, int status_fd, hk_nsinit_fail_fn fail, int *re
 		close(rp[1]);
 		if (self >= 0)
 			close(self);
+		const char *what = (ns & HK_NS_NET) ? "pid and network namespaces" : "pid namespace";
+		/* EINVAL is the kernel's answer for a namespace it was built without; EPERM is
+		 * the missing capability (kernel-facts.md §13). */
+		if (e == EINVAL)
+			return hk_fail_errno(err, e, "cannot put the command in its own %s: this "
+						     "kernel was built without %s",
+					     what, (ns & HK_NS_NET) ? "one of them (CONFIG_PID_NS, "
+								     "CONFIG_NET_NS)"
+								   : "it (CONFIG_PID_NS)");
 		return hk_fail_errno(err, e,
 				     "cannot put the command in its own %s (harkaq run needs "
-				     "CAP_SYS_ADMIN: run it as root)",
-				     (ns & HK_NS_NET) ? "pid and network namespaces" : "pid namespace");
+				     "CAP_SYS_ADMIN: run it as root)", what);
 	}
 	if (pid > 0) {
 		close(rp[1]);

@@ -6,6 +6,7 @@
 # input gets its own exit status, and verification writes nothing.  Every negative has its
 # positive control in this run.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export HARKAQ=$HARKAQ
 unset HARKAQ_STORE

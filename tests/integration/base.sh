@@ -5,6 +5,7 @@
 # the same run: a denial the test expects has its declared twin that passes, a file the
 # pinned base must not see is first seen by a host-base build.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 unset HARKAQ_STORE
 

@@ -4,6 +4,7 @@
 # scratch directory, plus an artifact made here: hkdemo (a header and a static library built
 # with the host's cc/ar).  Every negative result has its positive control in the same test.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export HARKAQ=$HARKAQ
 unset HARKAQ_STORE

@@ -6,6 +6,7 @@
 # classified as expected (the verdict changes, the artifact does not), a policy bug kept apart
 # from debt, and evidence objects that verify (and stop verifying when a byte changes).
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/demo/lib.sh"
 

@@ -12,6 +12,7 @@
 #     libncurses-dev with the header cc1 read; declared, the denial is gone and the build
 #     succeeds.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 unset HARKAQ_STORE
 
@@ -188,7 +189,12 @@ check_contains "the .buildinfo lists bison from the sandbox's package database" 
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
 
 # The converse, from the same run: every used Build-Depends had a file opened (bison's, by
-# yacc)...
+# yacc)...  It is seen with fanotify filesystem marks (docs/kernel-facts.md §12), which a
+# kernel may lack: the build then says the converse was not observed, and why.
+# (The body below is left unindented, to keep its history.)
+if ! hk_probe_fanotify "$W"; then
+	skip "the converse of a Debian build (files opened)" "$HK_PROBE_WHY"
+else
 check_eq "the converse was computed, for the one Build-Depends" "true 1" "$(jq -r '"\(.converse.computed) \(.converse.checked)"' "$W/calc.json")"
 check_eq "...and nothing declared went unopened" "[]" "$(jq -c '.converse.unopened' "$W/calc.json")"
 # ...and a Build-Depends the build never uses (hello, a package of the archive) is named.
@@ -199,6 +205,7 @@ check_eq "an unused Build-Depends: named as unopened, bison not" "Build-Depends:
 	"$(jq -r '[.converse.unopened[] | "\(.field):\(.group)"] | join(" ")' "$W/unused.json")"
 check_contains "an unused Build-Depends: labelled as opens, not existence checks" \
 	"$(cat "$W/unused.log")" "declared, none of its files opened (opens are seen; existence checks"
+fi
 
 # The control: debian/control asks for bison, the .dsc does not: the sandbox's package
 # database lacks it and dpkg-checkbuilddeps refuses the build.

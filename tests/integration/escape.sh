@@ -10,6 +10,7 @@
 # counterpart (a host listener, a host process, root's capabilities, a second directory on
 # one filesystem) run under `harkaq run` on the host, whose verdict is checked the same way.
 . "$(dirname "$0")/lib.sh"
+hk_require_runs; hk_require_builds
 
 S=$(hk_scratch)
 LISTENER=; VICTIM=; TCP_LISTENER=

@@ -6,6 +6,7 @@
 # are put back to the exact value read just before the change, within a second or two, even on
 # failure (other suites share the machine).
 . "$(dirname "$0")/lib.sh"
+hk_require_runs
 
 AUDIT_SET=$HELPERS/audit_set
 EV_FLOOD=$HELPERS/ev_flood

@@ -4,6 +4,7 @@
 # subcommands, before the subcommand); both must succeed with the same output.  `harkaq run` is
 # the one exception, by design: everything after its command is the command's own.
 . "$(dirname "$0")/lib.sh"
+hk_require_runs; hk_require_builds
 unset HARKAQ_STORE
 W=$(hk_scratch)
 trap 'rm -rf "$W"' EXIT

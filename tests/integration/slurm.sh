@@ -9,6 +9,7 @@
 # local --jobs 1 sweep's byte for byte, although the workers' stores lacked a provider the
 # complete store has.  Everything started is stopped and removed, also when the test fails.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 

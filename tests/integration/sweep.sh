@@ -4,6 +4,7 @@
 # classification, the base-debt measure, --jobs 2 = --jobs 1, and shards 1/3..3/3 merged =
 # the single-machine sweep, byte for byte.
 . "$(dirname "$0")/lib.sh"
+hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 
