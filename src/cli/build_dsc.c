@@ -584,7 +584,8 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 		free(r->unread[i].field);
 		free(r->unread[i].group);
 		free(r->unread[i].packages);
-		free(r->unread[i].deps_opened);
+		hk_strfreev(r->unread[i].through);
+		hk_strfreev(r->unread[i].through_paths);
 	}
 	free(r->unread);
 	free(r->work);

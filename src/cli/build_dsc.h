@@ -66,15 +66,19 @@ struct hk_dsc_pkg {
 	char id[HK_B3_ID_LEN];      /* its store artifact */
 };
 
-/* A used Build-Depends group none of whose declared packages had a file opened (the
- * converse of a missing Build-Depends; docs/debian-builds.md, "The report"). */
+/* A used Build-Depends group none of whose declared packages had a file of its own opened
+ * (the converse of a missing Build-Depends; docs/debian-builds.md, "The report"). */
 struct hk_dsc_unread {
 	char *field;                /* "Build-Depends" … */
 	char *group;                /* the group as reduced: "libncurses5-dev" */
 	char *packages;             /* the declared packages it stands for: "libncurses5-dev" */
-	char *deps_opened;          /* for packages of documentation only (transitional,
-				     * metapackages): their direct dependencies whose files were
-				     * opened; else NULL */
+	/* NULL when nothing was opened through them: none opened.  Else the packages of their
+	 * dependency closure within the build's closure a file of which was opened, nearest
+	 * first (NULL-terminated): used through them, as a transitional package is
+	 * (pkg-config through pkgconf; core/converse.h). */
+	char **through;
+	char **through_paths;       /* the first file opened of each of them */
+	size_t n_through;
 };
 
 /* One output file of the build, as sealed. */

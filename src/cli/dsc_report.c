@@ -280,6 +280,17 @@ static const char *converse_not(const struct hk_dsc_result *r)
 	return NULL;
 }
 
+static void unread_line(const struct hk_dsc_unread *u, FILE *out)
+{
+	fprintf(out, "    %s: %s", u->field, u->group);
+	if (strcmp(u->group, u->packages) != 0)
+		fprintf(out, " (declared as %s)", u->packages);
+	for (size_t k = 0; k < u->n_through; k++)
+		fprintf(out, "%s%s (%s)", k ? ", " : " — used through ", u->through[k],
+			u->through_paths[k]);
+	fputc('\n', out);
+}
+
 static void converse_human(const struct hk_dsc_result *r, FILE *out)
 {
 	const char *why = converse_not(r);
@@ -288,24 +299,28 @@ static void converse_human(const struct hk_dsc_result *r, FILE *out)
 		return;
 	}
 	const char *loss = r->build.opened_incomplete ? "; some opens were lost, not vouched for" : "";
-	if (r->n_unread == 0) {
+	size_t n_through = 0;
+	for (size_t i = 0; i < r->n_unread; i++)
+		n_through += r->unread[i].through != NULL;
+	if (n_through == r->n_unread) {
 		fprintf(out, "  declared and unopened: none (every one of %zu used Build-Depends had a "
-			     "file opened%s)\n", r->n_groups_checked, loss);
+			     "file opened%s%s)\n", r->n_groups_checked,
+			n_through ? ", its own or a dependency's" : "", loss);
+	} else {
+		fprintf(out, "  declared, none of its files opened (opens are seen; existence checks "
+			     "such as stat and access are not%s):\n", loss);
+		for (size_t i = 0; i < r->n_unread; i++)
+			if (!r->unread[i].through)
+				unread_line(&r->unread[i], out);
+	}
+	if (n_through == 0)
 		return;
-	}
-	fprintf(out, "  declared, none of its files opened (opens are seen; existence checks "
-		     "such as stat and access are not%s):\n", loss);
-	for (size_t i = 0; i < r->n_unread; i++) {
-		const struct hk_dsc_unread *u = &r->unread[i];
-		bool many = u->deps_opened && strchr(u->deps_opened, ',');
-		fprintf(out, "    %s: %s", u->field, u->group);
-		if (strcmp(u->group, u->packages) != 0)
-			fprintf(out, " (declared as %s)", u->packages);
-		if (u->deps_opened)
-			fprintf(out, " — documentation only; its dependenc%s %s %s opened",
-				many ? "ies" : "y", u->deps_opened, many ? "were" : "was");
-		fputc('\n', out);
-	}
+	/* A transitional or meta package: dropping it drops what it pulls in, which was used. */
+	fprintf(out, "  declared, used through a dependency (none of its own files opened, files of "
+		     "packages it pulls in were: not unneeded):\n");
+	for (size_t i = 0; i < r->n_unread; i++)
+		if (r->unread[i].through)
+			unread_line(&r->unread[i], out);
 }
 
 void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
@@ -628,11 +643,34 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_key(j, "unopened");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_unread; i++) {
+		if (r->unread[i].through)
+			continue;
 		hk_json_obj_begin(j);
 		hk_json_kv_str(j, "field", r->unread[i].field);
 		hk_json_kv_str(j, "group", r->unread[i].group);
 		hk_json_kv_str(j, "packages", r->unread[i].packages);
-		hk_json_kv_str(j, "deps_opened", r->unread[i].deps_opened);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "used_through");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_unread; i++) {
+		const struct hk_dsc_unread *u = &r->unread[i];
+		if (!u->through)
+			continue;
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "field", u->field);
+		hk_json_kv_str(j, "group", u->group);
+		hk_json_kv_str(j, "packages", u->packages);
+		hk_json_key(j, "through");
+		hk_json_arr_begin(j);
+		for (size_t k = 0; k < u->n_through; k++) {
+			hk_json_obj_begin(j);
+			hk_json_kv_str(j, "package", u->through[k]);
+			hk_json_kv_bytes(j, "path", u->through_paths[k], strlen(u->through_paths[k]));
+			hk_json_obj_end(j);
+		}
+		hk_json_arr_end(j);
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
