@@ -81,6 +81,16 @@ struct hk_dsc_unread {
 	size_t n_through;
 };
 
+/* A store package named from the build's log, not from a denial: its /usr/share/aclocal file
+ * defines a macro the log says was missing (core/aclocal.h).  The store view leaves that
+ * directory out, so such a use has no other witness. */
+struct hk_dsc_macro_need {
+	char *package, *version;
+	char *macro;                /* "PKG_PROG_PKG_CONFIG" */
+	char *file;                 /* "/usr/share/aclocal/pkg.m4" */
+	char *line;                 /* the log's line that says it was missing */
+};
+
 /* One output file of the build, as sealed. */
 struct hk_dsc_output {
 	char *file;
@@ -112,6 +122,9 @@ struct hk_dsc_result {
 	/* The converse, when the opens were observed (build.opened_observed). */
 	struct hk_dsc_unread *unread;
 	size_t n_unread;
+	/* The store packages named from the build's log (dsc_aclocal.c). */
+	struct hk_dsc_macro_need *macro_needs;
+	size_t n_macro_needs;
 	size_t n_groups_checked;
 	/* --confirm: the packages left out of the view, and the second build's result. */
 	char **confirm_hidden;      /* NULL-terminated; NULL when no second build ran */

@@ -490,7 +490,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 	size_t needs = 0, probes = 0;
 	for (size_t i = 0; i < rep.n; i++)
 		rep.f[i].need ? needs++ : probes++;
-	if (needs == 0 && probes == 0 && rep.n_l == 0)
+	if (needs == 0 && probes == 0 && rep.n_l == 0 && r->n_macro_needs == 0)
 		fprintf(out, "  nothing read beyond base + Build-Depends%s\n",
 			rep.expected ? " (expected probes aside)" : "");
 	for (size_t i = 0; i < rep.n; i++) {
@@ -498,6 +498,16 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 			continue;
 		fprintf(out, "  missing Build-Depends: ");
 		finding_line(&rep.f[i], out);
+	}
+	/* No denial witnesses these: the store view leaves /usr/share/aclocal out, and the log
+	 * is what named them.  A build that failed needed them; one that went on was changed by
+	 * their absence. */
+	for (size_t i = 0; i < r->n_macro_needs; i++) {
+		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
+		fprintf(out, "  %s, named from the build log: %s (macro %s is defined by %s of %s; "
+			     "the log says: %s)\n",
+			r->build.failed_phase ? "missing Build-Depends" : "probe survived",
+			m->package, m->macro, m->file, m->package, m->line);
 	}
 	if (probes)
 		fprintf(out, "  probes survived (the phase went on without them: influences on the "
@@ -632,6 +642,21 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	}
 	hk_json_arr_end(j);
 	hk_json_kv_uint(j, "expected_denials", rep.expected);
+	hk_json_key(j, "from_log");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_macro_needs; i++) {
+		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "package", m->package);
+		hk_json_kv_str(j, "version", m->version);
+		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
+		hk_json_kv_str(j, "evidence", "build_log");
+		hk_json_kv_str(j, "macro", m->macro);
+		hk_json_kv_bytes(j, "file", m->file, strlen(m->file));
+		hk_json_kv_bytes(j, "line", m->line, strlen(m->line));
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
 	report_free(&rep);
 	hk_json_key(j, "converse");
 	hk_json_obj_begin(j);

@@ -6,7 +6,11 @@
 #     the program /usr/bin/pkg-config leads to) ships pkg.m4. The build runs pkg-config and
 #     reads pkg.m4 as aclocal does: pkg-config is reported used through pkgconf and
 #     pkgconf-bin, never "none opened";
-#   - in the same run, the control: hello, declared and never used, is still "none opened".
+#   - in the same run, the control: hello, declared and never used, is still "none opened";
+#   - the same package calling PKG_PROG_PKG_CONFIG from configure.ac: declared, it builds and
+#     nothing is named from the log (the control); with pkg-config dropped, aclocal finds no
+#     pkg.m4 (the store view leaves /usr/share/aclocal out), configure fails, no denial names
+#     anything, and the log names pkgconf by the macro its pkg.m4 defines.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 unset HARKAQ_STORE
@@ -99,5 +103,45 @@ check_eq "the control: hello, never run, is none opened" "Build-Depends:hello" \
 	"$(jq -r '[.converse.unopened[] | "\(.field):\(.group)"] | join(" ")' "$W/pc.json")"
 check_contains "the control, said to people" "$(cat "$W/pc.log")" \
 	"declared, none of its files opened (opens are seen"
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
+# --- a Build-Depends used only through /usr/share/aclocal --------------------------------------
+# configure.ac calls PKG_PROG_PKG_CONFIG, which pkgconf's pkg.m4 defines. The store view leaves
+# /usr/share/aclocal out, so once pkg-config is dropped aclocal finds no pkg.m4, no denial is
+# made, and configure fails on the unexpanded name: only the log can name pkgconf.
+sec() { echo "# [${SECONDS}s] $*"; }
+sec "aclocal"
+ac_pkg() {
+	mkdir -p "$1/hkpc-1.0"
+	cat >"$1/hkpc-1.0/configure.ac" <<'EOF2'
+AC_INIT([hkpc], [1.0])
+PKG_PROG_PKG_CONFIG
+AS_IF([test -z "$PKG_CONFIG"], [AC_MSG_ERROR([pkg-config is required])])
+AC_OUTPUT
+EOF2
+	make_pkg "$1" "$2" 'aclocal' 'autoconf' './configure' 'echo "$$PKG_CONFIG" >pcver'
+}
+ac_pkg "$W/ac" "autoconf, automake, pkg-config"
+"$HARKAQ" build --store "$S" --dsc "$W/ac/hkpc_1.0.dsc" --json >"$W/ac.json" 2>"$W/ac.log"
+check_eq "declared: every phase succeeds (aclocal found pkg.m4)" "clean:0 build:0 binary:0" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/ac.json")"
+check_eq "declared: nothing is named from the log" "[]" "$(jq -c '.from_log' "$W/ac.json")"
+check_eq "declared: pkg-config is used through pkgconf, whose pkg.m4 aclocal read" \
+	"pkg-config /usr/share/aclocal/pkg.m4" \
+	"$(jq -r '.converse.used_through[] | "\(.group) \(.through[] | select(.package == "pkgconf") | .path)"' "$W/ac.json")"
+
+ac_pkg "$W/ac-drop" "autoconf, automake"
+"$HARKAQ" build --store "$S" --dsc "$W/ac-drop/hkpc_1.0.dsc" --json >"$W/acd.json" 2>"$W/acd.log"
+check_eq "dropped: the build phase fails" "build:2" \
+	"$(jq -r '[.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")' "$W/acd.json")"
+check_contains "dropped: configure met the unexpanded macro" "$(cat "$W/acd.log")" \
+	"PKG_PROG_PKG_CONFIG: command not found"
+check_eq "dropped: no denial names pkgconf (pkg.m4 was left out of the view)" "" \
+	"$(jq -r '[(.missing + .probes)[].package | select(startswith("pkgconf"))] | join(" ")' "$W/acd.json")"
+check_eq "dropped: the log names pkgconf, by its macro and file" \
+	"pkgconf true build_log PKG_PROG_PKG_CONFIG /usr/share/aclocal/pkg.m4" \
+	"$(jq -r '[.from_log[] | "\(.package) \(.need) \(.evidence) \(.macro) \(.file)"] | join(";")' "$W/acd.json")"
+check_contains "dropped: said to people, with the kind of evidence" "$(cat "$W/acd.log")" \
+	"missing Build-Depends, named from the build log: pkgconf (macro PKG_PROG_PKG_CONFIG is defined by /usr/share/aclocal/pkg.m4 of pkgconf; the log says: "
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
 finish
