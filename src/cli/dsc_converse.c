@@ -136,9 +136,18 @@ static size_t table_index(struct conv_table *t, const char *name)
 	for (size_t i = 0; i < t->n; i++)
 		if (strcmp(t->p[i].name, name) == 0)
 			return i;
-	/* A base package: its dependencies are the base's, outside what this build added. */
+	/* A base package: its dependencies are the base's, outside what this build added.  It
+	 * stays in the table for its own group only (table_truncate): reachable from another
+	 * group's packages, perl or libc6 would make every one look used. */
 	hk_strv_push(&t->names, name);
 	return table_add(t, t->names.v[t->names.n - 1], NULL);
+}
+
+static void table_truncate(struct conv_table *t, size_t n)
+{
+	for (size_t i = n; i < t->n; i++)
+		hk_strset_free(&t->files[i]);
+	t->n = n;
 }
 
 static int table_load(const struct hk_dsc_result *r, struct conv_table *t, size_t i,
@@ -160,6 +169,7 @@ int dsc_find_unread(struct dsc_build *b)
 	const struct hk_strset *opened = &r->build.opened;
 	struct conv_table t = { .names = HK_STRV_INIT };
 	int rc = table_init(r, &t, b->err);
+	size_t n_closure = t.n;
 	for (size_t f = 0; rc == 0 && f < HK_DSC_BUILD_CONFLICTS; f++) {
 		for (size_t g = 0; rc == 0 && g < b->n_groups[f]; g++) {
 			hk_autostrv struct hk_strv pkgs = HK_STRV_INIT;
@@ -189,6 +199,7 @@ int dsc_find_unread(struct dsc_build *b)
 								      &through, &paths)
 						       : HK_CONV_OPENED;
 			free(roots);
+			table_truncate(&t, n_closure);
 			if (use == HK_CONV_OPENED)
 				continue;
 			r->unread = hk_xrealloc(r->unread, (r->n_unread + 1) * sizeof(*r->unread));
