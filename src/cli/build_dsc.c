@@ -547,8 +547,22 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		 * artifacts is the same. */
 		hk_store_close(b.store);
 		b.store = NULL;
+		/* The log is the only witness of a package used only through what the store
+		 * view leaves out (dsc_aclocal.c); without it the build runs as it would. */
+		struct dsc_log log;
+		struct hk_error log_err;
+		bool logged = dsc_log_start(&log, &log_err) == 0;
+		if (!logged)
+			dsc_say(&b, "the build's log is not kept (%s): macros it says were missing "
+				    "are not named", log_err.msg);
 		code = hk_build_run(&eo, &r->build, err);
 		r->built = true;
+		if (logged) {
+			dsc_log_stop(&log);
+			if (code < HK_EXIT_USAGE && dsc_find_macro_needs(&b, &log) < 0)
+				code = HK_EXIT_SOFTWARE;
+			dsc_log_free(&log);
+		}
 		if (code < HK_EXIT_USAGE && collect_outputs(&b) < 0)
 			code = HK_EXIT_SOFTWARE;
 		if (code < HK_EXIT_USAGE && r->build.opened_observed && dsc_completed(&r->build) &&
@@ -621,9 +635,18 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 		free(r->unread[i].field);
 		free(r->unread[i].group);
 		free(r->unread[i].packages);
-		free(r->unread[i].deps_opened);
+		hk_strfreev(r->unread[i].through);
+		hk_strfreev(r->unread[i].through_paths);
 	}
 	free(r->unread);
+	for (size_t i = 0; i < r->n_macro_needs; i++) {
+		free(r->macro_needs[i].package);
+		free(r->macro_needs[i].version);
+		free(r->macro_needs[i].macro);
+		free(r->macro_needs[i].file);
+		free(r->macro_needs[i].line);
+	}
+	free(r->macro_needs);
 	free(r->work);
 	memset(r, 0, sizeof(*r));
 }

@@ -69,15 +69,29 @@ struct hk_dsc_pkg {
 	char id[HK_B3_ID_LEN];      /* its store artifact */
 };
 
-/* A used Build-Depends group none of whose declared packages had a file opened (the
- * converse of a missing Build-Depends; docs/debian-builds.md, "The report"). */
+/* A used Build-Depends group none of whose declared packages had a file of its own opened
+ * (the converse of a missing Build-Depends; docs/debian-builds.md, "The report"). */
 struct hk_dsc_unread {
 	char *field;                /* "Build-Depends" … */
 	char *group;                /* the group as reduced: "libncurses5-dev" */
 	char *packages;             /* the declared packages it stands for: "libncurses5-dev" */
-	char *deps_opened;          /* for packages of documentation only (transitional,
-				     * metapackages): their direct dependencies whose files were
-				     * opened; else NULL */
+	/* NULL when nothing was opened through them: none opened.  Else the packages of their
+	 * dependency closure within the build's closure a file of which was opened, nearest
+	 * first (NULL-terminated): used through them, as a transitional package is
+	 * (pkg-config through pkgconf; core/converse.h). */
+	char **through;
+	char **through_paths;       /* the first file opened of each of them */
+	size_t n_through;
+};
+
+/* A store package named from the build's log, not from a denial: its /usr/share/aclocal file
+ * defines a macro the log says was missing (core/aclocal.h).  The store view leaves that
+ * directory out, so such a use has no other witness. */
+struct hk_dsc_macro_need {
+	char *package, *version;
+	char *macro;                /* "PKG_PROG_PKG_CONFIG" */
+	char *file;                 /* "/usr/share/aclocal/pkg.m4" */
+	char *line;                 /* the log's line that says it was missing */
 };
 
 /* What a probe does to the .debs (docs/debian-builds.md, "Deciding probes"). */
@@ -151,6 +165,9 @@ struct hk_dsc_result {
 	/* The converse, when the opens were observed (build.opened_observed). */
 	struct hk_dsc_unread *unread;
 	size_t n_unread;
+	/* The store packages named from the build's log (dsc_aclocal.c). */
+	struct hk_dsc_macro_need *macro_needs;
+	size_t n_macro_needs;
 	size_t n_groups_checked;
 	/* --confirm: the packages left out of the view, and the second build's result. */
 	char **confirm_hidden;      /* NULL-terminated; NULL when no second build ran */

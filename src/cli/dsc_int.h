@@ -4,6 +4,7 @@
 #ifndef HK_CLI_DSC_INT_H
 #define HK_CLI_DSC_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -73,5 +74,20 @@ int dsc_find_unread(struct dsc_build *b);
  * when the work directory cannot be used. */
 int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const char *first_out);
 void dsc_decide_free(struct hk_dsc_decide *d);
+
+/* dsc_aclocal.c: the build's stderr, copied to the user's and kept while the engine runs; the
+ * store packages whose /usr/share/aclocal files define a macro it says was missing (into
+ * b->r->macro_needs). */
+struct dsc_log {
+	struct hk_buf text;         /* what came, its tail when long */
+	int saved_err, pipe_r, stop[2];
+	pthread_t thread;
+	bool on;
+};
+int dsc_log_start(struct dsc_log *l, struct hk_error *err);
+/* stderr is the user's again; the text stays. */
+void dsc_log_stop(struct dsc_log *l);
+void dsc_log_free(struct dsc_log *l);
+int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log);
 
 #endif

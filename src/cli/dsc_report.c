@@ -280,6 +280,17 @@ static const char *converse_not(const struct hk_dsc_result *r)
 	return NULL;
 }
 
+static void unread_line(const struct hk_dsc_unread *u, FILE *out)
+{
+	fprintf(out, "    %s: %s", u->field, u->group);
+	if (strcmp(u->group, u->packages) != 0)
+		fprintf(out, " (declared as %s)", u->packages);
+	for (size_t k = 0; k < u->n_through; k++)
+		fprintf(out, "%s%s (%s)", k ? ", " : " — used through ", u->through[k],
+			u->through_paths[k]);
+	fputc('\n', out);
+}
+
 static void converse_human(const struct hk_dsc_result *r, FILE *out)
 {
 	const char *why = converse_not(r);
@@ -288,24 +299,28 @@ static void converse_human(const struct hk_dsc_result *r, FILE *out)
 		return;
 	}
 	const char *loss = r->build.opened_incomplete ? "; some opens were lost, not vouched for" : "";
-	if (r->n_unread == 0) {
+	size_t n_through = 0;
+	for (size_t i = 0; i < r->n_unread; i++)
+		n_through += r->unread[i].through != NULL;
+	if (n_through == r->n_unread) {
 		fprintf(out, "  declared and unopened: none (every one of %zu used Build-Depends had a "
-			     "file opened%s)\n", r->n_groups_checked, loss);
+			     "file opened%s%s)\n", r->n_groups_checked,
+			n_through ? ", its own or a dependency's" : "", loss);
+	} else {
+		fprintf(out, "  declared, none of its files opened (opens are seen; existence checks "
+			     "such as stat and access are not%s):\n", loss);
+		for (size_t i = 0; i < r->n_unread; i++)
+			if (!r->unread[i].through)
+				unread_line(&r->unread[i], out);
+	}
+	if (n_through == 0)
 		return;
-	}
-	fprintf(out, "  declared, none of its files opened (opens are seen; existence checks "
-		     "such as stat and access are not%s):\n", loss);
-	for (size_t i = 0; i < r->n_unread; i++) {
-		const struct hk_dsc_unread *u = &r->unread[i];
-		bool many = u->deps_opened && strchr(u->deps_opened, ',');
-		fprintf(out, "    %s: %s", u->field, u->group);
-		if (strcmp(u->group, u->packages) != 0)
-			fprintf(out, " (declared as %s)", u->packages);
-		if (u->deps_opened)
-			fprintf(out, " — documentation only; its dependenc%s %s %s opened",
-				many ? "ies" : "y", u->deps_opened, many ? "were" : "was");
-		fputc('\n', out);
-	}
+	/* A transitional or meta package: dropping it drops what it pulls in, which was used. */
+	fprintf(out, "  declared, used through a dependency (none of its own files opened, files of "
+		     "packages it pulls in were: not unneeded):\n");
+	for (size_t i = 0; i < r->n_unread; i++)
+		if (r->unread[i].through)
+			unread_line(&r->unread[i], out);
 }
 
 void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
@@ -494,7 +509,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 	size_t needs = 0, probes = 0;
 	for (size_t i = 0; i < rep.n; i++)
 		rep.f[i].need ? needs++ : probes++;
-	if (needs == 0 && probes == 0 && rep.n_l == 0)
+	if (needs == 0 && probes == 0 && rep.n_l == 0 && r->n_macro_needs == 0)
 		fprintf(out, "  nothing read beyond base + Build-Depends%s\n",
 			rep.expected ? " (expected probes aside)" : "");
 	for (size_t i = 0; i < rep.n; i++) {
@@ -502,6 +517,16 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 			continue;
 		fprintf(out, "  missing Build-Depends: ");
 		finding_line(&rep.f[i], out);
+	}
+	/* No denial witnesses these: the store view leaves /usr/share/aclocal out, and the log
+	 * is what named them.  A build that failed needed them; one that went on was changed by
+	 * their absence. */
+	for (size_t i = 0; i < r->n_macro_needs; i++) {
+		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
+		fprintf(out, "  %s, named from the build log: %s (macro %s is defined by %s of %s; "
+			     "the log says: %s)\n",
+			r->build.failed_phase ? "missing Build-Depends" : "probe survived",
+			m->package, m->macro, m->file, m->package, m->line);
 	}
 	if (probes)
 		fprintf(out, "  probes survived (the phase went on without them: influences on the "
@@ -637,6 +662,21 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	}
 	hk_json_arr_end(j);
 	hk_json_kv_uint(j, "expected_denials", rep.expected);
+	hk_json_key(j, "from_log");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_macro_needs; i++) {
+		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "package", m->package);
+		hk_json_kv_str(j, "version", m->version);
+		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
+		hk_json_kv_str(j, "evidence", "build_log");
+		hk_json_kv_str(j, "macro", m->macro);
+		hk_json_kv_bytes(j, "file", m->file, strlen(m->file));
+		hk_json_kv_bytes(j, "line", m->line, strlen(m->line));
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
 	report_free(&rep);
 	hk_json_key(j, "converse");
 	hk_json_obj_begin(j);
@@ -648,11 +688,34 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_key(j, "unopened");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_unread; i++) {
+		if (r->unread[i].through)
+			continue;
 		hk_json_obj_begin(j);
 		hk_json_kv_str(j, "field", r->unread[i].field);
 		hk_json_kv_str(j, "group", r->unread[i].group);
 		hk_json_kv_str(j, "packages", r->unread[i].packages);
-		hk_json_kv_str(j, "deps_opened", r->unread[i].deps_opened);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "used_through");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_unread; i++) {
+		const struct hk_dsc_unread *u = &r->unread[i];
+		if (!u->through)
+			continue;
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "field", u->field);
+		hk_json_kv_str(j, "group", u->group);
+		hk_json_kv_str(j, "packages", u->packages);
+		hk_json_key(j, "through");
+		hk_json_arr_begin(j);
+		for (size_t k = 0; k < u->n_through; k++) {
+			hk_json_obj_begin(j);
+			hk_json_kv_str(j, "package", u->through[k]);
+			hk_json_kv_bytes(j, "path", u->through_paths[k], strlen(u->through_paths[k]));
+			hk_json_obj_end(j);
+		}
+		hk_json_arr_end(j);
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
