@@ -477,6 +477,9 @@ static int prepare(struct dsc_build *b)
  * not need them; one that still fails did, or failed for another reason its own report shows.
  * Nothing of the second build is sealed.  A failure to run it is said in its result, never
  * taken for either answer. */
+/* Rounds of --confirm before the answer is given as it stands. */
+#define CONFIRM_MAX_ROUNDS 4
+
 static void confirm_needs(const struct hk_build_opts *eo, struct hk_dsc_result *r)
 {
 	if (!r->built || dsc_completed(&r->build))
@@ -485,26 +488,58 @@ static void confirm_needs(const struct hk_build_opts *eo, struct hk_dsc_result *
 	hk_dsc_store_needs(r, &needs);
 	if (needs.n == 0)
 		return;
-	struct hk_build_opts co = *eo;
-	co.view_hide = (const char *const *)needs.v;
-	co.n_view_hide = needs.n;
-	co.no_seal = true;
-	co.seal_impure = false;
-	co.observe_opens = false;
-	if (!eo->quiet) {
-		fprintf(stderr, "[dsc] --confirm: building again without");
+	/* A round that fails again on other needs of the store (a second probe the view made
+	 * fatal: python-pip meets pygments once Cython is gone) leaves those out too, until a
+	 * round answers or names nothing new. */
+	for (int round = 1;; round++) {
+		struct hk_build_opts co = *eo;
+		co.view_hide = (const char *const *)needs.v;
+		co.n_view_hide = needs.n;
+		co.no_seal = true;
+		co.seal_impure = false;
+		co.observe_opens = false;
+		if (!eo->quiet) {
+			fprintf(stderr, "[dsc] --confirm: building again without");
+			for (size_t i = 0; i < needs.n; i++)
+				fprintf(stderr, " %s", needs.v[i]);
+			fprintf(stderr, " in the store view\n");
+		}
+		struct hk_error cerr = { 0 };
+		int code = hk_build_run(&co, &r->confirm, &cerr);
+		if (code >= HK_EXIT_USAGE) {
+			r->confirm_error = hk_xstrdup(cerr.msg);
+			if (r->confirm.failed_stage == HK_BUILD_STAGE_NONE)
+				r->confirm.failed_stage = HK_BUILD_STAGE_SETUP;
+		}
+		r->confirmed_ran = true;
+		hk_autostrv struct hk_strv fresh = HK_STRV_INIT;
+		if (round < CONFIRM_MAX_ROUNDS && hk_dsc_confirm_undecided(r)) {
+			hk_autostrv struct hk_strv again = HK_STRV_INIT;
+			hk_dsc_store_needs_of(r, &r->confirm, &again);
+			for (size_t i = 0; i < again.n; i++)
+				if (!hk_strv_has(&needs, again.v[i]))
+					hk_strv_push(&fresh, again.v[i]);
+		}
+		if (fresh.n == 0)
+			break;
+		/* This round is kept as a summary; the next one's result takes its place. */
+		r->confirm_rounds = hk_xrealloc(r->confirm_rounds,
+						(r->n_confirm_rounds + 1) *
+							sizeof(*r->confirm_rounds));
+		struct hk_dsc_confirm_round *cr = &r->confirm_rounds[r->n_confirm_rounds++];
+		struct hk_strv hidden = HK_STRV_INIT;
 		for (size_t i = 0; i < needs.n; i++)
-			fprintf(stderr, " %s", needs.v[i]);
-		fprintf(stderr, " in the store view\n");
+			hk_strv_push(&hidden, needs.v[i]);
+		cr->hidden = hk_strv_steal(&hidden);
+		cr->phases = hk_dsc_phases_summary(&r->confirm);
+		for (size_t i = 0; i < fresh.n; i++)
+			hk_strv_push(&needs, fresh.v[i]);
+		cr->new_needs = hk_strv_steal(&fresh);
+		hk_build_result_free(&r->confirm);
+		r->confirmed_ran = false;
+		free(r->confirm_error);
+		r->confirm_error = NULL;
 	}
-	struct hk_error cerr = { 0 };
-	int code = hk_build_run(&co, &r->confirm, &cerr);
-	if (code >= HK_EXIT_USAGE) {
-		r->confirm_error = hk_xstrdup(cerr.msg);
-		if (r->confirm.failed_stage == HK_BUILD_STAGE_NONE)
-			r->confirm.failed_stage = HK_BUILD_STAGE_SETUP;
-	}
-	r->confirmed_ran = true;
 	r->n_confirm_hidden = needs.n;
 	r->confirm_hidden = hk_strv_steal(&needs);
 }
@@ -627,6 +662,12 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 		hk_build_result_free(&r->confirm);
 	hk_strfreev(r->confirm_hidden);
 	free(r->confirm_error);
+	for (size_t i = 0; i < r->n_confirm_rounds; i++) {
+		hk_strfreev(r->confirm_rounds[i].hidden);
+		free(r->confirm_rounds[i].phases);
+		hk_strfreev(r->confirm_rounds[i].new_needs);
+	}
+	free(r->confirm_rounds);
 	dsc_decide_free(&r->decide);
 	for (size_t i = 0; i < r->n_outputs; i++)
 		free(r->outputs[i].file);

@@ -175,6 +175,14 @@ struct hk_dsc_result {
 	bool confirmed_ran;
 	struct hk_build_result confirm;
 	char *confirm_error;        /* why the second build stopped before its verdicts, or NULL */
+	/* The rounds before the last (r->confirm is the last): each left out what the previous
+	 * left out and the needs it named. */
+	struct hk_dsc_confirm_round {
+		char **hidden;          /* NULL-terminated */
+		char *phases;           /* "clean 0 Impure, build 2 Impure" */
+		char **new_needs;       /* the needs it named that were still in the view */
+	} *confirm_rounds;
+	size_t n_confirm_rounds;
 	struct hk_dsc_decide decide;    /* --decide-probes */
 	char *work;                 /* the front end's work directory */
 	const char *error;
@@ -189,6 +197,13 @@ void hk_dsc_result_free(struct hk_dsc_result *r);
 /* The missing Build-Depends the report names that are store artifacts (those --confirm can leave
  * out of the view), into `out` (dsc_report.c). */
 void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out);
+/* The same for another build of r's package (a --confirm round's). */
+void hk_dsc_store_needs_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
+			   struct hk_strv *out);
+/* Whether --confirm's last round failed again on other needs (another round may answer). */
+bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r);
+/* "clean 0 Hermetic, build 2 Impure" (dsc_report.c). */
+char *hk_dsc_phases_summary(const struct hk_build_result *br);
 
 /* The probes of `br`, a build of r's package (the first or another): the packages a phase that
  * went on was denied, by name and as NAME=VERSION a recipe can declare (dsc_report.c). */

@@ -184,23 +184,6 @@ static int compare_outputs(const char *dir_a, const char *dir_b, const char *lab
 	return 0;
 }
 
-/* "clean 0 Hermetic, build 0 Impure, binary 0 Hermetic" */
-static char *phases_summary(const struct hk_build_result *br)
-{
-	struct hk_buf s = HK_BUF_INIT;
-	for (size_t i = 0; i < br->n_phases; i++) {
-		const struct phase_result *pr = &br->phases[i];
-		hk_buf_printf(&s, "%s%s %d %s", i ? ", " : "", pr->label, pr->res.exit_code,
-			      pr->has_verdict ? hk_verdict_state_name(pr->verdict.state)
-					      : "no verdict");
-	}
-	if (br->n_phases == 0)
-		hk_buf_puts(&s, "no phase ran");
-	char *out = hk_xstrdup(hk_buf_str(&s));
-	hk_buf_free(&s);
-	return out;
-}
-
 /* The first build's recipe with `grant` added to its [deps] build list, written beside it
  * (its source directory is named relative to the recipe's own). */
 static int write_granted_recipe(const struct dsc_build *b, const struct hk_strv *grant,
@@ -272,7 +255,7 @@ static void extra_build(struct dsc_build *b, const struct hk_build_opts *eo,
 	if (!eo->quiet)
 		fprintf(stderr, "[dsc] --decide-probes: %s\n", rec->purpose);
 	int code = hk_build_run(&co, br, &err);
-	rec->phases = phases_summary(br);
+	rec->phases = hk_dsc_phases_summary(br);
 	rec->completed = code < HK_EXIT_USAGE && dsc_completed(br);
 	if (code >= HK_EXIT_USAGE)
 		rec->error = hk_xstrdup(err.msg);

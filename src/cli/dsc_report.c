@@ -325,8 +325,33 @@ static void converse_human(const struct hk_dsc_result *r, FILE *out)
 
 void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
 {
+	hk_dsc_store_needs_of(r, &r->build, out);
+}
+
+char *hk_dsc_phases_summary(const struct hk_build_result *br)
+{
+	struct hk_buf s = HK_BUF_INIT;
+	for (size_t i = 0; i < br->n_phases; i++) {
+		const struct phase_result *pr = &br->phases[i];
+		hk_buf_printf(&s, "%s%s %d %s", i ? ", " : "", pr->label, pr->res.exit_code,
+			      pr->has_verdict ? hk_verdict_state_name(pr->verdict.state)
+					      : "no verdict");
+	}
+	if (br->n_phases == 0)
+		hk_buf_puts(&s, "no phase ran");
+	char *out = hk_xstrdup(hk_buf_str(&s));
+	hk_buf_free(&s);
+	return out;
+}
+
+void hk_dsc_store_needs_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
+			   struct hk_strv *out)
+{
+	struct hk_dsc_result other = *r;
+	other.build = *br;
+	other.built = true;
 	struct report rep;
-	report_build(r, &rep);
+	report_build(&other, &rep);
 	/* A base package cannot be left out of the view: the base is the build's own root. */
 	for (size_t i = 0; i < rep.n; i++)
 		if (rep.f[i].need && !(rep.f[i].origin && strcmp(rep.f[i].origin, "base") == 0))
@@ -409,6 +434,11 @@ static enum confirm_answer confirm_answer(const struct hk_dsc_result *r)
 	return other ? CONFIRM_UNDECIDED : CONFIRM_STILL_FAILS;
 }
 
+bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r)
+{
+	return confirm_answer(r) == CONFIRM_UNDECIDED;
+}
+
 static const char *confirm_answer_name(enum confirm_answer a)
 {
 	switch (a) {
@@ -427,6 +457,16 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 	enum confirm_answer a = confirm_answer(r);
 	if (a == CONFIRM_NONE)
 		return;
+	for (size_t k = 0; k < r->n_confirm_rounds; k++) {
+		const struct hk_dsc_confirm_round *cr = &r->confirm_rounds[k];
+		fprintf(out, "  --confirm round %zu: built again without", k + 1);
+		for (size_t i = 0; cr->hidden[i]; i++)
+			fprintf(out, " %s", cr->hidden[i]);
+		fprintf(out, ": %s; failed again on", cr->phases);
+		for (size_t i = 0; cr->new_needs[i]; i++)
+			fprintf(out, " %s", cr->new_needs[i]);
+		fprintf(out, ", left out too in the next round\n");
+	}
 	fprintf(out, "  --confirm: built again without");
 	for (size_t i = 0; i < r->n_confirm_hidden; i++)
 		fprintf(out, " %s", r->confirm_hidden[i]);
@@ -732,6 +772,25 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 			hk_json_str(j, r->confirm_hidden[i]);
 		hk_json_arr_end(j);
 		hk_json_kv_str(j, "answer", confirm_answer_name(ca));
+		hk_json_key(j, "rounds_before");
+		hk_json_arr_begin(j);
+		for (size_t k = 0; k < r->n_confirm_rounds; k++) {
+			const struct hk_dsc_confirm_round *cr = &r->confirm_rounds[k];
+			hk_json_obj_begin(j);
+			hk_json_key(j, "hidden");
+			hk_json_arr_begin(j);
+			for (size_t i = 0; cr->hidden[i]; i++)
+				hk_json_str(j, cr->hidden[i]);
+			hk_json_arr_end(j);
+			hk_json_kv_str(j, "phases", cr->phases);
+			hk_json_key(j, "new_needs");
+			hk_json_arr_begin(j);
+			for (size_t i = 0; cr->new_needs[i]; i++)
+				hk_json_str(j, cr->new_needs[i]);
+			hk_json_arr_end(j);
+			hk_json_obj_end(j);
+		}
+		hk_json_arr_end(j);
 		/* The phase the answer is about: the first build's first failed phase. */
 		size_t failed = first_failed_phase(&r->build);
 		hk_json_kv_str(j, "phase",

@@ -316,6 +316,22 @@ cart=$(jq -r '.confirm.result.artifact' "$W/probe.json")
 check_contains "probe: the second build's outputs have an id" "$cart" "b3:"
 check "probe: ...and were not sealed (the first ok build's were, above)" \
 	test ! -e "$S/${cart#b3:}-hkcalc_debs"
+# Two probes the view makes fatal, one behind the other: the first build fails on curses.h;
+# without libncurses-dev the build goes on to zlib.h and fails there (undecided after one
+# round); without both it succeeds. --confirm goes on until a round answers.
+curses_pkg "$W/twice" 'set -e; if [ -r /usr/include/curses.h ]; then cat /usr/include/curses.h >/dev/null; fi; if [ -r /usr/include/zlib.h ]; then cat /usr/include/zlib.h >/dev/null; fi'
+"$HARKAQ" build --store "$S" --dsc "$W/twice/hkcalc_1.0.dsc" --see libncurses-dev,zlib1g-dev \
+	--confirm --json >"$W/twice.json" 2>"$W/twice.log"
+check_eq "two probes: the first build names libncurses-dev only" "build:2 libncurses-dev" \
+	"$(jq -r '"\([.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")) \([.missing[].package] | join(" "))"' "$W/twice.json")"
+check_eq "two probes: round 1 without libncurses-dev failed again on zlib1g-dev" \
+	"libncurses-dev -> zlib1g-dev" \
+	"$(jq -r '.confirm.rounds_before[] | "\(.hidden | join(" ")) -> \(.new_needs | join(" "))"' "$W/twice.json")"
+check_eq "two probes: the last round, without both, succeeds: not needs" \
+	"not_needed libncurses-dev zlib1g-dev clean:0 build:0 binary:0" \
+	"$(jq -r '"\(.confirm.answer) \(.confirm.hidden | join(" ")) \([.confirm.result.phases[] | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/twice.json")"
+check_contains "two probes: the rounds said to people" "$(cat "$W/twice.log")" \
+	"--confirm round 1: built again without libncurses-dev: "
 # The control: a build that succeeds is not built again.
 "$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --confirm --json >"$W/okc.json" \
 	2>"$W/okc.log"
