@@ -10,6 +10,7 @@
 #include "cli/sandbox.h"
 #include "core/build_failure.h"
 #include "core/collapse.h"
+#include "core/debexpect.h"
 #include "core/derive.h"
 #include "core/recipe.h"
 #include "core/store.h"
@@ -60,6 +61,11 @@ bool hk_build_base_has_package(const char *root, const char *name);
  * (NULL: none). */
 int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
 void hk_build_plan_free(struct hk_build_plan *bp);
+/* Expands the patterns of `set` (core/debexpect.h) against each tree of `roots` (host
+ * directories standing for the sandbox's /): the sandbox paths found, into `out`.  A pattern
+ * without a wildcard is taken as it is. */
+void hk_build_expand_expects(const struct hk_expect_set *set, const char *const *roots,
+			     size_t n_roots, struct hk_strset *out);
 
 /* The store a build of `r` uses: `store_opt`, else $HARKAQ_STORE, else the nearest store/
  * (with a store marker) from the recipe's directory up.  NULL when none of them gives one;
@@ -109,6 +115,15 @@ struct hk_build_opts {
 	 * the phases are done, before the work directory is removed: the caller compares
 	 * outputs (dsc_decide.c).  NULL: /out goes with the work directory. */
 	const char *keep_out;
+	/* The toolchain's expectations (core/debexpect.h): each pattern is expanded against the
+	 * base and the store view, and every path found that the policy does not grant is
+	 * expected; the evidence names the entry of each expected denial.  Borrowed for the run. */
+	const struct hk_expect_set *expect_set;
+	/* The fixed environment of every phase, "KEY=VALUE" each, instead of the engine's own
+	 * (PATH, HOME, SOURCE_DATE_EPOCH, LC_ALL, TZ: docs/recipe-format.md, "[env]"); the
+	 * recipe's [env] follows it.  NULL: the engine's. */
+	const char *const *fixed_env;
+	size_t n_fixed_env;
 };
 
 struct phase_result {
@@ -157,6 +172,10 @@ struct hk_build_result {
 	struct hk_strset opened;
 	bool opened_observed, opened_incomplete;
 	char *opened_note;
+	/* The options' expectation set (borrowed: valid while the caller's set is), and how many
+	 * paths of it the policy expects (those it does not grant). */
+	const struct hk_expect_set *expect_set;
+	size_t n_set_expects;
 };
 
 /* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err

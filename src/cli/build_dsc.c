@@ -59,6 +59,18 @@ void dsc_say(const struct dsc_build *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* sbuild's environment for dpkg-buildpackage (sbuild 0.85, lib/Sbuild/Build.pm and
+ * sbuild.conf(5)): its PATH, LC_ALL=C.UTF-8, SHELL=/bin/sh and a HOME that does not exist, so
+ * a build that writes to $HOME fails as on a buildd.  No TZ: dpkg-buildpackage sets none, and
+ * glibc then reads /etc/localtime, the zone the base configures (Etc/UTC). */
+const char *const hk_dsc_fixed_env[] = {
+	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/games",
+	"HOME=/sbuild-nonexistent",
+	"LC_ALL=C.UTF-8",
+	"SHELL=/bin/sh",
+	NULL,
+};
+
 /* ---- 1. the .dsc and its files ------------------------------------------------------------ */
 
 static int load_dsc(struct dsc_build *b)
@@ -237,6 +249,42 @@ static int unpack(struct dsc_build *b)
 	return rc;
 }
 
+/* The expectations (core/debexpect.h): the built-in set, then the package's own
+ * debian/harkaq-expect when it has one, refused with its line and column before anything is
+ * imported or run. */
+static int load_expectations(struct dsc_build *b)
+{
+	struct hk_dsc_result *r = b->r;
+	hk_deb_expect_builtin(&r->expect);
+	hk_autofree char *p = hk_xasprintf("%s/%s/" HK_DEB_EXPECT_FILE, b->src_parent, r->srcdir);
+	struct stat st;
+	if (lstat(p, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return hk_fail_errno(b->err, errno, "%s: " HK_DEB_EXPECT_FILE, b->o->dsc_path);
+	}
+	if (!S_ISREG(st.st_mode))
+		return hk_fail(b->err, EINVAL, "%s: " HK_DEB_EXPECT_FILE " is not a regular file",
+			       b->o->dsc_path);
+	if (st.st_size > HK_DEB_EXPECT_MAX)
+		return hk_fail(b->err, EINVAL, "%s: " HK_DEB_EXPECT_FILE ": %lld bytes is not an "
+			       "expectation file (at most %d)", b->o->dsc_path,
+			       (long long)st.st_size, HK_DEB_EXPECT_MAX);
+	struct hk_buf text = HK_BUF_INIT;
+	int rc = hk_file_read(p, &text, b->err);
+	size_t before = r->expect.n;
+	if (rc == 0)
+		rc = hk_deb_expect_parse(hk_buf_str(&text), text.len, HK_DEB_EXPECT_FILE, NULL,
+					 &r->expect, b->err);
+	hk_buf_free(&text);
+	if (rc < 0)
+		return hk_wrap(b->err, "%s", b->o->dsc_path);
+	r->expect_package_file = true;
+	dsc_say(b, HK_DEB_EXPECT_FILE ": %zu expectation(s) of the package, beside %s's %zu",
+		r->expect.n - before, HK_DEB_EXPECT_VERSION, before);
+	return 0;
+}
+
 /* The package database the sandbox shows: the state's (base + closure), or the base's own
  * when the closure is empty; and its files as sandbox paths, to be granted. */
 static int list_dpkg_db(struct dsc_build *b, const char *dir, const char *rel)
@@ -365,13 +413,14 @@ static int write_recipe(struct dsc_build *b)
 	hk_buf_puts(&t, "]\n\n[phases]\n");
 	/* Each target run by dpkg-buildpackage itself: its environment (dpkg-architecture,
 	 * dpkg-buildflags), its check of the Build-Depends against /var/lib/dpkg, and its
-	 * choice of fakeroot from Rules-Requires-Root. */
+	 * choice of fakeroot from Rules-Requires-Root.  --sanitize-env as sbuild passes it to
+	 * every dpkg since 1.20: umask 0022 and LC_COLLATE=C.UTF-8 (Dpkg::Vendor::Debian). */
 	if (!b->o->no_clean)
-		hk_buf_printf(&t, "configure = \"cd %s && dpkg-buildpackage --no-sign %s -T clean\"\n",
+		hk_buf_printf(&t, "configure = \"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T clean\"\n",
 			      r->srcdir, flag);
-	hk_buf_printf(&t, "compile = \"cd %s && dpkg-buildpackage --no-sign %s -T %s\"\n",
+	hk_buf_printf(&t, "compile = \"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T %s\"\n",
 		      r->srcdir, flag, target(r->mode, "build"));
-	hk_buf_printf(&t, "install = [\n  \"cd %s && dpkg-buildpackage --no-sign -nc %s\",\n"
+	hk_buf_printf(&t, "install = [\n  \"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s\",\n"
 			  "  \"cd /src && for f in *.deb *.udeb *.ddeb *.buildinfo *.changes; do "
 			  "[ ! -e \\\"$f\\\" ] || mv \\\"$f\\\" /out/; done\",\n]\n",
 		      r->srcdir, flag);
@@ -457,9 +506,9 @@ static int prepare(struct dsc_build *b)
 {
 	int rc;
 	if ((rc = load_dsc(b)) < 0 || (rc = verify_files(b)) < 0 || (rc = read_host_arch(b)) < 0 ||
-	    (rc = make_work(b)) < 0 || (rc = unpack(b)) < 0 || (rc = dsc_open_base(b)) < 0 ||
-	    (rc = check_reach(b)) < 0 || (rc = dsc_reduce_fields(b)) < 0 ||
-	    (rc = dsc_resolve_closure(b)) < 0 ||
+	    (rc = make_work(b)) < 0 || (rc = unpack(b)) < 0 || (rc = load_expectations(b)) < 0 ||
+	    (rc = dsc_open_base(b)) < 0 || (rc = check_reach(b)) < 0 ||
+	    (rc = dsc_reduce_fields(b)) < 0 || (rc = dsc_resolve_closure(b)) < 0 ||
 	    (rc = dsc_import_visible(b)) < 0 || (rc = dsc_import_closure(b)) < 0)
 		return rc;
 	const char *db = b->state ? b->state->path : b->base->path;
@@ -578,6 +627,17 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		hk_autofree char *first_out = o->decide_probes ? hk_xasprintf("%s/first-out", r->work)
 							       : NULL;
 		eo.keep_out = first_out;
+		eo.expect_set = &r->expect;
+		hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s", r->source_date_epoch);
+		const char *env[HK_ARRAY_LEN(hk_dsc_fixed_env)];
+		size_t n_env = 0;
+		for (; hk_dsc_fixed_env[n_env]; n_env++)
+			env[n_env] = hk_dsc_fixed_env[n_env];
+		/* dpkg-buildpackage sets it to this value too; the engine's other commands (the
+		 * outputs moved to /out) see the same. */
+		env[n_env++] = sde;
+		eo.fixed_env = env;
+		eo.n_fixed_env = n_env;
 		/* The engine opens the store again for itself: close ours, whose view of the
 		 * artifacts is the same. */
 		hk_store_close(b.store);
@@ -598,6 +658,7 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 				code = HK_EXIT_SOFTWARE;
 			dsc_log_free(&log);
 		}
+		r->n_expect_paths = r->build.n_set_expects;
 		if (code < HK_EXIT_USAGE && collect_outputs(&b) < 0)
 			code = HK_EXIT_SOFTWARE;
 		if (code < HK_EXIT_USAGE && r->build.opened_observed && dsc_completed(&r->build) &&
@@ -689,5 +750,6 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 	}
 	free(r->macro_needs);
 	free(r->work);
+	hk_expect_set_free(&r->expect);
 	memset(r, 0, sizeof(*r));
 }

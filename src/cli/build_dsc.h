@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "cli/build.h"
+#include "core/debexpect.h"
 #include "core/dsc.h"
 #include "core/json.h"
 #include "core/strv.h"
@@ -186,6 +187,11 @@ struct hk_dsc_result {
 	struct hk_dsc_decide decide;    /* --decide-probes */
 	char *work;                 /* the front end's work directory */
 	const char *error;
+	/* The expectations the build ran with: the built-in set (HK_DEB_EXPECT_VERSION), then the
+	 * package's own (debian/harkaq-expect, when it has one). */
+	struct hk_expect_set expect;
+	bool expect_package_file;
+	size_t n_expect_paths;      /* paths found for them that the build left undeclared */
 };
 
 /* Runs the whole Debian build; returns the exit status (commands.h).  `bo` gives the engine's
@@ -218,6 +224,10 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j);
 void hk_dsc_decide_human(const struct hk_dsc_result *r, FILE *f);
 void hk_dsc_decide_json(const struct hk_dsc_result *r, struct hk_json *j);
 const char *hk_probe_class_name(enum hk_probe_class c);
+/* The fixed environment of every phase of a Debian build, "KEY=VALUE" each, NULL-terminated
+ * (SOURCE_DATE_EPOCH comes apart: it is the package's): sbuild's, as Debian's buildds run
+ * dpkg-buildpackage (docs/debian-builds.md, "Where Debian builds stand"). */
+extern const char *const hk_dsc_fixed_env[];
 
 /* "binary", "any", "all" (dpkg-buildpackage --build=…). */
 const char *hk_dsc_mode_name(enum hk_dsc_mode m);

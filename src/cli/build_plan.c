@@ -1,6 +1,7 @@
 /* The build's plan: which store, which sandbox, and the policy derived from the recipe's
  * declared closure (design.md §9).  `harkaq build` and `harkaq policy` both derive with it. */
 #include <errno.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -395,3 +396,43 @@ void hk_build_plan_free(struct hk_build_plan *bp)
 	memset(bp, 0, sizeof(*bp));
 }
 
+
+/* `s` with glob's special characters escaped: a root is a literal directory. */
+static void glob_escape(const char *s, struct hk_buf *out)
+{
+	for (; *s; s++) {
+		if (strchr("*?[\\", *s))
+			hk_buf_putc(out, '\\');
+		hk_buf_putc(out, *s);
+	}
+}
+
+void hk_build_expand_expects(const struct hk_expect_set *set, const char *const *roots,
+			     size_t n_roots, struct hk_strset *out)
+{
+	for (size_t i = 0; set && i < set->n; i++) {
+		const char *pat = set->e[i].pattern;
+		if (!hk_expect_is_glob(pat)) {
+			hk_strset_add(out, pat);
+			continue;
+		}
+		for (size_t k = 0; k < n_roots; k++) {
+			const char *root = roots[k];
+			size_t rl = strlen(root);
+			while (rl > 0 && root[rl - 1] == '/')
+				rl--;
+			hk_autofree char *r = hk_xstrndup(root, rl);
+			struct hk_buf g = HK_BUF_INIT;
+			glob_escape(r, &g);
+			hk_buf_puts(&g, pat);
+			glob_t gl;
+			if (glob(hk_buf_str(&g), 0, NULL, &gl) == 0) {
+				for (size_t m = 0; m < gl.gl_pathc; m++)
+					hk_strset_add(out, gl.gl_pathv[m] + rl);
+			}
+			globfree(&gl);
+			hk_buf_free(&g);
+		}
+	}
+	hk_strset_sort(out);
+}

@@ -142,17 +142,29 @@ static char *join_commands(const struct hk_recipe_phase *ph)
 	return hk_buf_steal(&b);
 }
 
-static char **build_env(const struct hk_recipe *r, const char *source_date_epoch)
+/* The engine's fixed environment of a recipe's phases (docs/recipe-format.md, "[env]"). */
+static void engine_env(struct hk_argv *a, const char *source_date_epoch)
 {
-	struct hk_argv a = { 0 };
-	hk_argv_push(&a, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
-	hk_argv_push(&a, "HOME=/tmp");
+	hk_argv_push(a, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+	hk_argv_push(a, "HOME=/tmp");
 	hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s",
 					     source_date_epoch ? source_date_epoch
 							       : HK_SOURCE_DATE_EPOCH);
-	hk_argv_push(&a, sde);
-	hk_argv_push(&a, "LC_ALL=C");
-	hk_argv_push(&a, "TZ=UTC");
+	hk_argv_push(a, sde);
+	hk_argv_push(a, "LC_ALL=C");
+	hk_argv_push(a, "TZ=UTC");
+}
+
+static char **build_env(const struct hk_recipe *r, const struct hk_build_opts *bo)
+{
+	struct hk_argv a = { 0 };
+	/* A Debian build brings the environment Debian's builds have (cli/build_dsc.c). */
+	if (bo->fixed_env) {
+		for (size_t i = 0; i < bo->n_fixed_env; i++)
+			hk_argv_push(&a, bo->fixed_env[i]);
+	} else {
+		engine_env(&a, bo->source_date_epoch);
+	}
 	for (size_t i = 0; i < r->n_env; i++) {
 		char *kv = hk_xasprintf("%s=%s", r->env[i].key, r->env[i].value);
 		hk_argv_push(&a, kv);
@@ -336,6 +348,26 @@ static int reach_code(struct build *b, int rc)
 	return stop_at(b, HK_BUILD_STAGE_SETUP, rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE);
 }
 
+/* The options' expectation set (core/debexpect.h): its patterns expanded against what the
+ * sandbox shows beyond the closure — the base and the store view — and every path found that
+ * the policy does not grant is expected.  The closure's own files are granted, so they are
+ * never looked for.  The policy changes, so its id is taken again. */
+static int add_set_expects(struct build *b)
+{
+	struct hk_build_result *br = b->br;
+	const char *roots[2] = { br->plan.base_root, br->view.path };
+	struct hk_strset paths = HK_STRSET_INIT;
+	hk_build_expand_expects(b->bo->expect_set, roots, br->view.path ? 2 : 1, &paths);
+	int rc = hk_derive_add_ungranted_expects(&br->plan.policy,
+						 (const char *const *)paths.items, paths.len,
+						 &br->n_set_expects, b->err);
+	hk_strset_free(&paths);
+	if (rc == 0)
+		hk_policy_id(&br->plan.policy, br->plan.policy_id);
+	br->expect_set = b->bo->expect_set;
+	return rc;
+}
+
 /* Derivation and the mount plan come before the work directory exists: a missing or
  * ambiguous dep, or a dep tree the sandbox cannot merge, is reported before anything is
  * created.  Derivation runs with or without the cage: the merged view is the same. */
@@ -371,6 +403,8 @@ static int plan_build(struct build *b)
 				"%zu symlink(s) trapped\n",
 			br->view.id, br->view.n_artifacts, br->view.n_files, br->view.n_traps);
 	br->plan.base.view = hk_xstrdup(br->view.id);
+	if (b->bo->expect_set && add_set_expects(b) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	b->sb.view_root = br->view.path;
 	b->sb.view_links = b->bo->cage ? br->view.links : br->view.links_plain;
 	if (hk_build_collapse(&br->plan, br->view.path, b->err) < 0)
@@ -489,7 +523,7 @@ static int place_source(struct build *b)
 	if (chown_tree(b->src, b->uid, b->gid, b->err) < 0 ||
 	    chown_tree(b->out, b->uid, b->gid, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
-	b->env = build_env(b->r, b->bo->source_date_epoch);
+	b->env = build_env(b->r, b->bo);
 	return 0;
 }
 

@@ -30,7 +30,16 @@ struct loose {
 	char *phase, *path, *exe, *class_, *reason;
 };
 
+/* A path denied and expected, with the entry that expects it (NULL: not the set's). */
+struct expected {
+	char *phase, *path, *exe;
+	uint64_t count;
+	const struct hk_expect_entry *entry;
+};
+
 struct report {
+	struct expected *x;
+	size_t n_x;
 	struct finding *f;
 	size_t n;
 	/* Paths denied in a phase that went on anyway: the build survived them. */
@@ -94,6 +103,26 @@ static struct finding *finding_for(struct report *rep, const char *pkg)
 	return f;
 }
 
+/* An expected denial, merged by path: the first phase and program that met it name it. */
+static void add_expected(const struct hk_dsc_result *r, const struct phase_result *pr,
+			 const struct hk_jval *d, uint64_t count, struct report *rep)
+{
+	hk_autofree char *path = bytes_of(d, "path");
+	for (size_t i = 0; path && i < rep->n_x; i++) {
+		if (rep->x[i].path && strcmp(rep->x[i].path, path) == 0) {
+			rep->x[i].count += count;
+			return;
+		}
+	}
+	rep->x = hk_xrealloc(rep->x, (rep->n_x + 1) * sizeof(*rep->x));
+	struct expected *x = &rep->x[rep->n_x++];
+	x->phase = phase_target(r, pr->label);
+	x->exe = bytes_of(d, "exe");
+	x->count = count;
+	x->entry = path ? hk_expect_match(&r->expect, path) : NULL;
+	x->path = hk_steal_ptr(&path);
+}
+
 static void add_phase(const struct hk_dsc_result *r, const struct phase_result *pr,
 		      struct report *rep)
 {
@@ -113,6 +142,7 @@ static void add_phase(const struct hk_dsc_result *r, const struct phase_result *
 		uint64_t count = (uint64_t)hk_jobj_int(d, "count", 1);
 		if (strcmp(cls, "expected") == 0) {
 			rep->expected += count;
+			add_expected(r, pr, d, count, rep);
 			continue;
 		}
 		const struct hk_jval *prov = hk_jobj_get(g, "providers");
@@ -245,6 +275,12 @@ static void report_free(struct report *rep)
 		free(rep->l[i].reason);
 	}
 	free(rep->l);
+	for (size_t i = 0; i < rep->n_x; i++) {
+		free(rep->x[i].phase);
+		free(rep->x[i].path);
+		free(rep->x[i].exe);
+	}
+	free(rep->x);
 }
 
 /* "zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1; 12 paths)" */
@@ -520,6 +556,27 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 	report_free(&rep);
 }
 
+/* The expected denials: what the toolchain always does, stated, each with its entry. */
+static void expected_human(const struct hk_dsc_result *r, const struct report *rep, FILE *out)
+{
+	if (rep->n_x == 0)
+		return;
+	fprintf(out, "  expected (%s%s; they leave the phase Hermetic):\n", HK_DEB_EXPECT_VERSION,
+		r->expect_package_file ? " and " HK_DEB_EXPECT_FILE : "");
+	for (size_t i = 0; i < rep->n_x; i++) {
+		const struct expected *x = &rep->x[i];
+		fprintf(out, "    %s (%s, by %s", x->path ? x->path : "?", x->phase,
+			exe_short(x->exe));
+		if (x->count > 1)
+			fprintf(out, "; %llu denials", (unsigned long long)x->count);
+		fprintf(out, ")");
+		if (x->entry)
+			fprintf(out, " — %s: %s [%s]", x->entry->tool, x->entry->reason,
+				x->entry->source);
+		fputc('\n', out);
+	}
+}
+
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 {
 	if (!r->dsc_loaded)
@@ -551,7 +608,8 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 		rep.f[i].need ? needs++ : probes++;
 	if (needs == 0 && probes == 0 && rep.n_l == 0 && r->n_macro_needs == 0)
 		fprintf(out, "  nothing read beyond base + Build-Depends%s\n",
-			rep.expected ? " (expected probes aside)" : "");
+			rep.expected ? " (expected denials aside)" : "");
+	expected_human(r, &rep, out);
 	for (size_t i = 0; i < rep.n; i++) {
 		if (!rep.f[i].need)
 			continue;
@@ -702,6 +760,28 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	}
 	hk_json_arr_end(j);
 	hk_json_kv_uint(j, "expected_denials", rep.expected);
+	hk_json_key(j, "expected");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < rep.n_x; i++) {
+		const struct expected *x = &rep.x[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "phase", x->phase);
+		if (x->path)
+			hk_json_kv_bytes(j, "path", x->path, strlen(x->path));
+		else
+			hk_json_kv_str(j, "path", NULL);
+		if (x->exe)
+			hk_json_kv_bytes(j, "exe", x->exe, strlen(x->exe));
+		else
+			hk_json_kv_str(j, "exe", NULL);
+		hk_json_kv_uint(j, "count", x->count);
+		hk_json_kv_str(j, "pattern", x->entry ? x->entry->pattern : NULL);
+		hk_json_kv_str(j, "tool", x->entry ? x->entry->tool : NULL);
+		hk_json_kv_str(j, "reason", x->entry ? x->entry->reason : NULL);
+		hk_json_kv_str(j, "source", x->entry ? x->entry->source : NULL);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
 	hk_json_key(j, "from_log");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_macro_needs; i++) {
@@ -718,6 +798,28 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	}
 	hk_json_arr_end(j);
 	report_free(&rep);
+	hk_json_key(j, "expectations");
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "set", HK_DEB_EXPECT_VERSION);
+	hk_json_kv_bool(j, "package_file", r->expect_package_file);
+	hk_json_kv_uint(j, "paths_expected", r->n_expect_paths);
+	hk_json_key(j, "entries");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->expect.n; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "pattern", r->expect.e[i].pattern);
+		hk_json_kv_str(j, "tool", r->expect.e[i].tool);
+		hk_json_kv_str(j, "reason", r->expect.e[i].reason);
+		hk_json_kv_str(j, "source", r->expect.e[i].source);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
+	hk_json_key(j, "environment");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; hk_dsc_fixed_env[i]; i++)
+		hk_json_str(j, hk_dsc_fixed_env[i]);
+	hk_json_arr_end(j);
 	hk_json_key(j, "converse");
 	hk_json_obj_begin(j);
 	const char *why = converse_not(r);

@@ -419,6 +419,7 @@ struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br)
 		.sandbox_contract = true,
 		/* Any base with a dpkg database names the package of a denied base file. */
 		.base_root = br->plan_ok ? br->plan.base_root : NULL,
+		.expect_set = br->expect_set,
 	};
 	return hk_suggester_new(&in);
 }

@@ -149,3 +149,19 @@ void hk_derive_report_free(struct hk_derive_report *r)
 {
 	hk_strset_free(&r->dangling);
 }
+
+int hk_derive_add_ungranted_expects(struct hk_policy *p, const char *const *paths, size_t n,
+				    size_t *added, struct hk_error *err)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (hk_policy_find_grant(p, paths[i]) || hk_policy_grants_read(p, paths[i]))
+			continue;
+		hk_policy_add_expect(p, paths[i]);
+		kept++;
+	}
+	if (added)
+		*added = kept;
+	int r = hk_policy_finish(p, err);
+	return r < 0 ? hk_wrap(err, "adding the toolchain's expectations") : 0;
+}

@@ -49,6 +49,14 @@ int hk_derive_policy(const struct hk_derive_input *in, struct hk_policy *p,
 		     struct hk_derive_report *report, struct hk_error *err);
 void hk_derive_report_free(struct hk_derive_report *r);
 
+/* Adds to the finished policy `p` the expectations of `paths` that it does not grant, then
+ * finishes it again: a toolchain's expectations (core/debexpect.h) hold for whatever the
+ * build left undeclared, and a path the build declared is granted, never denied, so expecting
+ * it would say nothing (and a recipe's own expect of a granted path is an error).  *added
+ * (may be NULL) counts the expectations kept. */
+int hk_derive_add_ungranted_expects(struct hk_policy *p, const char *const *paths, size_t n,
+				    size_t *added, struct hk_error *err);
+
 /* Resolves `target` of a symlink at `link_path` to an absolute, normalised path (no symlink
  * resolution beyond the lexical: "..", "." and "//" are folded).  Returns malloc'd string. */
 char *hk_path_join_normalise(const char *link_path, const char *target);

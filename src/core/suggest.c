@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/debexpect.h"
 #include "core/debroot.h"
 #include "core/derive.h"
 #include "core/tree.h"
@@ -557,6 +558,12 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 	memset(it, 0, sizeof(*it));
 	if (d->cls == HK_DENIAL_EXPECTED) {
 		it->cls = HK_DIAG_EXPECTED;
+		if (s->in.expect_set && d->has_path && !memchr(d->path, '\0', d->path_len)) {
+			hk_autofree char *p = hk_xstrndup(d->path, d->path_len);
+			const struct hk_expect_entry *e = hk_expect_match(s->in.expect_set, p);
+			if (e)
+				it->reason = hk_expect_note(e);
+		}
 		return 0;
 	}
 	if (!d->has_path || memchr(d->path, '\0', d->path_len) || d->path[0] != '/') {

@@ -45,6 +45,8 @@
 #include "core/store.h"
 #include "core/verdict.h"
 
+struct hk_expect_set;
+
 enum hk_diag_class {
 	HK_DIAG_EXPECTED = 0,
 	HK_DIAG_DECLARABLE,
@@ -84,7 +86,8 @@ struct hk_provider {
 
 struct hk_diag_item {
 	enum hk_diag_class cls;
-	char *reason;                /* irreducible / policy_bug: why (a sentence); else NULL */
+	char *reason;                /* irreducible / policy_bug: why (a sentence); expected: the
+				      * expectation set's note when one matched; else NULL */
 	struct hk_provider *providers;   /* declarable: best first; else empty */
 	size_t n_providers;
 	char *line;                  /* declarable: "declare dep: make"; else NULL */
@@ -112,6 +115,10 @@ struct hk_suggest_input {
 	/* The pinned base's tree (core/base.h), or NULL: a denied file of the base is then
 	 * named with the Debian package that ships it, read from the base's dpkg database. */
 	const char *base_root;
+	/* The expectation set the build ran with (core/debexpect.h), or NULL: an expected denial
+	 * matching one of its entries gets that entry's note as its reason, so the evidence says
+	 * which set, which tool and why. */
+	const struct hk_expect_set *expect_set;
 };
 
 /* Holds the store's reverse symlink map, built on first need and reused across phases.

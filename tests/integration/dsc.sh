@@ -10,7 +10,10 @@
 #   - a real package, sl 5.02-1 of Debian 12, with its one library Build-Depends dropped: not
 #     visible, harkaq names nothing (and says the phase failed); visible (--see), harkaq names
 #     libncurses-dev with the header cc1 read; declared, the denial is gone and the build
-#     succeeds.
+#     succeeds, every phase Hermetic with its expected denials listed;
+#   - expected denials: the toolchain's set (Locale::gettext, the configured zone) listed and
+#     leaving the phases Hermetic, the .deb the same bytes when they are granted; a package's
+#     own debian/harkaq-expect, and a malformed one refused with its line and column.
 . "$(dirname "$0")/lib.sh"
 hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -231,6 +234,52 @@ check_eq "without bison: bison is named through the yacc link its dpkg state rec
 check_contains "without bison: said in Build-Depends terms" "$(cat "$W/noyacc.log")" \
 	"missing Build-Depends: bison (debian/rules build executed /usr/bin/yacc, by make, its symlink)"
 
+# --- expected denials: what the Debian toolchain always does --------------------------------
+# Every dpkg perl tool tries Locale::gettext (Dpkg::Gettext), and every process's first
+# localtime() reads /etc/localtime -> /usr/share/zoneinfo/Etc/UTC (tzdata). Neither package is
+# declared; with liblocale-gettext-perl visible, both are denials the set classifies as expected.
+sec "expected denials"
+phases() { jq -r '[.result.phases[] | "\(.phase):\(.verdict.state)"] | join(" ")' "$1"; }
+"$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --see liblocale-gettext-perl --json \
+	>"$W/exp.json" 2>"$W/exp.log"
+check_eq "expected: every phase Hermetic" "clean:Hermetic build:Hermetic binary:Hermetic" \
+	"$(phases "$W/exp.json")"
+check_eq "expected: the toolchain's two denials are listed, with the set that expects them" \
+	"/usr/lib/x86_64-linux-gnu/perl5/5.36/Locale/gettext.pm perl(Dpkg::Gettext) harkaq-debian-expect 1|/usr/share/zoneinfo/Etc/UTC libc(tzset) harkaq-debian-expect 1" \
+	"$(jq -r '[.expected[] | "\(.path) \(.tool) \(.source)"] | join("|")' "$W/exp.json")"
+check_eq "expected: no probe, nothing missing" "[] []" "$(jq -c '.probes, .missing' "$W/exp.json" | paste -sd' ')"
+check_contains "expected: said to people" "$(cat "$W/exp.log")" \
+	"expected (harkaq-debian-expect 1; they leave the phase Hermetic):"
+ev=$(jq -r '.result.phases[0].report.evidence' "$W/exp.json")
+check_contains "expected: the evidence object names the set, the tool and why" \
+	"$(jq -r '[.diagnosis[] | select(.class == "expected") | .reason] | join("|")' "$S/.evidence/${ev#b3:}.json")" \
+	"harkaq-debian-expect 1: perl(Dpkg::Gettext): "
+check_eq "expected: the phases had sbuild's HOME and locale, and no TZ" \
+	"HOME=/sbuild-nonexistent LC_ALL=C.UTF-8" "$(jq -r '.environment | map(select(startswith("HOME=") or startswith("LC_ALL=") or startswith("TZ="))) | join(" ")' "$W/exp.json")"
+
+# The bytes do not depend on them: the same source with both packages declared (granted: no
+# denial, nothing expected) makes the same .deb. The control: a changelog one second later
+# makes a different one, so the comparison can tell.
+deb_sha() { jq -r '.outputs[] | select(.file | endswith(".deb")) | .sha256' "$1"; }
+cp -a "$W/ok" "$W/granted"
+sed -i 's/^Build-Depends: bison$/Build-Depends: bison, tzdata, liblocale-gettext-perl/' \
+	"$W/granted/hkcalc_1.0.dsc"
+"$HARKAQ" build --store "$S" --dsc "$W/granted/hkcalc_1.0.dsc" --json >"$W/granted.json" \
+	2>"$W/granted.log"
+check_eq "granted: every phase Hermetic, nothing expected" \
+	"clean:Hermetic build:Hermetic binary:Hermetic 0" \
+	"$(phases "$W/granted.json") $(jq '.expected | length' "$W/granted.json")"
+check_eq "granted: the .deb is the denied build's, byte for byte" "$(deb_sha "$W/exp.json")" \
+	"$(deb_sha "$W/granted.json")"
+make_pkg "$W/later" "bison"
+rm -f "$W/later"/hkcalc_1.0.*
+sed -i 's/00:00:00 +0000/00:00:01 +0000/' "$W/later/hkcalc-1.0/debian/changelog"
+(cd "$W/later" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in later"
+"$HARKAQ" build --store "$S" --dsc "$W/later/hkcalc_1.0.dsc" --json >"$W/later.json" 2>"$W/later.log"
+later=$(deb_sha "$W/later.json")
+check "control: one second later, the .deb differs" test -n "$later" -a "$later" != "$(deb_sha "$W/exp.json")"
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
 # --- a real package with a Build-Depends dropped ----------------------------------------------
 sec "sl without libncurses5-dev"
 mkdir -p "$W/sl" "$W/sl-drop"
@@ -272,6 +321,14 @@ check_eq "declared: no finding names it any more" "" \
 	"$(jq -r '[(.missing + .probes)[].package | select(startswith("libncurses"))] | join(" ")' "$W/sl3.json")"
 check_eq "declared: every phase saw its canary" "true" \
 	"$(jq '[.result.phases[].verdict.canary.seen] | all' "$W/sl3.json")"
+check_eq "declared: complete Build-Depends, every phase Hermetic" \
+	"clean:Hermetic build:Hermetic binary:Hermetic" "$(phases "$W/sl3.json")"
+check_eq "declared: its expected denials listed, all the set's" \
+	"/usr/lib/x86_64-linux-gnu/perl5/5.36/Locale/gettext.pm:harkaq-debian-expect 1 /usr/share/zoneinfo/Etc/UTC:harkaq-debian-expect 1" \
+	"$(jq -r '[.expected[] | "\(.path):\(.source)"] | join(" ")' "$W/sl3.json")"
+check_eq "dropped (the control, same run): the build phase Impure, naming libncurses-dev" \
+	"build:Impure libncurses-dev" \
+	"$(jq -r '"\([.result.phases[] | select(.phase == "build") | "\(.phase):\(.verdict.state)"] | join(" ")) \([.missing[].package] | join(" "))"' "$W/sl2.json")"
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
 # --- --confirm: a need, or a probe the store view made fatal -----------------------------------
 # The store now holds libncurses-dev (visible, not granted). Two variants of hkcalc look at
@@ -409,5 +466,34 @@ check_eq "the extra builds sealed nothing: the new hkcalc_debs are the 3 first b
 check_eq "a failed build: no extra build, and why" "0 the build did not complete" \
 	"$(jq -r '"\(.decide.builds | length) \(.decide.not_run | split(":")[0])"' "$W/d-nob.json")"
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
+# --- a package's own expectations: debian/harkaq-expect ---------------------------------------
+# A build that reads the undeclared, visible curses.h and goes on whatever it gets: a probe it
+# survives (Impure, naming libncurses-dev). The package states it in debian/harkaq-expect: the
+# same denial is then expected, named with the file's line, and the phase Hermetic.
+sec "debian/harkaq-expect"
+curses_pkg "$W/own0" 'cat /usr/include/curses.h >/dev/null 2>&1 || true'
+"$HARKAQ" build --store "$S" --dsc "$W/own0/hkcalc_1.0.dsc" --json >"$W/own0.json" 2>"$W/own0.log"
+check_eq "without the file: build Impure, libncurses-dev a probe" "build:Impure libncurses-dev" \
+	"$(jq -r '"\([.result.phases[] | select(.phase == "build") | "\(.phase):\(.verdict.state)"] | join(" ")) \([.probes[].package] | join(" "))"' "$W/own0.json")"
+own_pkg() {
+	curses_pkg "$1" 'cat /usr/include/curses.h >/dev/null 2>&1 || true'
+	printf '%s\n' "$2" >"$1/hkcalc-1.0/debian/harkaq-expect"
+	rm -f "$1"/hkcalc_1.0.*
+	(cd "$1" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in $1"
+}
+own_pkg "$W/own" $'# what this package reads on purpose\n/usr/include/curses.h cat a test of reading an undeclared header, output unused'
+"$HARKAQ" build --store "$S" --dsc "$W/own/hkcalc_1.0.dsc" --json >"$W/own.json" 2>"$W/own.log"
+check_eq "with the file: every phase Hermetic, no probe" \
+	"clean:Hermetic build:Hermetic binary:Hermetic []" \
+	"$(phases "$W/own.json") $(jq -c '[.probes[].package]' "$W/own.json")"
+check_eq "with the file: curses.h expected, by the package's line 2" \
+	"/usr/include/curses.h cat debian/harkaq-expect:2" \
+	"$(jq -r '.expected[] | select(.path == "/usr/include/curses.h") | "\(.path) \(.tool) \(.source)"' "$W/own.json")"
+check_eq "with the file: the JSON lists the package's entry beside the set" "true harkaq-debian-expect 1" \
+	"$(jq -r '"\(.expectations.package_file) \(.expectations.set)"' "$W/own.json")"
+own_pkg "$W/ownbad" $'/usr/include/curses.h cat fine\nusr/include/term.h cat no leading slash'
+bad "a malformed debian/harkaq-expect" "$W/ownbad/hkcalc_1.0.dsc" \
+	"hkcalc_1.0.dsc: debian/harkaq-expect:2:1: pattern 'usr/include/term.h': not an absolute path"
 sec "done"
 finish
