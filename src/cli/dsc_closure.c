@@ -1,6 +1,7 @@
 /* A Debian build's closure (build_dsc.h, step 3 and 4): the base and its package database,
  * the Build-Depends reduced and resolved by apt on it, --see, the imports into the store and
  * the dpkg state made once per closure. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -215,6 +216,74 @@ static int parse_inst(struct dsc_build *b, const char *line, struct hk_dsc_pkg *
 /* The closure: what apt would install on the base to satisfy build-essential, fakeroot and
  * the used Build-Depends and Build-Conflicts, asked of apt itself with the base's package
  * database as its state (no root, nothing installed: -s). */
+/* The resolution's inputs beyond its arguments: the package lists apt reads (each pinned by
+ * its Release file, whose hashes cover the Packages files) and the preferences that choose
+ * among versions.  Appended to `key` as "NAME b3:…" lines; false when a list has no Release
+ * file to stand for it (the answer is then not kept). */
+static bool apt_inputs(struct hk_buf *key)
+{
+	static const char *const dirs[] = { "/var/lib/apt/lists", "/etc/apt/preferences.d" };
+	bool release = false;
+	for (size_t d = 0; d < HK_ARRAY_LEN(dirs); d++) {
+		DIR *dir = opendir(dirs[d]);
+		if (!dir)
+			continue;
+		hk_autostrv struct hk_strv names = HK_STRV_INIT;
+		for (struct dirent *e; (e = readdir(dir));)
+			if (e->d_name[0] != '.')
+				hk_strv_push(&names, e->d_name);
+		closedir(dir);
+		hk_strv_sort_unique(&names);
+		for (size_t i = 0; i < names.n; i++) {
+			size_t n = strlen(names.v[i]);
+			bool is_release = d == 0 && n >= 7 && strcmp(names.v[i] + n - 7, "Release") == 0;
+			if (d == 0 && !is_release)
+				continue;
+			hk_autofree char *path = hk_xasprintf("%s/%s", dirs[d], names.v[i]);
+			struct hk_buf text = HK_BUF_INIT;
+			struct hk_error ignored;
+			char id[HK_B3_ID_LEN];
+			if (hk_file_read(path, &text, &ignored) == 0) {
+				hk_b3_id(text.data, text.len, id);
+				hk_buf_printf(key, "%s %s\n", path, id);
+				release |= is_release;
+			}
+			hk_buf_free(&text);
+		}
+	}
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error ignored;
+	char id[HK_B3_ID_LEN];
+	if (hk_file_read("/etc/apt/preferences", &text, &ignored) == 0) {
+		hk_b3_id(text.data, text.len, id);
+		hk_buf_printf(key, "/etc/apt/preferences %s\n", id);
+	}
+	hk_buf_free(&text);
+	return release;
+}
+
+/* apt-get satisfy's answer, kept in STORE/.cache/closure/ under the BLAKE3 of everything it
+ * depends on: the base (its package database), the relations, and apt's inputs (apt_inputs).
+ * Resolving costs apt a second or two of parsing the package lists for every build; the same
+ * question on the same lists gets the same answer, so a warm build asks once.  Returns the
+ * cache file's path, or NULL when the answer cannot be kept. */
+static char *closure_cache_path(struct dsc_build *b, const char *const *argv)
+{
+	struct hk_buf key = HK_BUF_INIT;
+	hk_buf_printf(&key, "harkaq-dsc-closure 1\nbase %s\n", b->base->id);
+	for (size_t i = 0; argv[i]; i++)
+		if (strncmp(argv[i], "Dir::State::extended_states=", 28) != 0)
+			hk_buf_printf(&key, "arg %s\n", argv[i]);
+	char *path = NULL;
+	if (apt_inputs(&key)) {
+		char id[HK_B3_ID_LEN];
+		hk_b3_id(key.data, key.len, id);
+		path = hk_xasprintf("%s/.cache/closure/%s", hk_store_dir(b->store), id + 3);
+	}
+	hk_buf_free(&key);
+	return path;
+}
+
 int dsc_resolve_closure(struct dsc_build *b)
 {
 	struct hk_dsc_result *r = b->r;
@@ -237,8 +306,15 @@ int dsc_resolve_closure(struct dsc_build *b)
 			       "-o", status, "-o", ext, "-o", "Debug::NoLocking=1",
 			       "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache=",
 			       hk_buf_str(&deps), conf, NULL };
-	struct hk_run_result res;
-	int rc = hk_run_capture(argv, r->work, &res, b->err);
+	struct hk_run_result res = { .status = 0, .out = HK_BUF_INIT, .errout = HK_BUF_INIT };
+	hk_autofree char *cache = closure_cache_path(b, argv);
+	struct hk_error ignored;
+	bool cached = cache && hk_file_read(cache, &res.out, &ignored) == 0;
+	int rc = 0;
+	if (!cached) {
+		hk_buf_free(&res.out);
+		rc = hk_run_capture(argv, r->work, &res, b->err);
+	}
 	hk_buf_free(&deps);
 	hk_buf_free(&conflicts);
 	if (rc < 0)
@@ -247,6 +323,14 @@ int dsc_resolve_closure(struct dsc_build *b)
 		rc = unsatisfiable(b, &res);
 		hk_run_result_free(&res);
 		return rc;
+	}
+	/* Only a satisfiable answer is kept: a failure's message is the user's to read anew.
+	 * Keeping it is an optimisation; failing to is said nowhere. */
+	if (!cached && cache) {
+		hk_autofree char *dir = hk_xstrdup(cache);
+		*strrchr(dir, '/') = '\0';
+		if (hk_mkdir_p(dir, &ignored) == 0)
+			hk_file_write_atomic(cache, res.out.data, res.out.len, 0644, &ignored);
 	}
 	const char *out = hk_buf_str(&res.out);
 	for (const char *p = out; rc == 0 && p && *p;) {
@@ -268,7 +352,9 @@ int dsc_resolve_closure(struct dsc_build *b)
 	hk_run_result_free(&res);
 	if (rc == 0)
 		dsc_say(b, "closure: %zu package(s) beyond the base (apt-get satisfy on its package "
-		       "database)", r->n_closure);
+		       "database%s)", r->n_closure,
+		       cached ? "; its answer kept from an earlier build with these relations and "
+				"package lists" : "");
 	return rc;
 }
 

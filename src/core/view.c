@@ -22,7 +22,7 @@
 #define VIEWS_DIR ".views"
 /* Part of the snapshot id: a change in how views are made gives new views, never an old one
  * made the old way. */
-#define VIEW_MAGIC "harkaq-view 3\n"
+#define VIEW_MAGIC "harkaq-view 4\n"
 #define HEX_LEN 64
 
 /* ---- the snapshot: which artifacts, in which order ---------------------------------------- */
@@ -72,6 +72,15 @@ static bool hidden(const char *name, const char *const *hide, size_t n_hide)
 	return false;
 }
 
+/* A Debian build's sealed outputs (SOURCE_debs: a Debian package name has no '_') are .deb
+ * files at the top of their tree, paths no build reads; shown, they would only make every
+ * sealed package a new view for the next build. */
+static bool is_debian_outputs(const struct hk_artifact *a)
+{
+	size_t n = strlen(a->name);
+	return a->origin == HK_ORIGIN_BUILD && n > 5 && strcmp(a->name + n - 5, "_debs") == 0;
+}
+
 static int snapshot(struct hk_store *s, const char *const *hide, size_t n_hide, struct snap *sn,
 		    char id[HK_B3_ID_LEN], struct hk_error *err)
 {
@@ -86,7 +95,8 @@ static int snapshot(struct hk_store *s, const char *const *hide, size_t n_hide, 
 	for (size_t i = 0; i < n_all; i++) {
 		if (all[i]->origin == HK_ORIGIN_STATE)
 			sn->states[sn->n_states++] = all[i];
-		else if (all[i]->origin != HK_ORIGIN_BASE && !hidden(all[i]->name, hide, n_hide))
+		else if (all[i]->origin != HK_ORIGIN_BASE && !is_debian_outputs(all[i]) &&
+			 !hidden(all[i]->name, hide, n_hide))
 			sn->arts[sn->n++] = all[i];
 	}
 	qsort(sn->arts, sn->n, sizeof(*sn->arts), cmp_merge_order);

@@ -37,7 +37,10 @@
  * the artifact that ships the file its chain ends at, so running `yacc` without bison is a
  * denial naming bison.  States are not merged otherwise; their ids are part of the snapshot.
  *
- * The snapshot id is BLAKE3 over "harkaq-view 3\n", the ids of the artifacts merged, in
+ * A Debian build's sealed outputs (SOURCE_debs, .deb files at the top of their tree: no path a
+ * build reads) are left out, so sealing one package does not make the next build's view anew.
+ *
+ * The snapshot id is BLAKE3 over "harkaq-view 4\n", the ids of the artifacts merged, in
  * merge order, one per line, then "state <id>" for each dpkg state by id: the same store
  * content gives the same view on any machine, and the evidence names it.
  *
