@@ -686,7 +686,7 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	if (!bo->quiet)
 		fprintf(stderr, "[%s] exited %d after %.1f s\n", pname, pr->res.exit_code,
 			(double)pr->ms / 1000.0);
-	if (pr->res.exit_code != 0 || rc < 0)
+	if (hk_cage_failed(&pr->res) || rc < 0)
 		br->failed_phase = pname;
 	return 0;
 }
@@ -910,7 +910,7 @@ static int give_verdicts(struct build *b)
 			/* Diagnosis, evidence object (design.md §8, §10) and the report rendered from it. */
 			hk_report_build_phase(sugg, br, pr, bo->quiet);
 		} else {
-			pcode = pr->res.exit_code != 0 ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
+			pcode = hk_cage_failed(&pr->res) ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
 			if (!bo->quiet)
 				fprintf(stderr, "%-10s no verdict (--no-cage)\n", pname);
 		}

@@ -1,4 +1,5 @@
 #include "cli/cage.h"
+#include "core/build_failure.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -747,6 +748,11 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j)
 	else
 		hk_json_null(j);
 	hk_json_obj_end(j);
+}
+
+bool hk_cage_failed(const struct hk_cage_result *r)
+{
+	return hk_phase_failed(r->exit_code, r->timed_out);
 }
 
 void hk_cage_result_free(struct hk_cage_result *r)

@@ -117,6 +117,10 @@ struct hk_cage_result {
 int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err);
 void hk_cage_result_free(struct hk_cage_result *r);
 
+/* Whether the command failed: it exited non-zero, was killed, or was stopped at its time
+ * limit.  The one rule every report and decision uses ("a phase failed"). */
+bool hk_cage_failed(const struct hk_cage_result *r);
+
 /* Finishes deferred runs (defer_evidence): waits, bounded and for all of them at once, for
  * each one's canary and deallocation records, then stops their readers and reads the lost
  * counter after (a run whose records came in earlier was asked then: see drain).  Runs already finished (or without a reader) are skipped.  A run whose

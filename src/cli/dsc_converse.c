@@ -72,7 +72,7 @@ bool dsc_completed(const struct hk_build_result *br)
 	if (br->n_phases == 0 || br->failed_phase || !br->artifact_id[0])
 		return false;
 	for (size_t i = 0; i < br->n_phases; i++)
-		if (br->phases[i].res.exit_code != 0)
+		if (hk_cage_failed(&br->phases[i].res))
 			return false;
 	return true;
 }

@@ -133,7 +133,7 @@ static void add_phase(const struct hk_dsc_result *r, const struct phase_result *
 		return;
 	const struct hk_jval *den = hk_jobj_get(ev, "denials");
 	const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
-	bool failed = pr->res.exit_code != 0 || pr->res.timed_out;
+	bool failed = hk_cage_failed(&pr->res);
 	for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
 		const struct hk_jval *d = &den->items[i], *g = &diag->items[i];
 		const char *cls = hk_jobj_str(g, "class");
@@ -438,7 +438,7 @@ static void confirm_report(const struct hk_dsc_result *r, struct report *rep)
 static size_t first_failed_phase(const struct hk_build_result *br)
 {
 	for (size_t i = 0; i < br->n_phases; i++)
-		if (br->phases[i].res.exit_code != 0 || br->phases[i].res.timed_out)
+		if (hk_cage_failed(&br->phases[i].res))
 			return i;
 	return br->n_phases;
 }
@@ -455,8 +455,7 @@ static enum confirm_answer confirm_answer(const struct hk_dsc_result *r)
 	size_t failed = first_failed_phase(&r->build);
 	if (r->confirm_error || failed >= r->build.n_phases)
 		return CONFIRM_NO_ANSWER;
-	if (c->n_phases > failed && c->phases[failed].res.exit_code == 0 &&
-	    !c->phases[failed].res.timed_out)
+	if (c->n_phases > failed && !hk_cage_failed(&c->phases[failed].res))
 		return CONFIRM_NOT_NEEDED;
 	if (c->n_phases <= failed)
 		return CONFIRM_NO_ANSWER;
@@ -511,7 +510,7 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 		const struct phase_result *pr = &r->confirm.phases[i];
 		fprintf(out, " %s %s%s", pr->label,
 			pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : "no verdict",
-			pr->res.exit_code != 0 ? " (failed)" : "");
+			hk_cage_failed(&pr->res) ? " (failed)" : "");
 	}
 	fputc('\n', out);
 	size_t failed = first_failed_phase(&r->build);
@@ -597,7 +596,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 		/* NoEvidence says why: nothing below is vouched for in that phase. */
 		if (pr->has_verdict && pr->verdict.n_reasons)
 			fprintf(out, " (%s)", hk_reason_code(pr->verdict.reasons[0].code));
-		if (pr->res.exit_code != 0)
+		if (hk_cage_failed(&pr->res))
 			fprintf(out, " (failed)");
 	}
 	fputc('\n', out);

@@ -120,7 +120,7 @@ int hk_exit_for(const struct hk_verdict *v, const struct hk_cage_result *res)
 		return HK_EXIT_NOEVIDENCE;
 	if (v->state == HK_IMPURE)
 		return HK_EXIT_IMPURE;
-	return res->exit_code != 0 ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
+	return hk_cage_failed(res) ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
 }
 
 void hk_print_labelled(FILE *f, const char *label, const char *text)

@@ -12,6 +12,11 @@ static const char *const stage_names[] = {
 	[HK_BUILD_STAGE_SETUP] = "setup",
 };
 
+bool hk_phase_failed(int exit_code, bool timed_out)
+{
+	return exit_code != 0 || timed_out;
+}
+
 const char *hk_build_stage_name(enum hk_build_stage s)
 {
 	return (unsigned)s < HK_ARRAY_LEN(stage_names) ? stage_names[s] : NULL;

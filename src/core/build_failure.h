@@ -26,6 +26,11 @@ struct hk_build_failure {
 	int signal;                 /* the signal that stopped the build, 0 when none */
 };
 
+/* Whether a phase's command failed: it exited non-zero or was killed (exit_code 128+signal),
+ * or was stopped at its time limit.  The one rule every report and decision uses: a phase
+ * stopped at its limit failed even if the status it was given reads 0. */
+bool hk_phase_failed(int exit_code, bool timed_out);
+
 /* "recipe", "deps", "fetch", "setup" (NULL for HK_BUILD_STAGE_NONE). */
 const char *hk_build_stage_name(enum hk_build_stage s);
 

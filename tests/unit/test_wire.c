@@ -295,3 +295,13 @@ TEST(a_malformed_build_failure_is_refused)
 		CHECK_EQ_INT(HK_BUILD_STAGE_NONE, f.stage);
 	}
 }
+
+/* "A phase failed": one rule for the build, its reports and --confirm's answer. */
+TEST(a_phase_failed_by_its_status_or_its_time_limit)
+{
+	CHECK(!hk_phase_failed(0, false));       /* the control: exited 0 in time */
+	CHECK(hk_phase_failed(2, false));        /* make's error */
+	CHECK(hk_phase_failed(137, false));      /* killed (128 + SIGKILL) */
+	CHECK(hk_phase_failed(137, true));       /* killed at its --timeout */
+	CHECK(hk_phase_failed(0, true));         /* stopped at its limit, whatever status it got */
+}
