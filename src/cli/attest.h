@@ -26,11 +26,11 @@ struct hk_attest_ctx {
 /* Before the build: loads --key (NULL: the envelopes stay unsigned) and notes the start time,
  * so that a key that cannot be used stops the build before anything runs.  Returns an exit
  * status (commands.h): 0, or 65 for a key that is refused or unreadable. */
-int hk_attest_begin(struct hk_attest_ctx *ctx, const char *key_path, struct hk_error *err);
+HK_MUST_CHECK int hk_attest_begin(struct hk_attest_ctx *ctx, const char *key_path, struct hk_error *err);
 
 /* After the build: writes both envelopes for the sealed artifact of `br` (nothing when the
  * build sealed none).  Returns 0 or 70 (err says why; what was half-written is removed). */
-int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
+HK_MUST_CHECK int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		    const struct hk_build_result *br, struct hk_error *err);
 void hk_attest_end(struct hk_attest_ctx *ctx);
 

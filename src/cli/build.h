@@ -52,14 +52,14 @@ struct hk_build_plan {
  * the closure and derives the policy for `sandbox`'s contract surfaces; the policy names the
  * base (its id when pinned).  `store` may be NULL for a recipe on an unpinned base without
  * build deps (its closure is empty). */
-int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+HK_MUST_CHECK int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
 		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
 /* Whether `name` is a package (or a name one Provides) installed in the base tree `root`
  * (its dpkg database): a build dep the store lacks may name one (docs/bases.md). */
 bool hk_build_base_has_package(const char *root, const char *name);
 /* Plans the collapsed directories of bp's policy, given the store view the sandbox shows
  * (NULL: none). */
-int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
+HK_MUST_CHECK int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
 void hk_build_plan_free(struct hk_build_plan *bp);
 /* Expands the patterns of `set` (core/debexpect.h) against each tree of `roots` (host
  * directories standing for the sandbox's /): the sandbox paths found, into `out`.  A pattern
@@ -180,10 +180,10 @@ struct hk_build_result {
 
 /* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err
  * says why and r->failed_stage where. */
-int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
+HK_MUST_CHECK int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
 /* Checks the closure's artifacts and the pinned base before anything runs (build_verify.c);
  * counts the sealed deps into br.  Returns 0 or an exit status, err saying which failed. */
-int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
+HK_MUST_CHECK int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
 			   struct hk_store *store, struct hk_build_result *br, struct hk_error *err);
 
 /* The result as JSON, and its release (build_result.c). */
@@ -191,11 +191,11 @@ void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);
 void hk_build_result_free(struct hk_build_result *r);
 
 /* Source preparation (source.c). */
-int hk_source_verify_tarball(const struct hk_recipe *r, struct hk_error *err);
+HK_MUST_CHECK int hk_source_verify_tarball(const struct hk_recipe *r, struct hk_error *err);
 /* A tarball that unpacked into one top directory: move its content up into `dir`. */
-int hk_source_flatten_single_dir(const char *dir, struct hk_error *err);
+HK_MUST_CHECK int hk_source_flatten_single_dir(const char *dir, struct hk_error *err);
 /* After `apt-get source` in `fetch`: copy the unpacked source tree into `dst`. */
-int hk_source_take_apt_dir(const char *fetch, const char *package, const char *dst,
+HK_MUST_CHECK int hk_source_take_apt_dir(const char *fetch, const char *package, const char *dst,
 			   struct hk_error *err);
 
 #endif

@@ -196,7 +196,7 @@ struct hk_dsc_result {
 
 /* Runs the whole Debian build; returns the exit status (commands.h).  `bo` gives the engine's
  * options (its recipe_path is ignored); for statuses >= 64 err says why. */
-int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o,
+HK_MUST_CHECK int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o,
 		     struct hk_dsc_result *r, struct hk_error *err);
 void hk_dsc_result_free(struct hk_dsc_result *r);
 

@@ -130,9 +130,10 @@ static int reader_line(struct hk_cage_result *res, const char *line)
 		/* A record that does not parse is counted by the evidence (n_malformed); if it was
 		 * one of this run's, the count check against denials=N fails and says so.  Another
 		 * process's odd record must not condemn this run. */
-		if (l.text)
-			(void)hk_evidence_feed(&res->evidence, l.type, l.serial, l.text, l.text_len,
-					       &fe);
+		if (l.text && hk_evidence_feed(&res->evidence, l.type, l.serial, l.text,
+					       l.text_len, &fe) < 0) {
+			/* counted, as said above */
+		}
 		break;
 	}
 	case HK_READER_READY:

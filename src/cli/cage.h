@@ -114,7 +114,7 @@ struct hk_cage_result {
 /* Runs the cage.  Returns 0 when the run happened (whatever its verdict), -errno when it
  * could not be attempted at all (fork failure…).  A cage that refused to install a
  * protection is a *successful* call with started=true and cage_error set. */
-int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err);
+HK_MUST_CHECK int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct hk_error *err);
 void hk_cage_result_free(struct hk_cage_result *r);
 
 /* Whether the command failed: it exited non-zero, was killed, or was stopped at its time
@@ -138,7 +138,7 @@ void hk_cage_timing_json(const struct hk_cage_result *r, struct hk_json *j);
 
 /* Creates a canary file readable by everyone in a directory the policy does not let the cage
  * read; returns its path (and the directory to remove afterwards). */
-int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, struct hk_error *err);
+HK_MUST_CHECK int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, struct hk_error *err);
 void hk_canary_remove(const char *path, const char *dir);
 
 #endif

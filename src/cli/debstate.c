@@ -293,7 +293,9 @@ static int run_dpkg(const struct hk_debstate_input *in, const char *merged, cons
 	if (r < 0)
 		return r;
 	struct hk_error ignored;
-	hk_file_write_atomic(log, res.out.data, res.out.len, 0644, &ignored);
+	if (hk_file_write_atomic(log, res.out.data, res.out.len, 0644, &ignored) < 0) {
+		/* dpkg's log is kept for a person to read; the state does not depend on it */
+	}
 	if (res.status != 0) {
 		/* dpkg's last lines say which package and why. */
 		const char *out = hk_buf_str(&res.out);

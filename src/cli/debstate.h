@@ -54,7 +54,7 @@ struct hk_debstate_input {
  * nothing is left in the store, and err names the step: dpkg's own last lines, or the path a
  * maintainer script removed.  Must run as root; mounts only in a mount namespace of its own
  * (this process's, made private). */
-int hk_debstate_make(const struct hk_debstate_input *in, const struct hk_artifact **out,
+HK_MUST_CHECK int hk_debstate_make(const struct hk_debstate_input *in, const struct hk_artifact **out,
 		     struct hk_error *err);
 
 #endif

@@ -329,8 +329,10 @@ int dsc_resolve_closure(struct dsc_build *b)
 	if (!cached && cache) {
 		hk_autofree char *dir = hk_xstrdup(cache);
 		*strrchr(dir, '/') = '\0';
-		if (hk_mkdir_p(dir, &ignored) == 0)
-			hk_file_write_atomic(cache, res.out.data, res.out.len, 0644, &ignored);
+		if (hk_mkdir_p(dir, &ignored) == 0 &&
+		    hk_file_write_atomic(cache, res.out.data, res.out.len, 0644, &ignored) < 0) {
+			/* the next build asks apt again */
+		}
 	}
 	const char *out = hk_buf_str(&res.out);
 	for (const char *p = out; rc == 0 && p && *p;) {

@@ -37,7 +37,7 @@ int hk_pidfd_open(pid_t pid);
 
 /* Absolute path of a helper program installed next to the running harkaq binary
  * (harkaq-exec, harkaq-audit); HARKAQ_LIBEXEC overrides the directory. */
-int hk_helper_path(const char *name, char **out, struct hk_error *err);
+HK_MUST_CHECK int hk_helper_path(const char *name, char **out, struct hk_error *err);
 
 /* Milliseconds on the monotonic clock. */
 long long hk_now_ms(void);
@@ -47,7 +47,7 @@ int hk_random_hex(char *out, size_t n_bytes, struct hk_error *err)
 	__attribute__((warn_unused_result));
 
 /* Resolves a user name or numeric uid to uid/gid (for --user). */
-int hk_resolve_user(const char *spec, uid_t *uid, gid_t *gid, struct hk_error *err);
+HK_MUST_CHECK int hk_resolve_user(const char *spec, uid_t *uid, gid_t *gid, struct hk_error *err);
 
 /* What a host tool printed, and how it ended. */
 struct hk_run_result {
@@ -62,7 +62,7 @@ void hk_run_result_free(struct hk_run_result *res);
  * stdin is /dev/null; the working directory is `cwd` if non-NULL.  Returns 0 when the program
  * ran, whatever its exit status (res->status), or -errno with err "cannot run ARGV0: …" when it
  * could not be started (res is then empty).  res is the caller's to free either way. */
-int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_result *res,
+HK_MUST_CHECK int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_result *res,
 		   struct hk_error *err);
 
 /* The first non-empty line of `b` (a tool's stderr), cut to size - 1 bytes, in `line`; "(no
@@ -72,10 +72,10 @@ const char *hk_first_line(struct hk_buf *b, char *line, size_t size);
 /* Runs argv (no shell) to completion with stdout/stderr inherited, or stdout to /dev/null when
  * quiet.  Returns the exit status (>= 0), or -errno if it could not be started; err says
  * which command failed when the status is not 0. */
-int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_error *err);
+HK_MUST_CHECK int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_error *err);
 
 /* hk_spawn_wait of the NULL-terminated argument list (arg0 is looked up in PATH). */
-int hk_spawnl(const char *cwd, bool quiet, struct hk_error *err, const char *arg0, ...)
+HK_MUST_CHECK int hk_spawnl(const char *cwd, bool quiet, struct hk_error *err, const char *arg0, ...)
 	__attribute__((sentinel));
 
 /* An argv is a string vector (core/strv.h), NULL-terminated as execv() wants: `struct hk_argv`,

@@ -47,14 +47,14 @@ void hk_reach_list_free(struct hk_reach_list *l);
  * advises "or choose another --store".  Returns 0 when the user reaches them all; 1 when a
  * directory stops it (err holds the sentence, code EACCES); -errno when the check itself could
  * not be made. */
-int hk_reach_check(const char *role, const char *user, uid_t uid, gid_t gid,
+HK_MUST_CHECK int hk_reach_check(const char *role, const char *user, uid_t uid, gid_t gid,
 		   const char *store_dir, const struct hk_reach_list *l, struct hk_error *err);
 
 /* What the build user must reach before a build makes anything: the store, the base root,
  * harkaq-exec (NULL: --no-cage), a Debian build's package database (NULL: none) and the
  * directory where the work directory will be made.  Same returns as hk_reach_check.  The bind
  * sources themselves are checked once the sandbox is planned (hk_sandbox_argv_binds). */
-int hk_reach_check_build(const char *user, uid_t uid, gid_t gid, const char *store_dir,
+HK_MUST_CHECK int hk_reach_check_build(const char *user, uid_t uid, gid_t gid, const char *store_dir,
 			 const char *base_root, const char *exec_path, const char *dpkg_db,
 			 const char *work_parent, struct hk_error *err);
 

@@ -34,7 +34,7 @@ struct hk_reads {
 
 /* Starts watching the overlays of `plan` (mounted).  On failure nothing runs and err says
  * why (a kernel without fanotify, no CAP_SYS_ADMIN). */
-int hk_reads_start(struct hk_reads *r, const struct hk_sandbox_plan *plan, struct hk_error *err);
+HK_MUST_CHECK int hk_reads_start(struct hk_reads *r, const struct hk_sandbox_plan *plan, struct hk_error *err);
 /* Drains what is left and stops the thread (idempotent). */
 void hk_reads_stop(struct hk_reads *r);
 void hk_reads_free(struct hk_reads *r);

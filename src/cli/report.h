@@ -36,7 +36,7 @@ void hk_report_json(const struct hk_jval *evobj, const char *evidence_id, struct
 
 /* Finds (hk_evobj_find), reads and verifies (hk_evobj_check) one stored object: what
  * `harkaq explain` and `harkaq evidence` share.  *ev is the caller's (hk_jval_free). */
-int hk_explain_load(const char *store, const char *query, struct hk_jval **ev,
+HK_MUST_CHECK int hk_explain_load(const char *store, const char *query, struct hk_jval **ev,
 		    char id[HK_B3_ID_LEN], struct hk_error *err);
 /* The options both commands take (--store DIR, --json, --help/-h), parsed from argv with
  * getopt_long: usage(stdout) on --help, usage(stderr) on an unknown option.  Returns -1 when
@@ -47,7 +47,7 @@ int hk_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char
 /* For a build: a suggester over the build's store, policy and closure (free with
  * hk_suggester_free), and the evidence object bytes of one phase that has a verdict. */
 struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br);
-int hk_report_phase_evidence(struct hk_suggester *s, const struct phase_result *pr,
+HK_MUST_CHECK int hk_report_phase_evidence(struct hk_suggester *s, const struct phase_result *pr,
 			     struct hk_buf *bytes, struct hk_error *err);
 
 /* What `harkaq build` does for each phase that has a verdict: diagnoses it, writes its

@@ -13,7 +13,7 @@ struct hk_runtime_report {
 	struct hk_strset paths;   /* what was added */
 };
 
-int hk_runtime_for_command(const char *cmd0, struct hk_policy *p, struct hk_runtime_report *r,
+HK_MUST_CHECK int hk_runtime_for_command(const char *cmd0, struct hk_policy *p, struct hk_runtime_report *r,
 			   struct hk_error *err);
 void hk_runtime_report_free(struct hk_runtime_report *r);
 

@@ -76,20 +76,20 @@ struct hk_sandbox_plan {
  * base root's system directories: usr, bin, sbin, lib*, etc, opt). */
 bool hk_sandbox_merges_path(const char *path);
 
-int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, struct hk_error *err);
+HK_MUST_CHECK int hk_sandbox_plan(const struct hk_sandbox *s, struct hk_sandbox_plan *plan, struct hk_error *err);
 void hk_sandbox_plan_free(struct hk_sandbox_plan *plan);
 
 /* Mounts the overlays of the plan.  Must run as root in a mount namespace of the caller's
  * own (unshare(CLONE_NEWNS)); it is made private first.  harkaq build mounts once per build,
  * and every phase's bubblewrap binds the merged views. */
-int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err);
+HK_MUST_CHECK int hk_sandbox_mount(const struct hk_sandbox_plan *plan, struct hk_error *err);
 /* Unmounts what hk_sandbox_mount() mounted (lazily if still busy). */
 void hk_sandbox_unmount(const struct hk_sandbox_plan *plan);
 
 /* bubblewrap's argv (NULL-terminated, malloc'd strings), ending with the command that runs in
  * the sandbox: harkaq-exec … -- inner_argv when caged, inner_argv alone otherwise.
  * cage_args are inserted between harkaq-exec and "--" (e.g. --canary, test switches). */
-int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *plan,
+HK_MUST_CHECK int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *plan,
 		    char *const *cage_args, char *const *inner_argv, char ***out, struct hk_error *err);
 
 /* What the build user must reach for bubblewrap to start with `argv` (hk_sandbox_argv's): every

@@ -31,25 +31,25 @@ struct hk_verify_key {
 };
 
 /* libsodium's initialisation; -EIO if it fails (nothing can be signed or hashed then). */
-int hk_crypto_init(struct hk_error *err);
+HK_MUST_CHECK int hk_crypto_init(struct hk_error *err);
 
 void hk_sha256_hex(const void *p, size_t n, char out[HK_SHA256_HEX_LEN]);
 /* SHA-256 of a file's content, read in blocks; errors name the file.  A symlink is refused
  * (O_NOFOLLOW): an attestation's subject is the file itself. */
-int hk_sha256_file(const char *path, char out[HK_SHA256_HEX_LEN], struct hk_error *err);
+HK_MUST_CHECK int hk_sha256_file(const char *path, char out[HK_SHA256_HEX_LEN], struct hk_error *err);
 /* The same of what is left to read of `fd` (not closed); `shown` names it in errors. */
-int hk_sha256_fd(int fd, const char *shown, char out[HK_SHA256_HEX_LEN], struct hk_error *err);
+HK_MUST_CHECK int hk_sha256_fd(int fd, const char *shown, char out[HK_SHA256_HEX_LEN], struct hk_error *err);
 
 /* Creates PREFIX.key (0600, never replacing a file) and PREFIX.pub.  If either exists, nothing
  * is written (-EEXIST); on any failure what was created is removed. */
-int hk_key_generate(const char *prefix, char keyid[HK_SHA256_HEX_LEN], struct hk_error *err);
+HK_MUST_CHECK int hk_key_generate(const char *prefix, char keyid[HK_SHA256_HEX_LEN], struct hk_error *err);
 
 /* Reads a private key.  A file that group or others may read or write, or that is not a
  * regular file, is refused (-EPERM) before its content is read; a file that is not an Ed25519
  * PKCS#8 key is -EINVAL. */
-int hk_key_load_secret(const char *path, struct hk_sign_key *out, struct hk_error *err);
+HK_MUST_CHECK int hk_key_load_secret(const char *path, struct hk_sign_key *out, struct hk_error *err);
 /* Reads a public key (SubjectPublicKeyInfo PEM); -EINVAL for anything else. */
-int hk_key_load_public(const char *path, struct hk_verify_key *out, struct hk_error *err);
+HK_MUST_CHECK int hk_key_load_public(const char *path, struct hk_verify_key *out, struct hk_error *err);
 void hk_sign_key_wipe(struct hk_sign_key *k);
 
 void hk_sign(const struct hk_sign_key *k, const void *msg, size_t n,

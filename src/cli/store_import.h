@@ -14,7 +14,7 @@
 /* Imports the .deb `file` as the artifact named after its package.  *out belongs to the store;
  * *added is false when the artifact was already present.  Errors name the file: EINVAL for a
  * package that is not a valid Debian binary package, another code for the environment. */
-int hk_import_deb(struct hk_store *s, const char *file, const struct hk_artifact **out,
+HK_MUST_CHECK int hk_import_deb(struct hk_store *s, const char *file, const struct hk_artifact **out,
 		  bool *added, struct hk_error *err);
 
 /* Downloads each of `want` (NAME or NAME=VERSION) with `apt-get download` into a temporary
@@ -23,7 +23,7 @@ int hk_import_deb(struct hk_store *s, const char *file, const struct hk_artifact
  * the store already satisfies, one with an alternative in `base` (printed "base NAME (needed
  * by …)" once per name), and one of only virtual packages (a warning on stderr, not imported).
  * Stops at the first failure (an unknown package is ENOENT). */
-int hk_import_apt(struct hk_store *s, const struct hk_strv *want, bool with_deps,
+HK_MUST_CHECK int hk_import_apt(struct hk_store *s, const struct hk_strv *want, bool with_deps,
 		  const char *const *base, size_t n_base, struct hk_error *err);
 
 /* apt's reason for a failure: the first "E: " line of what it wrote on stderr (else its first
@@ -33,7 +33,7 @@ const char *hk_apt_reason(struct hk_buf *errout, char *line, size_t size);
 /* Appends to `out` every package installed in the base root `root` and what they provide,
  * read from ROOT/var/lib/dpkg/status (hk_deb_installed_names): the names a closure may leave to
  * that base root (`store closure --base-root`, `store export --base-root`). */
-int hk_base_root_names(const char *root, struct hk_strv *out, struct hk_error *err);
+HK_MUST_CHECK int hk_base_root_names(const char *root, struct hk_strv *out, struct hk_error *err);
 
 /* "added|present b3:<id> NAME VERSION (N files[, from FROM])" on stdout. */
 void hk_print_added(const struct hk_artifact *a, bool added, const char *from);

@@ -41,7 +41,7 @@ struct hk_audit_stamp {
 
 /* Splits "audit(SEC.MSEC:SERIAL): " off the front of raw message text.  On success fills
  * *stamp and sets *body_offset to the index of the first field. */
-int hk_audit_split_prefix(const char *text, size_t len, struct hk_audit_stamp *stamp,
+HK_MUST_CHECK int hk_audit_split_prefix(const char *text, size_t len, struct hk_audit_stamp *stamp,
 			  size_t *body_offset, struct hk_error *err);
 
 /* ---- generic fields ---- */
@@ -73,7 +73,7 @@ bool hk_audit_key_is_untrusted_string(const char *key);
 
 /* Parses the fields of one record body (the text after the stamp; trailing spaces, newlines
  * and NULs are ignored).  On error *out is left empty and the message names the byte offset. */
-int hk_audit_parse_fields(const char *text, size_t len, struct hk_audit_fields *out,
+HK_MUST_CHECK int hk_audit_parse_fields(const char *text, size_t len, struct hk_audit_fields *out,
 			  struct hk_error *err);
 /* First field named `key`, or NULL. */
 const struct hk_audit_field *hk_audit_field_get(const struct hk_audit_fields *f, const char *key);
@@ -102,7 +102,7 @@ struct hk_landlock_access {
 	 * inert in the cage, whose network namespace is empty. */
 };
 
-int hk_landlock_access_parse(const char *text, size_t len, struct hk_landlock_access *out,
+HK_MUST_CHECK int hk_landlock_access_parse(const char *text, size_t len, struct hk_landlock_access *out,
 			     struct hk_error *err);
 void hk_landlock_access_free(struct hk_landlock_access *a);
 
@@ -135,7 +135,7 @@ struct hk_landlock_domain {
 	uint64_t denials;
 };
 
-int hk_landlock_domain_parse(const char *text, size_t len, struct hk_landlock_domain *out,
+HK_MUST_CHECK int hk_landlock_domain_parse(const char *text, size_t len, struct hk_landlock_domain *out,
 			     struct hk_error *err);
 void hk_landlock_domain_free(struct hk_landlock_domain *d);
 
@@ -157,7 +157,7 @@ struct hk_audit_syscall {
 	size_t comm_len;
 };
 
-int hk_audit_syscall_parse(const char *text, size_t len, struct hk_audit_syscall *out,
+HK_MUST_CHECK int hk_audit_syscall_parse(const char *text, size_t len, struct hk_audit_syscall *out,
 			   struct hk_error *err);
 void hk_audit_syscall_free(struct hk_audit_syscall *s);
 

@@ -25,11 +25,11 @@
 /* Finds the base `ref` names: "b3:<hex or prefix>" (an id), or a name (its tag; without a
  * tag, the one base artifact of that name).  Not found is -ENOENT with a message saying how
  * to make it; an artifact that is not a base is -EINVAL naming what it is. */
-int hk_base_find(struct hk_store *s, const char *ref, const struct hk_artifact **out,
+HK_MUST_CHECK int hk_base_find(struct hk_store *s, const char *ref, const struct hk_artifact **out,
 		 struct hk_error *err);
 
 /* Points the tag NAME at base artifact `a` (written atomically). */
-int hk_base_tag_set(struct hk_store *s, const char *name, const struct hk_artifact *a,
+HK_MUST_CHECK int hk_base_tag_set(struct hk_store *s, const char *name, const struct hk_artifact *a,
 		    struct hk_error *err);
 
 struct hk_base_tag {
@@ -39,7 +39,7 @@ struct hk_base_tag {
 
 /* Every tag of the store, sorted by name (a store without tags has none).  Caller frees
  * with hk_base_tags_free. */
-int hk_base_tags(struct hk_store *s, struct hk_base_tag **out, size_t *n, struct hk_error *err);
+HK_MUST_CHECK int hk_base_tags(struct hk_store *s, struct hk_base_tag **out, size_t *n, struct hk_error *err);
 void hk_base_tags_free(struct hk_base_tag *t, size_t n);
 
 /* What a base's provenance says (strings owned by the struct). */
@@ -51,7 +51,7 @@ struct hk_base_info {
 	size_t n_packages;      /* dpkg packages installed in it */
 };
 
-int hk_base_info_read(const struct hk_artifact *a, struct hk_base_info *out,
+HK_MUST_CHECK int hk_base_info_read(const struct hk_artifact *a, struct hk_base_info *out,
 		      struct hk_error *err);
 void hk_base_info_free(struct hk_base_info *i);
 

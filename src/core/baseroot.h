@@ -61,7 +61,7 @@ void hk_runtime_closure_paths(const struct hk_runtime_closure *c, struct hk_strs
  *   - /etc/ld.so.cache when a search consulted it, and /etc/ld.so.preload (and what it
  *     names) when the root has one.
  * An entry or a library that cannot be found is an error: the program would not start. */
-int hk_elf_closure(const char *root, const char *const *entries, size_t n,
+HK_MUST_CHECK int hk_elf_closure(const char *root, const char *const *entries, size_t n,
 		   struct hk_runtime_closure *out, struct hk_error *err);
 
 /* ---- base profiles ----------------------------------------------------------------------- */
@@ -92,11 +92,11 @@ const struct hk_base_profile *hk_base_profile_find(const char *name);
 const char *const *hk_base_profile_names(void);
 
 /* The base runtime of `profile` inside `root`, with the loader files that closure needs. */
-int hk_base_runtime_closure(const char *root, const char *profile,
+HK_MUST_CHECK int hk_base_runtime_closure(const char *root, const char *profile,
 			    struct hk_runtime_closure *out, struct hk_error *err);
 /* The same as one sorted, deduplicated list of absolute sandbox paths: targets and file
  * links (directory links excluded).  `out_paths` may already hold items. */
-int hk_base_runtime(const char *root, const char *profile, struct hk_strset *out_paths,
+HK_MUST_CHECK int hk_base_runtime(const char *root, const char *profile, struct hk_strset *out_paths,
 		    struct hk_error *err);
 
 #endif

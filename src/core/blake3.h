@@ -9,7 +9,7 @@
 /* Digests travel as hex (hk_hex, hk_unhex): every user of the ids below needs it too. */
 #include "core/hex.h"
 
-struct hk_error;
+#include "core/error.h"
 
 #define HK_BLAKE3_OUT_LEN 32
 #define HK_BLAKE3_KEY_LEN 32
@@ -49,7 +49,7 @@ void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN]);
 
 /* 32-byte hash of a file's contents, read in large blocks.  Returns 0, or -errno with err
  * naming the path ("cannot open /x for hashing: No such file or directory"). */
-int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
+HK_MUST_CHECK int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
 /* The same for an open descriptor, read from its current offset to the end; the caller
  * keeps the fd and names it in its own message.  Returns 0, or -errno of the failed read. */
 int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN]);

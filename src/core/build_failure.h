@@ -38,7 +38,7 @@ const char *hk_build_stage_name(enum hk_build_stage s);
 void hk_build_failure_json(const struct hk_build_failure *f, struct hk_json *j);
 /* Reads the member "failure" of a build result object.  A result without the member (or with
  * null) gives stage NONE.  -EINVAL when it is malformed (an unknown stage, a wrong type). */
-int hk_build_failure_decode(const struct hk_jval *result, struct hk_build_failure *f,
+HK_MUST_CHECK int hk_build_failure_decode(const struct hk_jval *result, struct hk_build_failure *f,
 			    struct hk_error *err);
 
 #endif

@@ -39,7 +39,7 @@ struct hk_bundle_stats {
  * the order given (duplicates written once).  Each file is hashed as it is read and compared
  * with the artifact's manifest: an artifact altered in the store is -EBADMSG naming the file,
  * never exported.  `stats` may be NULL. */
-int hk_bundle_write(struct hk_store *s, const struct hk_artifact *const *arts, size_t n,
+HK_MUST_CHECK int hk_bundle_write(struct hk_store *s, const struct hk_artifact *const *arts, size_t n,
 		    FILE *out, struct hk_bundle_stats *stats, struct hk_error *err);
 
 /* Called once per artifact read, in the bundle's order, after it is verified and committed
@@ -50,7 +50,7 @@ typedef void (*hk_bundle_artifact_fn)(void *ctx, const struct hk_artifact *a, bo
  * `s`.  A malformed stream, a content or identity that does not verify, is -EBADMSG; an
  * artifact the store cannot take is hk_store_add's error.  `on_artifact` and `stats` may be
  * NULL. */
-int hk_bundle_read(struct hk_store *s, FILE *in, const char *shown, hk_bundle_artifact_fn on_artifact,
+HK_MUST_CHECK int hk_bundle_read(struct hk_store *s, FILE *in, const char *shown, hk_bundle_artifact_fn on_artifact,
 		   void *ctx, struct hk_bundle_stats *stats, struct hk_error *err);
 
 #endif

@@ -46,7 +46,7 @@ struct hk_collapse_stats {
  * path from the merged system directories (hk_sandbox_merges_path): nothing else (/proc,
  * /dev, /tmp…) is ever a candidate.  A base root that cannot be read beneath some directory
  * only disqualifies that directory.  Returns 0; -errno only on a bad argument. */
-int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
+HK_MUST_CHECK int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
 		     size_t n_entries, const char *base_root, const char *view_root,
 		     struct hk_strset *out,
 		     struct hk_collapse_stats *stats, bool (*merged)(const char *path),

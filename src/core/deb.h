@@ -20,7 +20,7 @@ struct hk_deb_stanza {
 
 /* Parses deb822 control data (one or more stanzas separated by blank lines): the output of
  * `dpkg-deb -f`, `apt-cache show`, or /var/lib/dpkg/status.  Errors name filename:line. */
-int hk_deb_parse_control(const char *text, size_t len, const char *filename,
+HK_MUST_CHECK int hk_deb_parse_control(const char *text, size_t len, const char *filename,
 			 struct hk_deb_stanza **out, size_t *n, struct hk_error *err);
 /* The value of a field (names compare case-insensitively), or NULL. */
 const char *hk_deb_field(const struct hk_deb_stanza *st, const char *name);
@@ -42,14 +42,14 @@ struct hk_deb_rel_group {
 
 /* Parses a binary package relationship field (Depends, Pre-Depends, Provides, …): groups
  * separated by ',', alternatives by '|'.  `field` names the field in errors. */
-int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_rel_group **out,
+HK_MUST_CHECK int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_rel_group **out,
 			   size_t *n, struct hk_error *err);
 void hk_deb_relations_free(struct hk_deb_rel_group *g, size_t n);
 
 /* Names a Debian base root provides: every package of `status_path` (a dpkg status file,
  * ROOT/var/lib/dpkg/status) whose status is "installed", and every name they Provide.
  * Sorted, deduplicated; caller frees each string and the array. */
-int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
+HK_MUST_CHECK int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
 			   struct hk_error *err);
 
 /* The "pseudo-essential" set of a Debian system described by a dpkg status file: installed
@@ -57,7 +57,7 @@ int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
  * (Depends and Pre-Depends, every installed alternative, transitively), plus the names those
  * Provide.  That is what any Debian base root holds (debootstrap's minbase), so importing
  * with dependencies stops there by default.  Sorted, deduplicated; caller frees. */
-int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
+HK_MUST_CHECK int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
 			     struct hk_error *err);
 
 #endif

@@ -52,7 +52,7 @@ const char *hk_deb_expect_builtin_text(void);
 /* Parses `len` bytes of the format above, appending to `out`; `filename` names the text in
  * errors ("FILE:LINE:COL: …") and in each entry's source ("FILE:LINE"), or, when `version` is
  * non-NULL, the source is `version` instead.  On error `out` is unchanged. */
-int hk_deb_expect_parse(const char *text, size_t len, const char *filename, const char *version,
+HK_MUST_CHECK int hk_deb_expect_parse(const char *text, size_t len, const char *filename, const char *version,
 			struct hk_expect_set *out, struct hk_error *err);
 
 /* The first entry whose pattern matches `path` (a sandbox path), or NULL. */

@@ -34,7 +34,7 @@ struct hk_deb_pkglist {
 
 /* Every package of ROOT/var/lib/dpkg/status whose status is "install ok installed".  A root
  * without a dpkg database is -ENOENT naming the status file. */
-int hk_debroot_packages(const char *root, struct hk_deb_pkglist *out, struct hk_error *err);
+HK_MUST_CHECK int hk_debroot_packages(const char *root, struct hk_deb_pkglist *out, struct hk_error *err);
 void hk_deb_pkglist_free(struct hk_deb_pkglist *l);
 
 struct hk_deb_owner {
@@ -51,19 +51,19 @@ struct hk_debroot_owners {
 
 /* Reads every ROOT/var/lib/dpkg/info/PACKAGE[:ARCH].list.  Listed paths that do not exist in
  * the root (a conffile removed, a path of another architecture) are left out. */
-int hk_debroot_owners_load(const char *root, struct hk_debroot_owners *out, struct hk_error *err);
+HK_MUST_CHECK int hk_debroot_owners_load(const char *root, struct hk_debroot_owners *out, struct hk_error *err);
 /* Packages of ROOT's database reached from `names` (package or virtual names) through
  * Depends and Pre-Depends, transitively, every installed alternative followed (an installed
  * package is there to be used: which alternative a program picks is its own business).
  * Names no installed package is or provides are skipped.  `out` receives package names. */
-int hk_debroot_closure(const char *root, const char *const *names, size_t n,
+HK_MUST_CHECK int hk_debroot_closure(const char *root, const char *const *names, size_t n,
 		       struct hk_strset *out, struct hk_error *err);
 
 /* What the packages `pkgs` ship in ROOT, as grants would name it: every regular file, and
  * every symlink whose target (resolved inside the root) is one of those files, canonical
  * sandbox paths.  A link leading out of the set is left out: a rule through it would land on
  * a file no declared package ships. */
-int hk_debroot_package_files(const char *root, const struct hk_strset *pkgs,
+HK_MUST_CHECK int hk_debroot_package_files(const char *root, const struct hk_strset *pkgs,
 			     struct hk_strset *out, struct hk_error *err);
 
 /* The package(s) that ship `path` (canonical), or NULL. */

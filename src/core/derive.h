@@ -45,7 +45,7 @@ struct hk_derive_report {
 /* Adds the derived grants and expectations to `p` (which may already hold the sandbox's
  * contract surfaces), then finishes it (sort, dedup, conflict check: an expected path that
  * the closure provides is an error naming both). */
-int hk_derive_policy(const struct hk_derive_input *in, struct hk_policy *p,
+HK_MUST_CHECK int hk_derive_policy(const struct hk_derive_input *in, struct hk_policy *p,
 		     struct hk_derive_report *report, struct hk_error *err);
 void hk_derive_report_free(struct hk_derive_report *r);
 
@@ -54,7 +54,7 @@ void hk_derive_report_free(struct hk_derive_report *r);
  * build left undeclared, and a path the build declared is granted, never denied, so expecting
  * it would say nothing (and a recipe's own expect of a granted path is an error).  *added
  * (may be NULL) counts the expectations kept. */
-int hk_derive_add_ungranted_expects(struct hk_policy *p, const char *const *paths, size_t n,
+HK_MUST_CHECK int hk_derive_add_ungranted_expects(struct hk_policy *p, const char *const *paths, size_t n,
 				    size_t *added, struct hk_error *err);
 
 /* Resolves `target` of a symlink at `link_path` to an absolute, normalised path (no symlink

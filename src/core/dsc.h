@@ -74,7 +74,7 @@ struct hk_dsc {
  * Source and Version valid; every listed file a plain name, listed once, in both Files and
  * Checksums-Sha256 with the same size; every source relation field parses.  On error *out is
  * zeroed. */
-int hk_dsc_parse(const char *text, size_t len, const char *filename, struct hk_dsc *out,
+HK_MUST_CHECK int hk_dsc_parse(const char *text, size_t len, const char *filename, struct hk_dsc *out,
 		 struct hk_error *err);
 void hk_dsc_free(struct hk_dsc *d);
 
@@ -92,7 +92,7 @@ bool hk_deb_arch_matches(const struct hk_deb_arch *host, const char *token);
  * `host` and the active build profiles (`profiles`, n_profiles names).  The groups left are
  * plain binary relations (core/deb.h): restrictions removed, arch qualifiers (:any, :native)
  * kept.  Syntax errors name the field and the relation. */
-int hk_dsc_relations_reduce(const char *text, const char *field, const struct hk_deb_arch *host,
+HK_MUST_CHECK int hk_dsc_relations_reduce(const char *text, const char *field, const struct hk_deb_arch *host,
 			    const char *const *profiles, size_t n_profiles,
 			    struct hk_deb_rel_group **out, size_t *n, struct hk_error *err);
 

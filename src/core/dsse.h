@@ -51,7 +51,7 @@ struct hk_dsse_envelope {
 /* Parses an envelope.  Anything that is not one — not JSON, a member missing or of the wrong
  * type, bad base64, a duplicate member — is -EINVAL with a message naming the member.  Other
  * members are ignored (they are not signed).  Zero signatures parse (an unsigned envelope); verifying one fails. */
-int hk_dsse_parse(const char *text, size_t len, struct hk_dsse_envelope *out,
+HK_MUST_CHECK int hk_dsse_parse(const char *text, size_t len, struct hk_dsse_envelope *out,
 		  struct hk_error *err);
 /* The envelope as one JSON object, members in the order payload, payloadType, signatures,
  * followed by a newline. */

@@ -57,11 +57,11 @@ struct hk_exec_info {
 /* Reads `fd` (any position; pread is used).  `name` appears in every error message.
  * Fails with -ENOEXEC for a file that is neither ELF nor a "#!" script (and for a script
  * without an interpreter), -EINVAL for a malformed ELF object.  On failure *out is empty. */
-int hk_exec_read_fd(int fd, const char *name, struct hk_exec_info *out, struct hk_error *err);
+HK_MUST_CHECK int hk_exec_read_fd(int fd, const char *name, struct hk_exec_info *out, struct hk_error *err);
 
 /* Reads only the identification of an ELF object (the loader's cheap check before it maps a
  * candidate).  -ENOEXEC if `fd` is not an ELF object. */
-int hk_elf_read_ident_fd(int fd, const char *name, struct hk_elf_ident *out,
+HK_MUST_CHECK int hk_elf_read_ident_fd(int fd, const char *name, struct hk_elf_ident *out,
 			 struct hk_error *err);
 
 void hk_exec_info_free(struct hk_exec_info *info);
@@ -87,7 +87,7 @@ const char *const *hk_elf_hwcaps_subdirs(const struct hk_elf_ident *id);
  * and so are relative or empty entries (the loader resolves them against the working
  * directory of the build, which is not part of the base root).  `object` names the file in
  * error messages. */
-int hk_elf_expand_search_path(const char *value, const char *origin,
+HK_MUST_CHECK int hk_elf_expand_search_path(const char *value, const char *origin,
 			      const struct hk_elf_ident *id, const char *object,
 			      struct hk_strset *dirs, struct hk_error *err);
 

@@ -16,6 +16,11 @@
 
 #define HK_ERROR_MSG_MAX 1024
 
+/* On every function that can fail and says why in a struct hk_error: a caller that drops the
+ * result is a compile error (-Werror), so no failure goes unseen by accident.  Where ignoring
+ * one is right, the caller says why in a comment beside an explicit test of the result. */
+#define HK_MUST_CHECK __attribute__((warn_unused_result))
+
 struct hk_error {
 	int code;                     /* positive errno value (EINVAL, ENOENT, …); 0 = no error */
 	char msg[HK_ERROR_MSG_MAX];   /* NUL-terminated, never empty when code != 0 */

@@ -105,10 +105,10 @@ void hk_evidence_free(struct hk_evidence *ev);
  * "audit(…): " stamp.  Types other than LANDLOCK_ACCESS, LANDLOCK_DOMAIN and SYSCALL are
  * accepted and ignored.  A record that fails to parse is counted in n_malformed and reported
  * as an error (naming the byte offset); the accumulator stays usable. */
-int hk_evidence_feed(struct hk_evidence *ev, unsigned type, uint64_t serial, const char *text,
+HK_MUST_CHECK int hk_evidence_feed(struct hk_evidence *ev, unsigned type, uint64_t serial, const char *text,
 		     size_t len, struct hk_error *err);
 /* Same, from the raw message text that still starts with "audit(SEC.MSEC:SERIAL): ". */
-int hk_evidence_feed_raw(struct hk_evidence *ev, unsigned type, const char *raw, size_t len,
+HK_MUST_CHECK int hk_evidence_feed_raw(struct hk_evidence *ev, unsigned type, const char *raw, size_t len,
 			 struct hk_error *err);
 
 bool hk_evidence_canary_seen(const struct hk_evidence *ev);

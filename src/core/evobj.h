@@ -78,7 +78,7 @@ char *hk_evobj_dir(const char *store_dir);
  * directory, then rename); the directory is created if missing.  Writing an object that is
  * already there is harmless (same name, same bytes).  id receives "b3:<hex>"; *path (if
  * non-NULL) the file's path, owned by the caller. */
-int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
+HK_MUST_CHECK int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
 		   char **path, struct hk_error *err);
 
 /* Checks an object: its BLAKE3 equals `expect_id` ("b3:<hex>"; NULL skips the check), it
@@ -86,22 +86,22 @@ int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[H
  * documented order, `diagnosis` has one entry per denial, and it is canonical (re-encoding
  * the parsed value gives the same bytes).  On success *out (if non-NULL) is the parsed
  * object (hk_jval_free).  A failure is -EBADMSG with a message saying what is wrong. */
-int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk_jval **out,
+HK_MUST_CHECK int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk_jval **out,
 		   struct hk_error *err);
 
 /* Finds an object: `query` is a file path (anything containing '/' or ending in .json), or
  * "b3:<hex>", or a hex prefix of at least 8 digits (with or without "b3:") of an object in
  * STORE/.evidence.  *path and *id ("b3:<hex>" from the file name; empty if the file name is
  * not one) are the caller's.  No match is -ENOENT, several -EEXIST listing them. */
-int hk_evobj_find(const char *store_dir, const char *query, char **path,
+HK_MUST_CHECK int hk_evobj_find(const char *store_dir, const char *query, char **path,
 		  char id[HK_B3_ID_LEN], struct hk_error *err);
 
 /* Reads a whole evidence object file into `out` (hk_file_read, its errors prefixed "evidence
  * object"). */
-int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err);
+HK_MUST_CHECK int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err);
 
 /* Ids ("b3:<hex>") of every object in STORE/.evidence, sorted; none if the directory does not
  * exist.  Caller frees each and the array. */
-int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err);
+HK_MUST_CHECK int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err);
 
 #endif

@@ -97,7 +97,7 @@ void hk_cage_report_setup_json(const struct hk_cage_report *c, struct hk_json *j
 /* Decodes one line.  -EINVAL with a message when it is not JSON, names no known event, or a
  * member has the wrong type; *ev is then empty.  Members missing from an event take their
  * zero value (abi -1 and real_abi = abi for a cage event that names none). */
-int hk_exec_event_decode(const char *line, size_t len, struct hk_exec_event *ev,
+HK_MUST_CHECK int hk_exec_event_decode(const char *line, size_t len, struct hk_exec_event *ev,
 			 struct hk_error *err);
 void hk_exec_event_free(struct hk_exec_event *ev);
 void hk_cage_report_free(struct hk_cage_report *c);

@@ -17,7 +17,7 @@ int hk_write_all(int fd, const void *p, size_t n);
 
 /* Appends the content of the file at `path` to *out.  Errors: "cannot open PATH: …" (with
  * err->code ENOENT when it does not exist) or "cannot read PATH: …". */
-int hk_file_read(const char *path, struct hk_buf *out, struct hk_error *err);
+HK_MUST_CHECK int hk_file_read(const char *path, struct hk_buf *out, struct hk_error *err);
 
 /* hk_file_write_temp: fsync(2) the file before closing it, for a record that must survive a
  * crash once renamed into place (an attestation). */
@@ -28,16 +28,16 @@ int hk_file_read(const char *path, struct hk_buf *out, struct hk_error *err);
  * caller renames it into place or unlinks it: for a commit that renames several files in a
  * chosen order, or that acts on the closed file before it becomes visible.  On failure nothing
  * is left behind. */
-int hk_file_write_temp(const char *dir, const void *data, size_t n, mode_t mode, unsigned flags,
+HK_MUST_CHECK int hk_file_write_temp(const char *dir, const void *data, size_t n, mode_t mode, unsigned flags,
 		       char **tmp_path, struct hk_error *err);
 
 /* Replaces (or creates) `path` with `data`: hk_file_write_temp in the directory of `path`,
  * then rename(2) over it.  On failure `path` is unchanged and no temporary file is left. */
-int hk_file_write_atomic(const char *path, const void *data, size_t n, mode_t mode,
+HK_MUST_CHECK int hk_file_write_atomic(const char *path, const void *data, size_t n, mode_t mode,
 			 struct hk_error *err);
 
 /* mkdir -p: `path` and every missing parent, 0755.  An existing directory is fine; err names
  * the directory that could not be made. */
-int hk_mkdir_p(const char *path, struct hk_error *err);
+HK_MUST_CHECK int hk_mkdir_p(const char *path, struct hk_error *err);
 
 #endif

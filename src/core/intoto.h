@@ -104,7 +104,7 @@ void hk_intoto_verdict(const struct hk_attest_input *in, struct hk_buf *out);
 /* Parses and checks a Statement: _type, a non-empty subject list whose entries have a name
  * and a digest object of hex strings, a predicateType string and a predicate object.
  * Anything else is -EINVAL naming the member.  *out (hk_jval_free) on success. */
-int hk_intoto_parse(const void *bytes, size_t n, struct hk_jval **out, struct hk_error *err);
+HK_MUST_CHECK int hk_intoto_parse(const void *bytes, size_t n, struct hk_jval **out, struct hk_error *err);
 
 /* The first policy, "hermetic": the Statement is a harkaq verdict; it lists at least one
  * phase; every phase is Hermetic (so none is NoEvidence), agreeing with its embedded evidence

@@ -106,7 +106,7 @@ struct hk_jval {
  * free with hk_jval_free().  Numbers: num always; is_int and i when the value is integral and
  * fits int64 (integers written without fraction or exponent are converted exactly, beyond
  * double precision). */
-int hk_json_parse(const char *text, size_t len, struct hk_jval **out, struct hk_error *err);
+HK_MUST_CHECK int hk_json_parse(const char *text, size_t len, struct hk_jval **out, struct hk_error *err);
 /* Frees v and everything it holds (v itself must come from hk_json_parse); NULL is allowed. */
 void hk_jval_free(struct hk_jval *v);
 /* Object member by key, or NULL (also NULL when obj is NULL or not an object). */

@@ -23,7 +23,7 @@ struct hk_ldconf {
 
 /* Reads the configuration file `file` inside `root` and, depth first, what it includes.
  * Includes nested deeper than 16 are -ELOOP (ldconfig has no bound; a loop must not hang). */
-int hk_ldconf_read(const struct hk_root *root, const char *file, const struct hk_ldconf *conf,
+HK_MUST_CHECK int hk_ldconf_read(const struct hk_root *root, const char *file, const struct hk_ldconf *conf,
 		   struct hk_error *err);
 
 #endif

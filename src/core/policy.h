@@ -74,10 +74,10 @@ struct hk_policy {
  * the single space after the keyword, CR and NUL bytes.  The full rule set is in
  * docs/policy-format.md.  *out is overwritten (not freed first); on success it is finished and
  * owned by the caller (hk_policy_free); on error it is left empty.  Returns 0 or -EINVAL. */
-int hk_policy_parse(const char *text, size_t len, const char *filename, struct hk_policy *out,
+HK_MUST_CHECK int hk_policy_parse(const char *text, size_t len, const char *filename, struct hk_policy *out,
 		    struct hk_error *err);
 /* Reads the file at `path` and parses it (errors name `path` as FILE). */
-int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err);
+HK_MUST_CHECK int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err);
 
 /* Building in memory (used by policy derivation).  The path is copied.  Adding the same
  * (kind, path) twice is harmless: hk_policy_finish() deduplicates; conflicting kinds for one
@@ -88,7 +88,7 @@ void hk_policy_add_expect(struct hk_policy *p, const char *path);
  * everything the parser checks about a path (absolute, normalised, an expect not granted), so
  * the encoding of a finished policy always parses back to an equal policy.  On error (-EINVAL)
  * the policy may be reordered but is otherwise intact and still owned by the caller. */
-int hk_policy_finish(struct hk_policy *p, struct hk_error *err);
+HK_MUST_CHECK int hk_policy_finish(struct hk_policy *p, struct hk_error *err);
 
 /* Canonical text form (header, scopes, grants sorted by path, expects sorted), appended to
  * `out`.  Requires a finished policy (hk_policy_parse output is finished): encoding an

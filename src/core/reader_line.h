@@ -112,7 +112,7 @@ void hk_reader_line_encode(const struct hk_reader_line *l, struct hk_buf *out);
 /* Decodes one line (without its '\n').  -EINVAL with a message when it is not JSON, names no
  * known event, or a member has the wrong type; *l is then empty.  Missing members take their
  * zero value. */
-int hk_reader_line_decode(const char *line, size_t len, struct hk_reader_line *l,
+HK_MUST_CHECK int hk_reader_line_decode(const char *line, size_t len, struct hk_reader_line *l,
 			  struct hk_error *err);
 void hk_reader_line_free(struct hk_reader_line *l);
 

@@ -135,11 +135,11 @@ struct hk_recipe {
 
 /* Reads and validates the recipe at `path` (at most HK_RECIPE_FILE_MAX bytes).  Errors name
  * `path` as given.  On error *out is zeroed (nothing to free). */
-int hk_recipe_load(const char *path, struct hk_recipe *out, struct hk_error *err);
+HK_MUST_CHECK int hk_recipe_load(const char *path, struct hk_recipe *out, struct hk_error *err);
 
 /* The same from text already in memory.  `filename` is used in messages only; `recipe_dir`
  * must be absolute (it is copied and becomes out->recipe_dir); out->path is NULL. */
-int hk_recipe_parse(const char *text, size_t len, const char *filename, const char *recipe_dir,
+HK_MUST_CHECK int hk_recipe_parse(const char *text, size_t len, const char *filename, const char *recipe_dir,
 		    struct hk_recipe *out, struct hk_error *err);
 
 void hk_recipe_free(struct hk_recipe *r);

@@ -21,7 +21,7 @@ struct hk_root {
 
 #define HK_ROOT_INIT { -1, NULL }
 
-int hk_root_open(const char *path, struct hk_root *root, struct hk_error *err);
+HK_MUST_CHECK int hk_root_open(const char *path, struct hk_root *root, struct hk_error *err);
 void hk_root_close(struct hk_root *root);
 
 struct hk_resolved {
@@ -42,20 +42,20 @@ struct hk_resolved {
  * root and an absolute link target restarts at the root, as inside a chroot.  At most 40
  * links (the kernel's limit) → -ELOOP.  A missing component → -ENOENT, a non-directory used as
  * one → -ENOTDIR; the message names the path and the root. */
-int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_resolved *out,
+HK_MUST_CHECK int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_resolved *out,
 		    struct hk_error *err);
 void hk_resolved_free(struct hk_resolved *res);
 
 /* Opens (read-only) the object at a canonical path returned by hk_root_resolve.  The kernel
  * refuses any symlink or escape on the way (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_SYMLINKS), so a
  * root changed after resolution cannot redirect the read to a host file. */
-int hk_root_open_canonical(const struct hk_root *root, const char *canonical,
+HK_MUST_CHECK int hk_root_open_canonical(const struct hk_root *root, const char *canonical,
 			   struct hk_error *err);
 
 /* Resolves `path` wanting a regular file: 1 with *res filled (the caller's to free), 0 when
  * the path is absent or not a regular file (neither is an error: the loader and ldconfig skip
  * such paths too; err is cleared), or the failure. */
-int hk_root_resolve_regular(const struct hk_root *root, const char *path,
+HK_MUST_CHECK int hk_root_resolve_regular(const struct hk_root *root, const char *path,
 			    struct hk_resolved *res, struct hk_error *err);
 
 /* Whether a failure of hk_root_resolve means the path is not there (ENOENT, ENOTDIR). */
@@ -65,7 +65,7 @@ static inline bool hk_root_absent(int r)
 }
 
 /* Appends the content of the file at the canonical path (hk_root_open_canonical) to *out. */
-int hk_root_read(const struct hk_root *root, const char *canonical, struct hk_buf *out,
+HK_MUST_CHECK int hk_root_read(const struct hk_root *root, const char *canonical, struct hk_buf *out,
 		 struct hk_error *err);
 
 /* "dir/name" for a canonical directory ("/" gives "/name"); caller frees. */

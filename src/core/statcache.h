@@ -27,7 +27,7 @@
 /* Verifies `a`: by its stat cache when it matches the tree on disk (*warm = true), else by
  * a full re-hash (`full`, normally hk_store_verify_artifact or a wrapper that also checks
  * fs-verity seals), after which the cache is written anew.  Errors are `full`'s. */
-int hk_statcache_verify(struct hk_store *s, const struct hk_artifact *a,
+HK_MUST_CHECK int hk_statcache_verify(struct hk_store *s, const struct hk_artifact *a,
 			int (*full)(struct hk_store *, const struct hk_artifact *, struct hk_error *),
 			bool *warm, struct hk_error *err);
 

@@ -70,7 +70,7 @@ const char *hk_store_choose_dir(const char *option);
 /* Opens the store at `dir`.  With `create`, a missing store is created (with its marker);
  * without, a missing directory or marker is an error naming it.  *out is freed by
  * hk_store_close(). */
-int hk_store_open(const char *dir, bool create, struct hk_store **out, struct hk_error *err);
+HK_MUST_CHECK int hk_store_open(const char *dir, bool create, struct hk_store **out, struct hk_error *err);
 void hk_store_close(struct hk_store *s);
 const char *hk_store_dir(const struct hk_store *s);
 
@@ -99,7 +99,7 @@ struct hk_artifact_spec {
  * Special files are rejected, naming the path.  On any failure nothing of the attempt stays
  * in the store.  Adding an artifact that is already present is a no-op: *out is the existing
  * artifact and *added (if non-NULL) is false. */
-int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
+HK_MUST_CHECK int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
 		 unsigned flags, const struct hk_artifact **out, bool *added,
 		 struct hk_error *err);
 
@@ -109,17 +109,19 @@ int hk_store_add(struct hk_store *s, const char *src_dir, const struct hk_artifa
  * (hk_store_add with HK_STORE_ADD_CONSUME: the same id) or removes it (hk_store_remove_tree);
  * *tmp_path is the caller's.  A build stages its /out so that its artifact id is known before
  * its verdicts decide whether the output may enter the store.  On failure nothing stays. */
-int hk_store_stage(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
+HK_MUST_CHECK int hk_store_stage(struct hk_store *s, const char *src_dir, const struct hk_artifact_spec *spec,
 		   char **tmp_path, char id[HK_B3_ID_LEN], struct hk_error *err);
 
 /* Creates an empty temporary directory inside the store (STORE/.tmp-XXXXXX), for a caller
  * that fills it and passes it to hk_store_add with HK_STORE_ADD_CONSUME.  *path is owned by
  * the caller.  hk_store_remove_tree removes such a directory recursively (used on failure). */
-int hk_store_mktemp(struct hk_store *s, char **path, struct hk_error *err);
+HK_MUST_CHECK int hk_store_mktemp(struct hk_store *s, char **path, struct hk_error *err);
+/* Not HK_MUST_CHECK: it is the clean-up of failure paths and temporaries, where nothing
+ * better than going on can be done with its failure. */
 int hk_store_remove_tree(const char *path, struct hk_error *err);
 
 /* Every artifact, sorted by name, then version, then id.  The array belongs to the store. */
-int hk_store_list(struct hk_store *s, const struct hk_artifact *const **out, size_t *n,
+HK_MUST_CHECK int hk_store_list(struct hk_store *s, const struct hk_artifact *const **out, size_t *n,
 		  struct hk_error *err);
 
 /* Finds one artifact.  `query` may be, in this order of precedence:
@@ -130,18 +132,18 @@ int hk_store_list(struct hk_store *s, const struct hk_artifact *const **out, siz
  *   "<hex prefix>"       at least 8 hex digits, when no artifact is named so
  * Nothing found is -ENOENT; more than one match is -EEXIST (ambiguous), with every candidate
  * listed in the message. */
-int hk_store_find(struct hk_store *s, const char *query, const struct hk_artifact **out,
+HK_MUST_CHECK int hk_store_find(struct hk_store *s, const char *query, const struct hk_artifact **out,
 		  struct hk_error *err);
 
 /* The artifact's entries as recorded in its manifest (the tree hashed into its id), in
  * canonical order; sandbox path = "/" + entry path.  Directories, files (with the exec bit
  * and content hash) and symlinks (with their target).  *out is owned by the caller. */
-int hk_store_files(struct hk_store *s, const struct hk_artifact *a, struct hk_tree *out,
+HK_MUST_CHECK int hk_store_files(struct hk_store *s, const struct hk_artifact *a, struct hk_tree *out,
 		   struct hk_error *err);
 
 /* Artifacts that provide the sandbox path `path` ("/usr/bin/make"; files and symlinks, not
  * directories), from the path index: O(log n).  *out (caller frees the array) may be empty. */
-int hk_store_providers(struct hk_store *s, const char *path, const struct hk_artifact ***out,
+HK_MUST_CHECK int hk_store_providers(struct hk_store *s, const char *path, const struct hk_artifact ***out,
 		       size_t *n, struct hk_error *err);
 
 /* The transitive runtime closure of `roots` (roots included), deps before dependents, each
@@ -153,13 +155,13 @@ int hk_store_providers(struct hk_store *s, const char *path, const struct hk_art
  * artifacts is -EEXIST listing them.  Cycles are allowed (Debian's runtime Depends has them:
  * libc6 and libgcc-s1 depend on each other): each artifact of a cycle is listed once.  *out
  * (caller frees the array) holds store-owned artifacts. */
-int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
+HK_MUST_CHECK int hk_store_closure(struct hk_store *s, const struct hk_artifact *const *roots,
 		     size_t n_roots, const char *const *base, size_t n_base,
 		     const struct hk_artifact ***out, size_t *n_out, struct hk_error *err);
 
 /* Re-hashes the artifact's tree on disk and checks it against its manifest and its id.
  * Tampering is -EBADMSG with a message naming the first differing path. */
-int hk_store_verify_artifact(struct hk_store *s, const struct hk_artifact *a,
+HK_MUST_CHECK int hk_store_verify_artifact(struct hk_store *s, const struct hk_artifact *a,
 			     struct hk_error *err);
 
 /* ---- sealing (design.md §12, docs/sealing.md) ----
@@ -197,13 +199,13 @@ struct hk_seal {
  * `seal_file` on the record itself first, so that it is protected like the files it lists.  Sealing again re-measures and
  * rewrites the record.  On failure no record is written (files already sealed stay sealed:
  * fs-verity cannot be turned off; such an artifact counts as unsealed until sealed again). */
-int hk_store_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn seal_file,
+HK_MUST_CHECK int hk_store_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn seal_file,
 		  void *ctx, struct hk_error *err);
 
 /* The artifact's seal record (-ENOENT if it is not sealed), checked against its manifest:
  * the same regular files, in the same order, with the same BLAKE3 hashes.  *out owned by the
  * caller (hk_seal_free). */
-int hk_store_seal_read(struct hk_store *s, const struct hk_artifact *a, struct hk_seal *out,
+HK_MUST_CHECK int hk_store_seal_read(struct hk_store *s, const struct hk_artifact *a, struct hk_seal *out,
 		       struct hk_error *err);
 void hk_seal_free(struct hk_seal *seal);
 
@@ -215,16 +217,16 @@ char *hk_store_seal_path(const struct hk_store *s, const struct hk_artifact *a);
  * recorded one.  A file without fs-verity now, a different digest, or a filesystem that can
  * no longer report fs-verity is -EBADMSG naming the artifact and the file.  This does not
  * read the files' content (the BLAKE3 re-hash, hk_store_verify_artifact, does). */
-int hk_store_verify_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn measure,
+HK_MUST_CHECK int hk_store_verify_seal(struct hk_store *s, const struct hk_artifact *a, hk_seal_fn measure,
 			 void *ctx, struct hk_error *err);
 
 /* Parses a seal record's text (exposed for unit tests; hk_store_seal_read uses it). */
-int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_seal *out,
+HK_MUST_CHECK int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_seal *out,
 		  struct hk_error *err);
 
 /* Rewrites the path index from every artifact's manifest (hk_store_add keeps it up to date;
  * this repairs a deleted or damaged index). */
-int hk_store_reindex(struct hk_store *s, struct hk_error *err);
+HK_MUST_CHECK int hk_store_reindex(struct hk_store *s, struct hk_error *err);
 
 /* Artifact id of an identity (exact serialisation in docs/store.md).  `deps` and `provides`
  * must be canonical (see hk_dep_groups_canonicalise); hk_store_add canonicalises. */

@@ -130,14 +130,14 @@ void hk_suggester_free(struct hk_suggester *s);
 
 /* Diagnoses every denial of `v`.  Fails only if the store cannot be read (the message names
  * the artifact); *out is then empty. */
-int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_diagnosis *out,
+HK_MUST_CHECK int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_diagnosis *out,
 		struct hk_error *err);
 void hk_diagnosis_free(struct hk_diagnosis *d);
 
 /* Diagnoses one debt path as if it were a denial of `blockers` (the rights the kernel named;
  * "" when unknown): the classification the build's report gives, for callers that hold a path
  * rather than a verdict (the sweep, docs/sweep.md).  On failure *out is empty. */
-int hk_diagnose_path(struct hk_suggester *s, const char *path, const char *blockers,
+HK_MUST_CHECK int hk_diagnose_path(struct hk_suggester *s, const char *path, const char *blockers,
 		     struct hk_diag_item *out, struct hk_error *err);
 void hk_diag_item_free(struct hk_diag_item *it);
 

@@ -139,7 +139,7 @@ void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *c
  * expected (path, phases, who tried, how often, whether the base root holds it), the failed
  * phase — and an outcome as if no debt path had a provider, until hk_sweep_classify.  A JSON
  * that is not a build result is -EINVAL. */
-int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *build,
+HK_MUST_CHECK int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *build,
 			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err);
 
 /* Classifies every debt path of every item (paths that are not files, "[scope.signal]",
@@ -157,7 +157,7 @@ size_t hk_sweep_sort_keys(char **keys, size_t n);
 /* "b3:…" of the sorted keys: the identity of the catalogue every shard must agree on. */
 void hk_sweep_catalogue_id(const char *const *sorted_keys, size_t n, char out[HK_B3_ID_LEN]);
 /* "I/N" with 1 <= I <= N <= 100000. */
-int hk_sweep_parse_shard(const char *text, unsigned *index, unsigned *count,
+HK_MUST_CHECK int hk_sweep_parse_shard(const char *text, unsigned *index, unsigned *count,
 			 struct hk_error *err);
 /* Shard I/N holds the recipes at positions p (0-based, in sorted key order) with
  * p % N == I - 1: round robin, so neighbours in the catalogue spread over the machines. */
@@ -190,7 +190,7 @@ void hk_sweep_doc_sort(struct hk_sweep_doc *d);
  * `sweep merge` must reproduce byte for byte. */
 void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_json *j);
 /* Reads back a document written with with_run = true (or false). */
-int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
+HK_MUST_CHECK int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
 		       struct hk_sweep_doc *out, struct hk_error *err);
 
 /* Combines shard documents into the whole catalogue's: every shard 1..N exactly once, all
@@ -198,7 +198,7 @@ int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
  * missing, and named so); otherwise an error naming what is missing or repeated.  The
  * classification is not the parts': the caller classifies the result (hk_sweep_classify).
  * The parts' items are moved into `out` (the parts are left empty). */
-int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_doc *out,
+HK_MUST_CHECK int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, struct hk_sweep_doc *out,
 		   struct hk_error *err);
 
 /* ---- summary ---- */

@@ -65,7 +65,7 @@ struct hk_toml_table {
 
 /* Parses text (len bytes; it need not be NUL-terminated and must not contain NUL).
  * `filename` is used only in error messages.  On success *out is the root table. */
-int hk_toml_parse(const char *text, size_t len, const char *filename, struct hk_toml_table **out,
+HK_MUST_CHECK int hk_toml_parse(const char *text, size_t len, const char *filename, struct hk_toml_table **out,
 		  struct hk_error *err);
 
 void hk_toml_free(struct hk_toml_table *root);

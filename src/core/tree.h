@@ -56,7 +56,7 @@ struct hk_tree {
  * followed), hashes every regular file and computes the tree hash.  Entries are left in
  * canonical order.  Fails, naming the path, on a special file, an unreadable file or
  * directory, or a path that is not valid in a tree.  On error *out is left empty. */
-int hk_tree_scan(const char *dir, struct hk_tree *out, struct hk_error *err);
+HK_MUST_CHECK int hk_tree_scan(const char *dir, struct hk_tree *out, struct hk_error *err);
 
 /* Builds a tree in memory (used when reading a manifest back).  The strings are copied.  For
  * a file, digest is its content hash; for a directory or symlink it is ignored. */
@@ -68,7 +68,7 @@ void hk_tree_add(struct hk_tree *t, const char *path, enum hk_tree_type type, bo
  * digest and the tree hash.  Canonical order is depth-first pre-order with each directory's
  * children sorted by name bytes — which equals sorting whole paths bytewise with '/' ranked
  * below every other byte. */
-int hk_tree_compute(struct hk_tree *t, struct hk_error *err);
+HK_MUST_CHECK int hk_tree_compute(struct hk_tree *t, struct hk_error *err);
 
 /* Comparison in canonical order (see hk_tree_compute), for callers that merge trees. */
 int hk_tree_path_cmp(const char *a, const char *b);
@@ -97,7 +97,7 @@ void hk_tree_id(const struct hk_tree *t, char out[HK_B3_ID_LEN]);
 
 /* Streams a file's content through BLAKE3.  `dirfd`/`name` as for openat(2) (AT_FDCWD and a
  * path work); symlinks are not followed.  `display` names the file in errors. */
-int hk_tree_hash_file(int dirfd, const char *name, const char *display,
+HK_MUST_CHECK int hk_tree_hash_file(int dirfd, const char *name, const char *display,
 		      uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
 
 /* What a file of mode m that a tree may not hold is ("a FIFO", "a socket", …), for the

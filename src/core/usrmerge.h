@@ -18,6 +18,6 @@ bool hk_root_is_merged_usr(const char *root);
  * Two different objects at one path (/bin/x and /usr/bin/x) are an error naming it (Debian
  * forbids them on a merged system); identical symlinks are merged.  Returns the number of
  * top-level directories moved. */
-int hk_usrmerge_tree(const char *dir, struct hk_error *err);
+HK_MUST_CHECK int hk_usrmerge_tree(const char *dir, struct hk_error *err);
 
 #endif

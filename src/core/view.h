@@ -76,7 +76,7 @@ struct hk_view {
  * directory there is kept.  `merged(path)` says which sandbox paths are merged system
  * directories (hk_sandbox_merges_path): nothing else enters the view.  The store must not be
  * modified by this process while the view is used. */
-int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
+HK_MUST_CHECK int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
 		   struct hk_view *out, struct hk_error *err);
 /* Whether the view leaves out the sandbox path `path` although an artifact ships it: what lies
  * where tools read every entry, failing on the first they cannot open (/usr/share/aclocal/,
@@ -91,7 +91,7 @@ bool hk_view_hides(const char *path);
  * to them): the store as it would be without those packages, for a build that checks whether a
  * package it was denied was needed or only a probe the view made fatal (docs/debian-builds.md,
  * "--confirm").  Its id is that of what it merges, so it is a view of its own. */
-int hk_view_ensure_hiding(struct hk_store *s, const char *base_root,
+HK_MUST_CHECK int hk_view_ensure_hiding(struct hk_store *s, const char *base_root,
 			  bool (*merged)(const char *path), const char *const *hide, size_t n_hide,
 			  struct hk_view *out, struct hk_error *err);
 

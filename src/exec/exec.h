@@ -53,7 +53,7 @@ int hk_exec_command(char **cmd, int status_fd);
 /* ---- status channel and messages (launch.c) ---- */
 
 /* Writes one JSON line (the buffer's content plus '\n') on the status fd; no-op when fd < 0. */
-int hk_status_write(int fd, struct hk_buf *line, struct hk_error *err);
+HK_MUST_CHECK int hk_status_write(int fd, struct hk_buf *line, struct hk_error *err);
 /* Reports a failure of one layer: one sentence on stderr ("harkaq-exec: LAYER: MESSAGE") and
  * an {"event":"error"} line.  Returns `exit_code`. */
 int hk_exec_fail(int status_fd, const char *layer, const char *message, int exit_code);

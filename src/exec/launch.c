@@ -79,7 +79,9 @@ int hk_exec_fail(int status_fd, const char *layer, const char *message, int exit
 	hk_exec_event_encode(&ev, &line);
 	struct hk_error ignored;
 	/* The failure is already on stderr; a lost status line cannot be reported anywhere else. */
-	(void)hk_status_write(status_fd, &line, &ignored);
+	if (hk_status_write(status_fd, &line, &ignored) < 0) {
+		/* nothing more to do: see above */
+	}
 	hk_buf_free(&line);
 	return exit_code;
 }

@@ -92,24 +92,24 @@ struct hk_audit_ctl {
 
 #define HK_AUDIT_CTL_INIT { -1, 0 }
 
-int hk_audit_ctl_open(struct hk_audit_ctl *ctl, struct hk_error *err);
+HK_MUST_CHECK int hk_audit_ctl_open(struct hk_audit_ctl *ctl, struct hk_error *err);
 void hk_audit_ctl_close(struct hk_audit_ctl *ctl);
 
 /* AUDIT_GET.  Fills *st from the kernel's reply (never from the ACK).  -ETIMEDOUT when no
  * reply came within HK_AUDIT_REPLY_TIMEOUT_MS; -EPERM without CAP_AUDIT_CONTROL. */
-int hk_audit_get(struct hk_audit_ctl *ctl, struct hk_audit_status *st, struct hk_error *err);
+HK_MUST_CHECK int hk_audit_get(struct hk_audit_ctl *ctl, struct hk_audit_status *st, struct hk_error *err);
 
 /* AUDIT_SET of one setting, waiting for the kernel's nlmsgerr.  Returns the kernel's
  * non-negative answer: 0, except for HK_AUDIT_SET_LOST, where the kernel answers with the
  * counter's old value as a *positive* error code (kernel-facts.md §5) — a success, not a failure;
  * the exact value is stored in *kernel_value when kernel_value is not NULL (the return value
  * saturates at INT_MAX).  Check the effect with a fresh hk_audit_get(). */
-int hk_audit_set(struct hk_audit_ctl *ctl, enum hk_audit_setting setting, uint32_t value,
+HK_MUST_CHECK int hk_audit_set(struct hk_audit_ctl *ctl, enum hk_audit_setting setting, uint32_t value,
 		 uint32_t *kernel_value, struct hk_error *err);
 
 /* One-shot AUDIT_GET for callers that only want to look (`harkaq probe`, `harkaq-audit
  * --status`): opens a control socket, asks, closes. */
-int hk_audit_query_status(struct hk_audit_status *st, struct hk_error *err);
+HK_MUST_CHECK int hk_audit_query_status(struct hk_audit_status *st, struct hk_error *err);
 
 /* ---- multicast subscriber ---- */
 
@@ -130,7 +130,7 @@ struct hk_audit_sub {
  * (<= 0: HK_AUDIT_DEFAULT_RCVBUF).  SO_RCVBUFFORCE is tried first (it needs CAP_NET_ADMIN and
  * may exceed net.core.rmem_max); on EPERM, SO_RCVBUF (capped by rmem_max).  sub->rcvbuf is
  * what the kernel really granted.  -EPERM without CAP_AUDIT_READ. */
-int hk_audit_sub_open(struct hk_audit_sub *sub, int rcvbuf_request, struct hk_error *err);
+HK_MUST_CHECK int hk_audit_sub_open(struct hk_audit_sub *sub, int rcvbuf_request, struct hk_error *err);
 void hk_audit_sub_close(struct hk_audit_sub *sub);
 
 /* One audit message.  All pointers point into the subscriber's buffer and stay valid until the
@@ -152,7 +152,7 @@ struct hk_audit_msg {
  * call (records were lost that the kernel's `lost` counter does not count, kernel-facts.md §9):
  * sub->enobufs is incremented and the caller should simply call again — the records still
  * queued are readable.  Any other -errno is a real failure. */
-int hk_audit_sub_recv(struct hk_audit_sub *sub, struct hk_audit_msg *msg, int timeout_ms,
+HK_MUST_CHECK int hk_audit_sub_recv(struct hk_audit_sub *sub, struct hk_audit_msg *msg, int timeout_ms,
 		      struct hk_error *err);
 
 #endif

@@ -24,7 +24,7 @@ bool hk_caps_has(uint64_t set, unsigned cap);
 
 /* Drops every capability the kernel knows from the bounding set, except those in `keep`
  * (needs CAP_SETPCAP).  -errno with the failing capability named. */
-int hk_caps_bounding_keep_only(uint64_t keep, struct hk_error *err);
+HK_MUST_CHECK int hk_caps_bounding_keep_only(uint64_t keep, struct hk_error *err);
 /* Clears the ambient set (a kernel without ambient capabilities has none to clear). */
 int hk_caps_clear_ambient(void);
 /* PR_SET_KEEPCAPS: keep the permitted set across the switch from uid 0. */

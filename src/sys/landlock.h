@@ -168,15 +168,15 @@ struct hk_landlock_report {
  * earlier call: it is overwritten and its arrays are reused.  Does not take ownership of
  * `policy`; does not restrict anything.  A grant whose path does not exist is recorded in
  * report->missing, not an error. */
-int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_config *cfg,
+HK_MUST_CHECK int hk_landlock_build(const struct hk_policy *policy, const struct hk_landlock_config *cfg,
 		      struct hk_landlock_report *report, struct hk_error *err);
 
 /* landlock_restrict_self(ruleset_fd, flags).  Irreversible.  no_new_privs must already be set
  * (or the caller must hold CAP_SYS_ADMIN). */
-int hk_landlock_restrict(int ruleset_fd, unsigned flags, struct hk_error *err);
+HK_MUST_CHECK int hk_landlock_restrict(int ruleset_fd, unsigned flags, struct hk_error *err);
 
 /* hk_landlock_build() then hk_landlock_restrict() with report->restrict_flags. */
-int hk_landlock_apply(const struct hk_policy *policy, const struct hk_landlock_config *cfg,
+HK_MUST_CHECK int hk_landlock_apply(const struct hk_policy *policy, const struct hk_landlock_config *cfg,
 		      struct hk_landlock_report *report, struct hk_error *err);
 
 void hk_landlock_report_free(struct hk_landlock_report *report);

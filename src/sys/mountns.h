@@ -7,10 +7,10 @@
 #include "core/error.h"
 
 /* unshare(CLONE_NEWNS): a mount namespace of the caller's own. */
-int hk_sys_unshare_mounts(struct hk_error *err);
+HK_MUST_CHECK int hk_sys_unshare_mounts(struct hk_error *err);
 /* Makes every mount of the namespace private (MS_REC | MS_PRIVATE on /), so nothing mounted
  * afterwards propagates to the host's namespace. */
-int hk_sys_mounts_private(struct hk_error *err);
+HK_MUST_CHECK int hk_sys_mounts_private(struct hk_error *err);
 /* mount("overlay", target, "overlay", MS_RDONLY, options).  Layer paths in `options` are
  * resolved relative to the current directory.  -errno, errno kept. */
 int hk_sys_mount_overlay_ro(const char *target, const char *options);

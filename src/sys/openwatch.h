@@ -13,10 +13,10 @@
 
 /* fanotify_init for notification with descriptors, an unlimited queue (nothing is dropped
  * while the reader keeps up or not: CAP_SYS_ADMIN), non-blocking, close-on-exec.  *fd. */
-int hk_sys_fanotify_init(int *fd, struct hk_error *err);
+HK_MUST_CHECK int hk_sys_fanotify_init(int *fd, struct hk_error *err);
 /* Watches every open and every execution of a file on the filesystem holding `path` (a mount
  * point of harkaq's own: a merged view's overlay). */
-int hk_sys_fanotify_watch_fs(int fd, const char *path, struct hk_error *err);
+HK_MUST_CHECK int hk_sys_fanotify_watch_fs(int fd, const char *path, struct hk_error *err);
 
 /* One event: the path of the file opened (readlink of its descriptor, in this process's mount
  * namespace), or none when the kernel dropped events (`overflow`). */

@@ -48,7 +48,7 @@ struct hk_reach_block {
  *
  * Returns 0 when the user reaches every path, 1 when one stops it (*block filled), or -errno
  * when the check could not be made (err says why). */
-int hk_sys_reach_as(uid_t uid, gid_t gid, const struct hk_reach_need *needs, size_t n,
+HK_MUST_CHECK int hk_sys_reach_as(uid_t uid, gid_t gid, const struct hk_reach_need *needs, size_t n,
 		    struct hk_reach_block *block, struct hk_error *err);
 
 #endif

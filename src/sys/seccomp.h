@@ -59,11 +59,11 @@ struct hk_seccomp_report {
  * Irreversible.  no_new_privs must already be set (or the caller must hold CAP_SYS_ADMIN).
  * On failure nothing is installed and `err` names the syscall, architecture or kernel call
  * that failed; the caller must then not run the command. */
-int hk_seccomp_install_denylist(struct hk_seccomp_report *report, struct hk_error *err);
+HK_MUST_CHECK int hk_seccomp_install_denylist(struct hk_seccomp_report *report, struct hk_error *err);
 
 /* Test only (--test-break-seccomp): hands the kernel a deliberately malformed classic BPF
  * program through the raw seccomp() syscall, so the kernel itself refuses it (EINVAL) and the
  * caller's real failure path runs.  Always returns -errno. */
-int hk_seccomp_install_malformed(struct hk_error *err);
+HK_MUST_CHECK int hk_seccomp_install_malformed(struct hk_error *err);
 
 #endif

@@ -13,6 +13,6 @@
  * on /tmp inside them, as bubblewrap does for its new root.  The child's namespaces die with
  * it; nothing reaches the caller's.  0, or -errno with a sentence in *err naming the step that
  * failed and the kernel setting that usually explains it. */
-int hk_sys_sandbox_check(uid_t uid, gid_t gid, struct hk_error *err);
+HK_MUST_CHECK int hk_sys_sandbox_check(uid_t uid, gid_t gid, struct hk_error *err);
 
 #endif

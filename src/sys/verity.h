@@ -30,27 +30,27 @@ bool hk_verity_kernel_has_ext4(void);
  * the message "the filesystem of DIR does not support fs-verity (ext4: mkfs -O verity, block
  * size = page size)" (plus what is known of the kernel) when it cannot.  Nothing is left
  * behind either way. */
-int hk_verity_probe_dir(const char *dir, struct hk_error *err);
+HK_MUST_CHECK int hk_verity_probe_dir(const char *dir, struct hk_error *err);
 
 /* Enables fs-verity on the regular file `path` (SHA-256, Merkle block = page size, no salt:
  * the defaults of `fsverity enable`, so `fsverity measure` prints the same digest).  A file
  * that already has fs-verity is left as it is (0).  Needs the file not open for writing
  * anywhere (ETXTBSY) and write permission on it (root, or the owner with a writable mode:
  * the kernel checks MAY_WRITE even though the descriptor is read-only). */
-int hk_verity_enable(const char *path, struct hk_error *err);
+HK_MUST_CHECK int hk_verity_enable(const char *path, struct hk_error *err);
 
 /* The file's fs-verity digest as the kernel reports it now (FS_IOC_MEASURE_VERITY), written
  * "sha256:<hex>" into out.  -ENODATA if the file has no fs-verity. */
-int hk_verity_measure(const char *path, char out[HK_SEAL_DIGEST_MAX], struct hk_error *err);
+HK_MUST_CHECK int hk_verity_measure(const char *path, char out[HK_SEAL_DIGEST_MAX], struct hk_error *err);
 
 /* statx(2)'s STATX_ATTR_VERITY for `path`: *on = whether the file has fs-verity.  -EOPNOTSUPP
  * if the filesystem does not report the attribute at all. */
-int hk_verity_flag(const char *path, bool *on, struct hk_error *err);
+HK_MUST_CHECK int hk_verity_flag(const char *path, bool *on, struct hk_error *err);
 
 /* hk_seal_fn callbacks for the core (ctx unused): enable-then-measure, and measure only. */
-int hk_verity_seal_cb(void *ctx, const char *path, char out[HK_SEAL_DIGEST_MAX],
+HK_MUST_CHECK int hk_verity_seal_cb(void *ctx, const char *path, char out[HK_SEAL_DIGEST_MAX],
 		      struct hk_error *err);
-int hk_verity_measure_cb(void *ctx, const char *path, char out[HK_SEAL_DIGEST_MAX],
+HK_MUST_CHECK int hk_verity_measure_cb(void *ctx, const char *path, char out[HK_SEAL_DIGEST_MAX],
 			 struct hk_error *err);
 
 /* THE check of an artifact, shared by `harkaq store verify` and `harkaq build` (every dep of
@@ -62,7 +62,7 @@ int hk_verity_measure_cb(void *ctx, const char *path, char out[HK_SEAL_DIGEST_MA
  *      against the Merkle tree: an EIO there is fs-verity refusing bytes changed under the
  *      filesystem, and is reported as tampering (-EBADMSG), naming the file.
  * -EBADMSG when the artifact does not verify; other codes when it could not be checked. */
-int hk_verity_check_artifact(struct hk_store *s, const struct hk_artifact *a,
+HK_MUST_CHECK int hk_verity_check_artifact(struct hk_store *s, const struct hk_artifact *a,
 			     struct hk_error *err);
 
 #endif
