@@ -787,7 +787,14 @@ static void verdict_finding(struct hk_json *j, const struct finding *f, const ch
 		hk_json_kv_bytes(j, "exe", f->exe, strlen(f->exe));
 	else
 		hk_json_kv_str(j, "exe", NULL);
+	/* What the build did, and to which path as the report names it: a trap of the store
+	 * view stands for the package's symlink (finding_line). */
+	hk_json_kv_str(j, "access", verb(f->blockers));
 	hk_json_kv_str(j, "how", f->how);
+	if (f->via)
+		hk_json_kv_bytes(j, "via", f->via, strlen(f->via));
+	else
+		hk_json_kv_str(j, "via", NULL);
 	hk_json_kv_uint(j, "count", f->count);
 	if (with_class)
 		hk_json_kv_str(j, "class", cls);

@@ -440,14 +440,23 @@ static size_t phase_findings(const char *phase, const struct hk_jval *dp, const 
 		const struct hk_jval *f = &list->items[i];
 		const char *pkg = hk_jobj_str(f, "package");
 		const char *path = hk_jobj_str(f, "path"), *exe = hk_jobj_str(f, "exe");
+		const char *access = hk_jobj_str(f, "access"), *how = hk_jobj_str(f, "how");
+		const char *via = hk_jobj_str(f, "via");
+		/* A trap of the store view: the package's symlink is what the build used. */
+		bool link = how && via && strcmp(how, "link") == 0;
+		const char *slash = exe ? strrchr(exe, '/') : NULL;
 		if (strcmp(kind, "missing") == 0) {
-			hk_buf_printf(why, "phase %s: missing Build-Depends: %s (denied %s, by %s)\n",
-				      phase, or_q(pkg), or_q(path), or_q(exe));
+			hk_buf_printf(why, "phase %s: missing Build-Depends: %s (%s %s%s, by %s)\n",
+				      phase, or_q(pkg), access ? access : "used",
+				      or_q(link ? via : path), link ? ", its symlink" : "",
+				      slash ? slash + 1 : or_q(exe));
 		} else if (strcmp(kind, "probes") == 0) {
 			const char *cls = hk_jobj_str(f, "class");
-			hk_buf_printf(why, "phase %s: undeclared %s, a probe (denied %s, by %s; the "
-					   "phase went on)%s%s\n", phase, or_q(pkg), or_q(path),
-				      or_q(exe), cls ? "; --decide-probes: " : "; not decided",
+			hk_buf_printf(why, "phase %s: undeclared %s, a probe (%s %s%s, by %s; the "
+					   "phase went on)%s%s\n", phase, or_q(pkg),
+				      access ? access : "used", or_q(link ? via : path),
+				      link ? ", its symlink" : "", slash ? slash + 1 : or_q(exe),
+				      cls ? "; --decide-probes: " : "; not decided",
 				      cls ? cls : "");
 		} else {
 			const char *reason = hk_jobj_str(f, "reason");
