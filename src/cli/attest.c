@@ -1,6 +1,7 @@
 /* The attestations of `harkaq build`: what goes into the two Statements, gathered from the
  * build result, the store and the files on disk; the core (core/intoto.c) writes them. */
 #include "cli/attest.h"
+#include "core/debexpect.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,6 +151,7 @@ struct attest_parts {
 	struct hk_tree files;                  /* the artifact's manifest: the subjects' names */
 	struct hk_resource *subjects;
 	struct hk_resource *deps;
+	struct hk_resource *source_files;      /* a .dsc's files */
 	struct hk_strv owned;                  /* strings the resources point into */
 	struct hk_buf recipe_bytes;
 	struct hk_phase_evidence phases[HK_PHASE_COUNT];
@@ -161,6 +163,7 @@ static void parts_free(struct attest_parts *p)
 	hk_tree_free(&p->files);
 	free(p->subjects);
 	free(p->deps);
+	free(p->source_files);
 	hk_strv_free(&p->owned);
 	hk_buf_free(&p->recipe_bytes);
 }
@@ -328,6 +331,33 @@ static int write_envelopes(struct hk_store *store, const char *artifact_dir,
 	return 0;
 }
 
+/* Both Statements of `p`, signed with the context's key (if any), written next to the store;
+ * the [attest] lines unless --quiet.  Returns 0 or -errno with err. */
+static int sign_and_write(const struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
+			  const struct hk_build_result *br, const struct attest_parts *p,
+			  struct hk_error *err)
+{
+	struct hk_buf prov = HK_BUF_INIT, verd = HK_BUF_INIT;
+	struct hk_buf env_p = HK_BUF_INIT, env_v = HK_BUF_INIT;
+	hk_autofree char *path_p = NULL, *path_v = NULL;
+	const struct hk_sign_key *key = ctx->have_key ? &ctx->key : NULL;
+	hk_intoto_provenance(&p->in, &prov);
+	hk_intoto_verdict(&p->in, &verd);
+	hk_attest_envelope(key, prov.data, prov.len, &env_p);
+	hk_attest_envelope(key, verd.data, verd.len, &env_v);
+	int r = write_envelopes(br->store, br->artifact_dir, &env_p, &env_v, &path_p, &path_v,
+				err);
+	if (r == 0 && !bo->quiet)
+		fprintf(stderr, "[attest] %s\n[attest] %s%s%s\n", path_p, path_v,
+			key ? "\n[attest] signed by key " : " (unsigned: no --key)",
+			key ? key->keyid : "");
+	hk_buf_free(&prov);
+	hk_buf_free(&verd);
+	hk_buf_free(&env_p);
+	hk_buf_free(&env_v);
+	return r;
+}
+
 int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		    const struct hk_build_result *br, struct hk_error *err)
 {
@@ -343,27 +373,179 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		r = gather_recipe(&p, br, err);
 	if (r == 0)
 		r = gather_deps(&p, br->store, br, err);
-	struct hk_buf prov = HK_BUF_INIT, verd = HK_BUF_INIT;
-	struct hk_buf env_p = HK_BUF_INIT, env_v = HK_BUF_INIT;
-	hk_autofree char *path_p = NULL, *path_v = NULL;
-	const struct hk_sign_key *key = ctx->have_key ? &ctx->key : NULL;
 	if (r == 0) {
 		gather_run(&p, ctx, bo, br);
-		hk_intoto_provenance(&p.in, &prov);
-		hk_intoto_verdict(&p.in, &verd);
-		hk_attest_envelope(key, prov.data, prov.len, &env_p);
-		hk_attest_envelope(key, verd.data, verd.len, &env_v);
-		r = write_envelopes(br->store, br->artifact_dir, &env_p, &env_v, &path_p, &path_v,
-				    err);
+		r = sign_and_write(ctx, bo, br, &p, err);
 	}
-	if (r == 0 && !bo->quiet)
-		fprintf(stderr, "[attest] %s\n[attest] %s%s%s\n", path_p, path_v,
-			key ? "\n[attest] signed by key " : " (unsigned: no --key)",
-			key ? key->keyid : "");
-	hk_buf_free(&prov);
-	hk_buf_free(&verd);
-	hk_buf_free(&env_p);
-	hk_buf_free(&env_v);
 	parts_free(&p);
 	return r < 0 ? HK_EXIT_SOFTWARE : 0;
+}
+
+/* ---- a Debian build (harkaq build --dsc) ------------------------------------------------- */
+
+/* The expectation set the Debian verdicts were given against, named by its version: the one
+ * place that names it in the attestations.  A Debian build has no versioned expectation set
+ * yet, so the Statement says null. */
+static const char *dsc_expected_set(const struct hk_dsc_result *r)
+{
+	/* The built-in set by its version, and whether the package added its own (its lines are
+	 * the .dsc's to pin: debian/harkaq-expect is inside the source the .dsc hashes). */
+	return r->expect_package_file ? HK_DEB_EXPECT_VERSION " + debian/harkaq-expect"
+				      : HK_DEB_EXPECT_VERSION;
+}
+
+/* externalParameters: what was asked for — the .dsc (by its purl and the SHA-256 of its
+ * bytes), the build, its options and profiles, the base by name. */
+static char *dsc_external_json(const struct hk_dsc_result *r)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 0);
+	hk_json_obj_begin(&j);
+	hk_json_key(&j, "dsc");
+	hk_json_obj_begin(&j);
+	const char *slash = strrchr(r->dsc_path, '/');
+	hk_json_kv_bytes(&j, "name", slash ? slash + 1 : r->dsc_path,
+			 strlen(slash ? slash + 1 : r->dsc_path));
+	hk_autofree char *purl = hk_purl_deb(r->dsc.source, r->dsc.version, "source");
+	hk_json_kv_str(&j, "uri", purl);
+	hk_json_key(&j, "digest");
+	hk_json_obj_begin(&j);
+	hk_json_kv_str(&j, "sha256", r->dsc_sha256);
+	hk_json_obj_end(&j);
+	hk_json_kv_str(&j, "source", r->dsc.source);
+	hk_json_kv_str(&j, "version", r->dsc.version);
+	hk_json_kv_str(&j, "format", r->dsc.format);
+	hk_json_kv_bool(&j, "signed", r->dsc.signed_);
+	hk_json_obj_end(&j);
+	hk_json_kv_str(&j, "build", hk_dsc_mode_name(r->mode));
+	hk_json_kv_str(&j, "buildOptions", r->build_options);
+	hk_json_kv_str(&j, "buildProfiles", r->profiles);
+	hk_json_kv_str(&j, "sourceDateEpoch", r->source_date_epoch);
+	hk_json_kv_str(&j, "base", r->base_name);
+	hk_json_obj_end(&j);
+	return hk_buf_steal(&b);
+}
+
+/* The recipe harkaq wrote for the engine, inline with its digests. */
+static void dsc_recipe(struct attest_parts *p, const struct hk_dsc_result *r)
+{
+	const struct hk_build_result *br = &r->build;
+	p->in.recipe_name = br->recipe.name;
+	p->in.recipe_version = br->recipe.version;
+	p->in.recipe_hash = br->recipe_hash;
+	if (!r->recipe_text)
+		return;
+	size_t len = strlen(r->recipe_text);
+	p->in.recipe.name = "recipe.toml";
+	hk_sha256_hex(r->recipe_text, len, p->in.recipe.sha256);
+	uint8_t b3[HK_BLAKE3_OUT_LEN];
+	hk_blake3_hash(r->recipe_text, len, b3);
+	hk_hex(b3, sizeof(b3), p->in.recipe.blake3);
+	p->in.recipe.content = r->recipe_text;
+	p->in.recipe.content_len = len;
+	p->in.recipe.media_type = "application/toml";
+}
+
+/* resolvedDependencies: the closure apt resolved, each .deb by its purl and the SHA-256 the
+ * archive's Packages index lists (recorded when it was downloaded and imported); the dpkg
+ * state; the base by id with the base packages the build declared; then the .dsc and the
+ * files it lists, with the SHA-256 it gives them (checked before the build). */
+static int dsc_deps(struct attest_parts *p, struct hk_store *store, const struct hk_dsc_result *r,
+		    struct hk_error *err)
+{
+	p->deps = hk_xcalloc(r->n_closure + 2, sizeof(*p->deps));
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_closure + (r->state_id ? 1 : 0); i++) {
+		const char *id = i < r->n_closure ? r->closure[i].id : r->state_id;
+		const struct hk_artifact *a = NULL;
+		if (hk_store_find(store, id, &a, err) < 0)
+			return hk_wrap(err, "attesting the closure");
+		char *uri = NULL, *annotations = NULL;
+		dep_resource(a, &p->deps[n++], &uri, &annotations);
+		hk_strv_push_owned(&p->owned, uri);
+		hk_strv_push_owned(&p->owned, annotations);
+	}
+	char *base_uri = hk_xasprintf("harkaq:base:%s", p->in.base.id);
+	hk_strv_push_owned(&p->owned, base_uri);
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 0);
+	hk_json_obj_begin(&j);
+	hk_json_kv_bool(&j, "pinned", p->in.base.pinned);
+	/* What the build declared of the base (NAME=VERSION): granted from the base, so
+	 * resolved by its id. */
+	hk_json_key(&j, "declaredPackages");
+	hk_json_arr_begin(&j);
+	for (size_t i = 0; i < r->n_declared_base; i++)
+		hk_json_str(&j, r->declared_base[i]);
+	hk_json_arr_end(&j);
+	hk_json_obj_end(&j);
+	char *base_ann = hk_buf_steal(&b);
+	hk_strv_push_owned(&p->owned, base_ann);
+	p->deps[n].name = "base";
+	p->deps[n].uri = base_uri;
+	p->deps[n].annotations_json = base_ann;
+	n++;
+	p->in.deps = p->deps;
+	p->in.n_deps = n;
+
+	struct hk_resource *src = &p->in.source;
+	memset(src, 0, sizeof(*src));
+	const char *slash = strrchr(r->dsc_path, '/');
+	src->name = slash ? slash + 1 : r->dsc_path;
+	char *purl = hk_purl_deb(r->dsc.source, r->dsc.version, "source");
+	hk_strv_push_owned(&p->owned, purl);
+	src->uri = purl;
+	snprintf(src->sha256, sizeof(src->sha256), "%s", r->dsc_sha256);
+	p->source_files = hk_xcalloc(r->dsc.n_files + 1, sizeof(*p->source_files));
+	for (size_t i = 0; i < r->dsc.n_files; i++) {
+		p->source_files[i].name = r->dsc.files[i].name;
+		snprintf(p->source_files[i].sha256, sizeof(p->source_files[i].sha256), "%s",
+			 r->dsc.files[i].sha256);
+	}
+	p->in.source_files = p->source_files;
+	p->in.n_source_files = r->dsc.n_files;
+	return 0;
+}
+
+int hk_attest_dsc(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
+		  const struct hk_dsc_result *r, struct hk_error *err)
+{
+	const struct hk_build_result *br = &r->build;
+	if (!r->built)
+		return 0;
+	/* Only what the store holds is attested: the subjects are checked against it. */
+	if ((!br->artifact_id[0] || !br->artifact_stored || !br->artifact_dir || !br->store)) {
+		if (ctx->have_key && !bo->quiet)
+			fprintf(stderr, "[attest] nothing attested: %s\n",
+				!br->artifact_id[0] ? "the build produced no output (a phase failed "
+						      "or never ran)"
+						    : "the outputs were not stored (--no-seal)");
+		return 0;
+	}
+	struct attest_parts p = { .files = HK_TREE_INIT, .owned = HK_STRV_INIT,
+				  .recipe_bytes = HK_BUF_INIT };
+	p.in.base = hk_attest_base_of(br);
+	p.in.build_type = HK_INTOTO_DSC_BUILD_TYPE;
+	char *external = dsc_external_json(r);
+	hk_strv_push_owned(&p.owned, external);
+	p.in.external_json = external;
+	dsc_recipe(&p, r);
+	int rc = gather_subjects(&p, br->store, br->artifact_dir, err);
+	if (rc == 0)
+		rc = dsc_deps(&p, br->store, r, err);
+	if (rc == 0) {
+		gather_run(&p, ctx, bo, br);
+		struct hk_buf b = HK_BUF_INIT;
+		struct hk_json j;
+		hk_json_init(&j, &b, 0);
+		hk_dsc_verdict_json(r, dsc_expected_set(r), &j);
+		char *debian = hk_buf_steal(&b);
+		hk_strv_push_owned(&p.owned, debian);
+		p.in.debian_json = debian;
+		rc = sign_and_write(ctx, bo, br, &p, err);
+	}
+	parts_free(&p);
+	return rc < 0 ? HK_EXIT_SOFTWARE : 0;
 }

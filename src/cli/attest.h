@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli/build.h"
+#include "cli/build_dsc.h"
 #include "cli/sign.h"
 #include "core/intoto.h"
 
@@ -32,6 +33,13 @@ HK_MUST_CHECK int hk_attest_begin(struct hk_attest_ctx *ctx, const char *key_pat
  * build sealed none).  Returns 0 or 70 (err says why; what was half-written is removed). */
 HK_MUST_CHECK int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		    const struct hk_build_result *br, struct hk_error *err);
+/* After a Debian build (harkaq build --dsc): both envelopes for its sealed outputs — the
+ * .debs, .udebs, .buildinfo and .changes as subjects; the closure's .debs, the dpkg state, the
+ * base and the .dsc's files as resolved dependencies; what the Debian verdicts decide in the
+ * verdict predicate's "debian" member (docs/attestations.md, "Debian builds").  Nothing when
+ * the outputs were not stored.  Returns 0 or 70 (err says why). */
+int hk_attest_dsc(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
+		  const struct hk_dsc_result *r, struct hk_error *err);
 void hk_attest_end(struct hk_attest_ctx *ctx);
 
 /* The base a build ran on, as its attestations name it: the one place that decides whether

@@ -433,6 +433,7 @@ static int write_recipe(struct dsc_build *b)
 	 * to try the real chown at all, only to record the owner (fakeroot(1)). */
 	hk_buf_puts(&t, "\nFAKEROOTDONTTRYCHOWN = \"1\"\n");
 	hk_strset_free(&base_names);
+	r->recipe_text = hk_xmemdupz(t.data, t.len);
 	int rc = hk_file_write_atomic(b->recipe_path, t.data, t.len, 0644, b->err);
 	hk_buf_free(&t);
 	return rc;
@@ -751,5 +752,6 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 	free(r->macro_needs);
 	free(r->work);
 	hk_expect_set_free(&r->expect);
+	free(r->recipe_text);
 	memset(r, 0, sizeof(*r));
 }

@@ -185,6 +185,7 @@ struct hk_dsc_result {
 	} *confirm_rounds;
 	size_t n_confirm_rounds;
 	struct hk_dsc_decide decide;    /* --decide-probes */
+	char *recipe_text;          /* the recipe the engine ran (its file goes with the work) */
 	char *work;                 /* the front end's work directory */
 	const char *error;
 	/* The expectations the build ran with: the built-in set (HK_DEB_EXPECT_VERSION), then the
@@ -219,6 +220,19 @@ void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_resul
 /* The report in Build-Depends terms (dsc_report.c), for people (on `f`) and for programs. */
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *f);
 void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j);
+
+/* Whether the build's resolved dependencies were complete: it ran caged, every phase ran,
+ * exited 0 and is Hermetic, and the log named no missing macro (dsc_report.c).  The one
+ * rule the attestation and its policy read (docs/attestations.md, "Debian builds"). */
+bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r);
+
+/* What the Debian verdicts decide, per phase, as the verdict Statement's "debian" member
+ * (docs/attestations.md): state, exit code, expected denials, missing Build-Depends, probes
+ * (with their --decide-probes class), unattributed denials; whether the build completed and
+ * its Build-Depends were complete; `expected_set` names the expectation set the verdicts were
+ * given against (NULL: none, written null). */
+void hk_dsc_verdict_json(const struct hk_dsc_result *r, const char *expected_set,
+			 struct hk_json *j);
 
 /* --decide-probes in the report (dsc_decide.c). */
 void hk_dsc_decide_human(const struct hk_dsc_result *r, FILE *f);

@@ -34,7 +34,7 @@ static void attest_usage(FILE *f)
 	fprintf(f,
 		"usage: harkaq attest keygen PREFIX\n"
 		"       harkaq attest verify ENVELOPE... --pub KEY.pub [--store DIR [--artifact Q] |\n"
-		"                            --dir DIR] [--policy hermetic]\n"
+		"                            --dir DIR] [--policy hermetic|complete-build-depends]\n"
 		"       harkaq attest pae ENVELOPE\n"
 		"\n"
 		"A build signed with 'harkaq build --key PREFIX.key' writes two DSSE envelopes into\n"
@@ -52,6 +52,11 @@ static void attest_usage(FILE *f)
 		"policies:\n"
 		"  hermetic        the verdict statement says every phase Hermetic (none NoEvidence),\n"
 		"                  and the base is pinned\n"
+		"  complete-build-depends\n"
+		"                  a Debian build's verdict (build --dsc) says its Build-Depends were\n"
+		"                  complete: every phase ran, exited 0 and is Hermetic, no missing\n"
+		"                  Build-Depends, probe or unattributed denial, the base pinned;\n"
+		"                  otherwise each phase and package that breaks it is named\n"
 		"\n"
 		"exit status (verify): 0 verified, 10 a signature by the key does not verify (payload\n"
 		"or signature altered), 11 no signature by the key (wrong key, or unsigned), 12 the\n"
@@ -324,7 +329,9 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	printf("%s: signature by %s verified; %s; %zu subject(s) match %s\n", path, o->key.keyid,
 	       ptype, n_checked, root);
 	if (o->policy && *is_verdict) {
-		size_t bad = hk_policy_hermetic(st, &why);
+		size_t bad = strcmp(o->policy, "hermetic") == 0
+				     ? hk_policy_hermetic(st, &why)
+				     : hk_policy_complete_build_depends(st, &why);
 		if (bad > 0) {
 			fprintf(stderr, "harkaq attest verify: %s: policy %s not satisfied:\n%s", path,
 				o->policy, hk_buf_str(&why));
@@ -378,9 +385,10 @@ static int attest_verify(int argc, char **argv)
 				"(see 'harkaq attest --help')\n");
 		return HK_EXIT_USAGE;
 	}
-	if (o.policy && strcmp(o.policy, "hermetic") != 0) {
-		fprintf(stderr, "harkaq attest verify: unknown policy '%s' (known: hermetic)\n",
-			o.policy);
+	if (o.policy && strcmp(o.policy, "hermetic") != 0 &&
+	    strcmp(o.policy, "complete-build-depends") != 0) {
+		fprintf(stderr, "harkaq attest verify: unknown policy '%s' (known: hermetic, "
+				"complete-build-depends)\n", o.policy);
 		return HK_EXIT_USAGE;
 	}
 	if (o.dir && (o.store_dir || o.artifact)) {

@@ -178,14 +178,24 @@ static int write_result(struct hk_buf *b, bool json, FILE *json_out, const char 
 	return code;
 }
 
-/* harkaq build --dsc: the Debian build and its report in Build-Depends terms. */
+/* harkaq build --dsc: the key checked first, the Debian build, its report in Build-Depends
+ * terms, its attestations. */
 static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o, bool json,
-		     const char *result_out)
+		     const char *result_out, const char *key)
 {
+	struct hk_error err = { 0 };
+	struct hk_attest_ctx attest;
+	int code = hk_attest_begin(&attest, key, &err);
+	if (code != 0) {
+		fprintf(stderr, "harkaq build: %s\n", err.msg);
+		return code;
+	}
 	FILE *json_out = reserve_stdout(json);
 	struct hk_dsc_result r;
-	struct hk_error err = { 0 };
-	int code = hk_dsc_build_run(bo, o, &r, &err);
+	code = hk_dsc_build_run(bo, o, &r, &err);
+	if (code < HK_EXIT_USAGE && hk_attest_dsc(&attest, bo, &r, &err) != 0)
+		code = HK_EXIT_SOFTWARE;
+	hk_attest_end(&attest);
 	if (code >= HK_EXIT_USAGE) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		r.error = err.msg;
@@ -344,8 +354,6 @@ static int check_build_options(int argc, const struct build_cli *o)
 		msg = "--decide-probes needs the cage: a probe is a denial the cage saw";
 	else if (o->no_seal && o->seal_impure)
 		msg = "--no-seal and --seal-impure contradict each other";
-	else if (o->dsc.dsc_path && o->key)
-		msg = "--key is not yet available for --dsc builds";
 	if (msg) {
 		fprintf(stderr, "harkaq build: %s\n", msg);
 		return HK_EXIT_USAGE;
@@ -442,7 +450,7 @@ int cmd_build(int argc, char **argv)
 		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
 		 * as the provider of a path a build read (docs/debian-builds.md, "The steps"). */
 		bo.seal_impure = !o.no_seal;
-		rc = build_dsc(&bo, &o.dsc, o.json, o.result_out);
+		rc = build_dsc(&bo, &o.dsc, o.json, o.result_out, o.key);
 	} else {
 		rc = build_recipe(&bo, &o);
 	}

@@ -925,3 +925,154 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_null(j);
 	hk_json_obj_end(j);
 }
+
+/* The --decide-probes class of `pkg`, or NULL when it was not decided. */
+static const char *decided_class(const struct hk_dsc_result *r, const char *pkg)
+{
+	for (size_t i = 0; i < r->decide.n_decisions; i++)
+		if (strcmp(r->decide.decisions[i].package, pkg) == 0)
+			return hk_probe_class_name(r->decide.decisions[i].cls);
+	return NULL;
+}
+
+static void verdict_finding(struct hk_json *j, const struct finding *f, const char *cls,
+			    bool with_class)
+{
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "package", f->package);
+	hk_json_kv_str(j, "version", f->version);
+	hk_json_kv_str(j, "origin", f->origin);
+	hk_json_kv_bytes(j, "path", f->path ? f->path : "", f->path ? strlen(f->path) : 0);
+	if (f->exe)
+		hk_json_kv_bytes(j, "exe", f->exe, strlen(f->exe));
+	else
+		hk_json_kv_str(j, "exe", NULL);
+	/* What the build did, and to which path as the report names it: a trap of the store
+	 * view stands for the package's symlink (finding_line). */
+	hk_json_kv_str(j, "access", verb(f->blockers));
+	hk_json_kv_str(j, "how", f->how);
+	if (f->via)
+		hk_json_kv_bytes(j, "via", f->via, strlen(f->via));
+	else
+		hk_json_kv_str(j, "via", NULL);
+	hk_json_kv_uint(j, "count", f->count);
+	if (with_class)
+		hk_json_kv_str(j, "class", cls);
+	hk_json_obj_end(j);
+}
+
+/* One phase as the Debian verdicts read it: its own findings, each a need or a probe as the
+ * whole build's report decides (a need is a path denied only in phases that failed, so the
+ * rule spans phases). */
+static void verdict_phase_json(const struct hk_dsc_result *r, const struct phase_result *pr,
+			       const struct report *all, struct hk_json *j)
+{
+	struct report rep;
+	memset(&rep, 0, sizeof(rep));
+	rep.survived = (struct hk_strset)HK_STRSET_INIT;
+	add_phase(r, pr, &rep);
+	if (rep.n)
+		qsort(rep.f, rep.n, sizeof(*rep.f), cmp_finding);
+	const char *state = pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : NULL;
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "phase", pr->label);
+	hk_json_kv_str(j, "state", state);
+	hk_json_kv_int(j, "exitCode", pr->res.timed_out ? -1 : pr->res.exit_code);
+	hk_json_kv_uint(j, "expectedDenials", rep.expected);
+	for (int need = 1; need >= 0; need--) {
+		hk_json_key(j, need ? "missing" : "probes");
+		hk_json_arr_begin(j);
+		for (size_t i = 0; i < rep.n; i++) {
+			bool is_need = false;
+			for (size_t k = 0; k < all->n; k++)
+				if (strcmp(all->f[k].package, rep.f[i].package) == 0)
+					is_need = all->f[k].need;
+			if (is_need != (bool)need)
+				continue;
+			verdict_finding(j, &rep.f[i], decided_class(r, rep.f[i].package), !need);
+		}
+		hk_json_arr_end(j);
+	}
+	hk_json_key(j, "unattributed");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < rep.n_l; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "class", rep.l[i].class_);
+		hk_json_kv_bytes(j, "path", rep.l[i].path ? rep.l[i].path : "",
+				 rep.l[i].path ? strlen(rep.l[i].path) : 0);
+		if (rep.l[i].exe)
+			hk_json_kv_bytes(j, "exe", rep.l[i].exe, strlen(rep.l[i].exe));
+		else
+			hk_json_kv_str(j, "exe", NULL);
+		hk_json_kv_str(j, "reason", rep.l[i].reason);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
+	report_free(&rep);
+}
+
+bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r)
+{
+	if (!r->built || !r->build.cage || !dsc_completed(&r->build) || r->n_macro_needs > 0)
+		return false;
+	for (size_t i = 0; i < r->build.n_phases; i++) {
+		const struct phase_result *pr = &r->build.phases[i];
+		if (!pr->has_verdict || pr->verdict.state != HK_HERMETIC)
+			return false;
+	}
+	return true;
+}
+
+void hk_dsc_verdict_json(const struct hk_dsc_result *r, const char *expected_set,
+			 struct hk_json *j)
+{
+	struct report all;
+	report_build(r, &all);
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "source", r->dsc.source);
+	hk_json_kv_str(j, "version", r->dsc.version);
+	hk_json_kv_str(j, "build", hk_dsc_mode_name(r->mode));
+	hk_json_kv_str(j, "buildProfiles", r->profiles);
+	hk_json_kv_bool(j, "completed", r->built && dsc_completed(&r->build));
+	hk_json_kv_bool(j, "complete", hk_dsc_build_depends_complete(r));
+	hk_json_kv_str(j, "expectedSet", expected_set);
+	hk_json_key(j, "phases");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; r->built && i < r->build.n_phases; i++)
+		verdict_phase_json(r, &r->build.phases[i], &all, j);
+	hk_json_arr_end(j);
+	hk_json_key(j, "fromLog");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < r->n_macro_needs; i++) {
+		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "package", m->package);
+		hk_json_kv_str(j, "version", m->version);
+		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
+		hk_json_kv_str(j, "macro", m->macro);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "decideProbes");
+	if (!r->decide.asked) {
+		hk_json_null(j);
+	} else {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "notRun", r->decide.not_run);
+		hk_json_key(j, "decisions");
+		hk_json_arr_begin(j);
+		for (size_t i = 0; i < r->decide.n_decisions; i++) {
+			const struct hk_dsc_probe_decision *d = &r->decide.decisions[i];
+			hk_json_obj_begin(j);
+			hk_json_kv_str(j, "package", d->package);
+			hk_json_kv_str(j, "class", hk_probe_class_name(d->cls));
+			hk_json_kv_str(j, "why", d->why);
+			hk_json_obj_end(j);
+		}
+		hk_json_arr_end(j);
+		hk_json_obj_end(j);
+	}
+	hk_json_obj_end(j);
+	report_free(&all);
+}

@@ -101,6 +101,17 @@ static void base_json(struct hk_json *j, const struct hk_base_identity *b)
 	hk_json_obj_end(j);
 }
 
+static void recipe_json(struct hk_json *j, const struct hk_attest_input *in)
+{
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "name", in->recipe_name);
+	hk_json_kv_str(j, "version", in->recipe_version);
+	hk_json_kv_str(j, "hash", in->recipe_hash);
+	hk_json_key(j, "file");
+	resource_json(j, &in->recipe);
+	hk_json_obj_end(j);
+}
+
 void hk_intoto_provenance(const struct hk_attest_input *in, struct hk_buf *out)
 {
 	struct hk_json j;
@@ -110,20 +121,24 @@ void hk_intoto_provenance(const struct hk_attest_input *in, struct hk_buf *out)
 
 	hk_json_key(&j, "buildDefinition");
 	hk_json_obj_begin(&j);
-	hk_json_kv_str(&j, "buildType", HK_INTOTO_BUILD_TYPE);
+	hk_json_kv_str(&j, "buildType", in->build_type ? in->build_type : HK_INTOTO_BUILD_TYPE);
 	hk_json_key(&j, "externalParameters");
-	hk_json_obj_begin(&j);
-	hk_json_key(&j, "recipe");
-	hk_json_obj_begin(&j);
-	hk_json_kv_str(&j, "name", in->recipe_name);
-	hk_json_kv_str(&j, "version", in->recipe_version);
-	hk_json_kv_str(&j, "hash", in->recipe_hash);
-	hk_json_key(&j, "file");
-	resource_json(&j, &in->recipe);
-	hk_json_obj_end(&j);
-	hk_json_obj_end(&j);
+	if (in->external_json) {
+		hk_json_raw(&j, in->external_json);
+	} else {
+		hk_json_obj_begin(&j);
+		hk_json_key(&j, "recipe");
+		recipe_json(&j, in);
+		hk_json_obj_end(&j);
+	}
 	hk_json_key(&j, "internalParameters");
 	hk_json_obj_begin(&j);
+	/* A recipe harkaq wrote itself (a Debian build's) is a parameter of harkaq's, not of
+	 * whoever asked for the build. */
+	if (in->external_json) {
+		hk_json_key(&j, "recipe");
+		recipe_json(&j, in);
+	}
 	hk_json_kv_str(&j, "policyId", in->policy_id);
 	hk_json_key(&j, "base");
 	base_json(&j, &in->base);
@@ -137,6 +152,8 @@ void hk_intoto_provenance(const struct hk_attest_input *in, struct hk_buf *out)
 	for (size_t i = 0; i < in->n_deps; i++)
 		resource_json(&j, &in->deps[i]);
 	resource_json(&j, &in->source);
+	for (size_t i = 0; i < in->n_source_files; i++)
+		resource_json(&j, &in->source_files[i]);
 	hk_json_arr_end(&j);
 	hk_json_obj_end(&j);
 
@@ -263,6 +280,10 @@ void hk_intoto_verdict(const struct hk_attest_input *in, struct hk_buf *out)
 		hk_json_obj_end(&j);
 	}
 	hk_json_arr_end(&j);
+	if (in->debian_json) {
+		hk_json_key(&j, "debian");
+		hk_json_raw(&j, in->debian_json);
+	}
 	hk_json_obj_end(&j);
 	hk_json_obj_end(&j);
 	for (size_t i = 0; i < in->n_phases; i++)
@@ -328,24 +349,38 @@ int hk_intoto_parse(const void *bytes, size_t n, struct hk_jval **out, struct hk
 	return 0;
 }
 
+/* Whether the Statement is a harkaq verdict (else one violation, said). */
+static bool is_verdict(const struct hk_jval *st, struct hk_buf *why)
+{
+	const char *ptype = hk_jobj_str(st, "predicateType");
+	if (ptype && strcmp(ptype, HK_INTOTO_VERDICT_TYPE) == 0)
+		return true;
+	hk_buf_printf(why, "the statement is not a harkaq verdict (predicateType %s, want %s)\n",
+		      ptype ? ptype : "missing", HK_INTOTO_VERDICT_TYPE);
+	return false;
+}
+
+/* Whether the verdict's base is pinned (else one violation, said). */
+static bool base_pinned(const struct hk_jval *pred, struct hk_buf *why)
+{
+	const struct hk_jval *base = hk_jobj_get(pred, "base");
+	const struct hk_jval *pinned = hk_jobj_get(base, "pinned");
+	if (pinned && pinned->type == HK_JBOOL && pinned->b)
+		return true;
+	const char *name = hk_jobj_str(base, "name");
+	hk_buf_printf(why, "the base %s is not pinned (no content-addressed base id)\n",
+		      name ? name : "(unnamed)");
+	return false;
+}
+
 size_t hk_policy_hermetic(const struct hk_jval *st, struct hk_buf *why)
 {
 	size_t bad = 0;
-	const char *ptype = hk_jobj_str(st, "predicateType");
-	if (!ptype || strcmp(ptype, HK_INTOTO_VERDICT_TYPE) != 0) {
-		hk_buf_printf(why, "the statement is not a harkaq verdict (predicateType %s, want %s)\n",
-			      ptype ? ptype : "missing", HK_INTOTO_VERDICT_TYPE);
+	if (!is_verdict(st, why))
 		return 1;
-	}
 	const struct hk_jval *pred = hk_jobj_get(st, "predicate");
-	const struct hk_jval *base = hk_jobj_get(pred, "base");
-	const struct hk_jval *pinned = hk_jobj_get(base, "pinned");
-	if (!pinned || pinned->type != HK_JBOOL || !pinned->b) {
-		const char *name = hk_jobj_str(base, "name");
-		hk_buf_printf(why, "the base %s is not pinned (no content-addressed base id)\n",
-			      name ? name : "(unnamed)");
+	if (!base_pinned(pred, why))
 		bad++;
-	}
 	const struct hk_jval *phases = hk_jobj_get(pred, "phases");
 	if (!phases || phases->type != HK_JARR || phases->len == 0) {
 		hk_buf_printf(why, "the verdict lists no phase: nothing was vouched for\n");
@@ -373,6 +408,143 @@ size_t hk_policy_hermetic(const struct hk_jval *st, struct hk_buf *why)
 				      code ? " (" : "", code ? code : "", code ? ")" : "");
 			bad++;
 		}
+	}
+	return bad;
+}
+
+/* The verdict's phase named `name` (predicate.phases), or NULL. */
+static const struct hk_jval *verdict_phase(const struct hk_jval *pred, const char *name)
+{
+	const struct hk_jval *phases = hk_jobj_get(pred, "phases");
+	for (size_t i = 0; name && phases && phases->type == HK_JARR && i < phases->len; i++) {
+		const char *n = hk_jobj_str(&phases->items[i], "phase");
+		if (n && strcmp(n, name) == 0)
+			return &phases->items[i];
+	}
+	return NULL;
+}
+
+static const char *or_q(const char *s)
+{
+	return s ? s : "?";
+}
+
+/* The findings of one kind ("missing", "probes", "unattributed") of one Debian phase, one
+ * line each.  Returns how many. */
+static size_t phase_findings(const char *phase, const struct hk_jval *dp, const char *kind,
+			     struct hk_buf *why)
+{
+	const struct hk_jval *list = hk_jobj_get(dp, kind);
+	size_t n = 0;
+	for (size_t i = 0; list && list->type == HK_JARR && i < list->len; i++, n++) {
+		const struct hk_jval *f = &list->items[i];
+		const char *pkg = hk_jobj_str(f, "package");
+		const char *path = hk_jobj_str(f, "path"), *exe = hk_jobj_str(f, "exe");
+		const char *access = hk_jobj_str(f, "access"), *how = hk_jobj_str(f, "how");
+		const char *via = hk_jobj_str(f, "via");
+		/* A trap of the store view: the package's symlink is what the build used. */
+		bool link = how && via && strcmp(how, "link") == 0;
+		const char *slash = exe ? strrchr(exe, '/') : NULL;
+		if (strcmp(kind, "missing") == 0) {
+			hk_buf_printf(why, "phase %s: missing Build-Depends: %s (%s %s%s, by %s)\n",
+				      phase, or_q(pkg), access ? access : "used",
+				      or_q(link ? via : path), link ? ", its symlink" : "",
+				      slash ? slash + 1 : or_q(exe));
+		} else if (strcmp(kind, "probes") == 0) {
+			const char *cls = hk_jobj_str(f, "class");
+			hk_buf_printf(why, "phase %s: undeclared %s, a probe (%s %s%s, by %s; the "
+					   "phase went on)%s%s\n", phase, or_q(pkg),
+				      access ? access : "used", or_q(link ? via : path),
+				      link ? ", its symlink" : "", slash ? slash + 1 : or_q(exe),
+				      cls ? "; --decide-probes: " : "; not decided",
+				      cls ? cls : "");
+		} else {
+			const char *reason = hk_jobj_str(f, "reason");
+			hk_buf_printf(why, "phase %s: %s denied, no package named (%s)%s%s\n", phase,
+				      or_q(path), or_q(hk_jobj_str(f, "class")), reason ? ": " : "",
+				      reason ? reason : "");
+		}
+	}
+	return n;
+}
+
+size_t hk_policy_complete_build_depends(const struct hk_jval *st, struct hk_buf *why)
+{
+	if (!is_verdict(st, why))
+		return 1;
+	const struct hk_jval *pred = hk_jobj_get(st, "predicate");
+	const struct hk_jval *deb = hk_jobj_get(pred, "debian");
+	if (!deb || deb->type != HK_JOBJ) {
+		hk_buf_printf(why, "the verdict is not a Debian build's (no predicate.debian): it "
+				   "says nothing about Build-Depends\n");
+		return 1;
+	}
+	size_t bad = base_pinned(pred, why) ? 0 : 1;
+	const struct hk_jval *phases = hk_jobj_get(deb, "phases");
+	if (!phases || phases->type != HK_JARR || phases->len == 0) {
+		hk_buf_printf(why, "the verdict lists no phase: nothing was vouched for\n");
+		return bad + 1;
+	}
+	for (size_t i = 0; i < phases->len; i++) {
+		const struct hk_jval *dp = &phases->items[i];
+		const char *name = or_q(hk_jobj_str(dp, "phase"));
+		const char *state = hk_jobj_str(dp, "state");
+		/* The Debian view of a phase and the phase's own evidence object must agree: the
+		 * evidence is the proof, this member only its reading. */
+		const struct hk_jval *vp = verdict_phase(pred, name);
+		const char *vstate = hk_jobj_str(vp, "state");
+		const char *ev_state = hk_jobj_str(hk_jobj_get(vp, "evidence"), "state");
+		if (!state || !vstate || !ev_state) {
+			hk_buf_printf(why, "phase %s has no verdict\n", name);
+			bad++;
+			continue;
+		}
+		if (strcmp(state, vstate) != 0 || strcmp(state, ev_state) != 0) {
+			hk_buf_printf(why, "phase %s: the Debian verdict says %s, the phase %s, its "
+					   "evidence object %s\n", name, state, vstate, ev_state);
+			bad++;
+			continue;
+		}
+		int64_t code = hk_jobj_int(dp, "exitCode", -1);
+		if (code != 0) {
+			hk_buf_printf(why, "phase %s failed (exit %lld)\n", name, (long long)code);
+			bad++;
+		}
+		size_t named = phase_findings(name, dp, "missing", why) +
+			       phase_findings(name, dp, "probes", why) +
+			       phase_findings(name, dp, "unattributed", why);
+		bad += named;
+		if (strcmp(state, "Hermetic") != 0 && named == 0) {
+			const struct hk_jval *reasons = hk_jobj_get(hk_jobj_get(vp, "evidence"),
+								    "reasons");
+			const char *rcode = reasons && reasons->type == HK_JARR && reasons->len > 0
+						    ? hk_jobj_str(&reasons->items[0], "code") : NULL;
+			hk_buf_printf(why, "phase %s is %s%s%s%s\n", name, state, rcode ? " (" : "",
+				      rcode ? rcode : "", rcode ? ")" : "");
+			bad++;
+		}
+	}
+	const struct hk_jval *from_log = hk_jobj_get(deb, "fromLog");
+	for (size_t i = 0; from_log && from_log->type == HK_JARR && i < from_log->len; i++) {
+		const struct hk_jval *m = &from_log->items[i];
+		hk_buf_printf(why, "%s, named from the build log: macro %s is defined by %s\n",
+			      hk_jobj_bool(m, "need") ? "missing Build-Depends" : "probe survived",
+			      or_q(hk_jobj_str(m, "macro")), or_q(hk_jobj_str(m, "package")));
+		bad++;
+	}
+	if (!hk_jobj_bool(deb, "completed")) {
+		hk_buf_printf(why, "the build did not complete: not every phase ran and exited 0\n");
+		bad++;
+	}
+	const struct hk_jval *complete = hk_jobj_get(deb, "complete");
+	bool says_complete = complete && complete->type == HK_JBOOL && complete->b;
+	if (bad == 0 && !says_complete) {
+		hk_buf_printf(why, "the verdict does not say the Build-Depends were complete\n");
+		bad++;
+	} else if (bad > 0 && says_complete) {
+		hk_buf_printf(why, "the verdict says \"complete\": true, which the lines above "
+				   "contradict\n");
+		bad++;
 	}
 	return bad;
 }

@@ -26,6 +26,9 @@
 /* harkaq's URIs: URNs, since they name formats documented in docs/attestations.md rather than
  * a place on the web. */
 #define HK_INTOTO_BUILD_TYPE "urn:harkaq:build-type:v1"
+/* A Debian source package built by `harkaq build --dsc` (docs/attestations.md, "Debian
+ * builds"): its externalParameters name the .dsc, not a recipe. */
+#define HK_INTOTO_DSC_BUILD_TYPE "urn:harkaq:build-type:dsc:v1"
 #define HK_INTOTO_VERDICT_TYPE "urn:harkaq:predicate:verdict:v1"
 #define HK_INTOTO_BUILDER_ID "urn:harkaq:builder:harkaq-build"
 
@@ -66,7 +69,12 @@ struct hk_phase_evidence {
 struct hk_attest_input {
 	const struct hk_resource *subjects;
 	size_t n_subjects;
-	/* externalParameters */
+	/* NULL: HK_INTOTO_BUILD_TYPE, a recipe's build */
+	const char *build_type;
+	/* externalParameters as a raw JSON object (caller guarantees validity), or NULL for a
+	 * recipe's: {"recipe": {name, version, hash, file}}.  When set, the recipe (then one
+	 * harkaq wrote, as for a Debian build) goes to internalParameters instead. */
+	const char *external_json;
 	const char *recipe_name, *recipe_version, *recipe_hash;
 	struct hk_resource recipe;          /* the recipe file, its bytes inline */
 	/* internalParameters */
@@ -75,10 +83,13 @@ struct hk_attest_input {
 	int abi, kernel_abi;
 	const char *profile;
 	bool caged;
-	/* resolvedDependencies: the closure's store artifacts, then the source */
+	/* resolvedDependencies: the closure's store artifacts, then the source, then the
+	 * source's own files (a .dsc's, with the digests it lists) */
 	const struct hk_resource *deps;
 	size_t n_deps;
 	struct hk_resource source;
+	const struct hk_resource *source_files;
+	size_t n_source_files;
 	/* runDetails */
 	const char *harkaq_version;
 	const char *kernel_release;
@@ -87,6 +98,10 @@ struct hk_attest_input {
 	const char *artifact_id, *artifact_dirname;
 	const struct hk_phase_evidence *phases;
 	size_t n_phases;
+	/* The verdict predicate's "debian" member, a raw JSON object (caller guarantees
+	 * validity): what the Debian verdicts decide per phase and whether the Build-Depends
+	 * were complete (docs/attestations.md).  NULL for a recipe's build: left out. */
+	const char *debian_json;
 };
 
 /* The purl of a Debian package: pkg:deb/debian/NAME@VERSION?arch=ARCH, each part with the
@@ -111,5 +126,13 @@ HK_MUST_CHECK int hk_intoto_parse(const void *bytes, size_t n, struct hk_jval **
  * object; the base is pinned.  Returns the number of violations, each appended to `why` as one
  * line ending in '\n'.  A Statement of another predicate type is one violation. */
 size_t hk_policy_hermetic(const struct hk_jval *statement, struct hk_buf *why);
+
+/* "complete-build-depends", for a Debian build's verdict: the Statement is a harkaq verdict
+ * with a "debian" member; its base is pinned; every phase it lists ran, exited 0 and is
+ * Hermetic, agreeing with the phase's embedded evidence object; no missing Build-Depends,
+ * probe or unattributed denial in any phase, none named from the build log; and the verdict
+ * says "complete": true.  Each violation is one line naming the phase and the package (a
+ * probe with its --decide-probes class when decided).  Returns their number. */
+size_t hk_policy_complete_build_depends(const struct hk_jval *statement, struct hk_buf *why);
 
 #endif

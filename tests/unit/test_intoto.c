@@ -221,6 +221,80 @@ TEST(policy_hermetic_refuses_a_state_its_evidence_contradicts)
 	hk_buf_free(&why);
 }
 
+/* A Debian verdict Statement whose one phase "build" is `state` (its evidence object says
+ * `ev_state`), with `findings` as the members of its Debian phase, and "complete" `complete`. */
+static size_t complete_policy_of(const char *state, const char *ev_state, const char *findings,
+				 const char *complete, struct hk_buf *why)
+{
+	struct hk_buf t = HK_BUF_INIT;
+	hk_buf_printf(&t,
+		      "{\"_type\":\"https://in-toto.io/Statement/v1\",\"subject\":[{\"name\":\"a.deb\","
+		      "\"digest\":{\"sha256\":\"ab\"}}],\"predicateType\":\"" HK_INTOTO_VERDICT_TYPE
+		      "\",\"predicate\":{\"base\":{\"name\":\"debian-12-buildd\",\"pinned\":true},"
+		      "\"phases\":[{\"phase\":\"build\",\"state\":\"%s\",\"evidence\":{\"state\":"
+		      "\"%s\"}}],\"debian\":{\"completed\":true,\"complete\":%s,\"phases\":[{"
+		      "\"phase\":\"build\",\"state\":\"%s\",\"exitCode\":0%s}]}}}",
+		      ev_state, ev_state, complete, state, findings);
+	struct hk_jval *st = NULL;
+	struct hk_error err;
+	size_t bad = hk_intoto_parse(t.data, t.len, &st, &err) == 0
+			     ? hk_policy_complete_build_depends(st, why) : 99;
+	hk_jval_free(st);
+	hk_buf_free(&t);
+	return bad;
+}
+
+TEST(policy_complete_build_depends_names_phase_and_package)
+{
+	struct hk_buf why = HK_BUF_INIT;
+	/* Positive control: Hermetic, nothing named, complete. */
+	CHECK_EQ_INT(0, complete_policy_of("Hermetic", "Hermetic", "", "true", &why));
+	CHECK_EQ_INT(0, why.len);
+	/* A probe through a trap of the store view, with its decided class. */
+	CHECK_EQ_INT(1, complete_policy_of("Impure", "Impure",
+					   ",\"probes\":[{\"package\":\"bison\",\"path\":\"/x/yacc\","
+					   "\"exe\":\"/usr/bin/dash\",\"access\":\"executed\","
+					   "\"how\":\"link\",\"via\":\"/usr/bin/yacc\","
+					   "\"class\":\"influence\"}]", "false", &why));
+	CHECK_CONTAINS(hk_buf_str(&why), "phase build: undeclared bison, a probe (executed "
+					 "/usr/bin/yacc, its symlink, by dash; the phase went on); "
+					 "--decide-probes: influence");
+	/* A missing Build-Depends. */
+	hk_buf_reset(&why);
+	CHECK_EQ_INT(1, complete_policy_of("Impure", "Impure",
+					   ",\"missing\":[{\"package\":\"zlib1g-dev\",\"path\":"
+					   "\"/usr/include/zlib.h\",\"exe\":\"/usr/lib/cc1\","
+					   "\"access\":\"read\"}]", "false", &why));
+	CHECK_CONTAINS(hk_buf_str(&why), "phase build: missing Build-Depends: zlib1g-dev (read "
+					 "/usr/include/zlib.h, by cc1)");
+	/* "complete" claimed over an Impure phase: the phase and the contradiction. */
+	hk_buf_reset(&why);
+	CHECK_EQ_INT(2, complete_policy_of("Impure", "Impure", "", "true", &why));
+	CHECK_CONTAINS(hk_buf_str(&why), "phase build is Impure");
+	CHECK_CONTAINS(hk_buf_str(&why), "which the lines above contradict");
+	/* The Debian member disagreeing with the evidence object. */
+	hk_buf_reset(&why);
+	CHECK_EQ_INT(2, complete_policy_of("Hermetic", "Impure", "", "true", &why));
+	CHECK_CONTAINS(hk_buf_str(&why), "the Debian verdict says Hermetic, the phase Impure");
+	/* Everything Hermetic, but the verdict does not say complete. */
+	hk_buf_reset(&why);
+	CHECK_EQ_INT(1, complete_policy_of("Hermetic", "Hermetic", "", "false", &why));
+	CHECK_CONTAINS(hk_buf_str(&why), "does not say the Build-Depends were complete");
+	/* A recipe's verdict has no Debian member. */
+	hk_buf_reset(&why);
+	struct hk_attest_input in;
+	input(&in, true, EV_HERMETIC);
+	struct hk_buf b = HK_BUF_INIT;
+	hk_intoto_verdict(&in, &b);
+	struct hk_jval *st = statement(&b);
+	REQUIRE(st);
+	CHECK_EQ_INT(1, hk_policy_complete_build_depends(st, &why));
+	CHECK_CONTAINS(hk_buf_str(&why), "no predicate.debian");
+	hk_jval_free(st);
+	hk_buf_free(&b);
+	hk_buf_free(&why);
+}
+
 TEST(statement_reader_refusals)
 {
 	static const struct { const char *text, *needle; } cases[] = {
