@@ -31,6 +31,7 @@
 #include "core/debexpect.h"
 #include "core/dsc.h"
 #include "core/json.h"
+#include "core/strset.h"
 #include "core/strv.h"
 
 #define HK_DSC_DEFAULT_BASE "debian-12-buildd"
@@ -116,6 +117,8 @@ struct hk_dsc_extra_build {
 	size_t n_differences;       /* all of them (more than listed when many) */
 	char **new_probes;          /* packages it was denied that were not granted, NULL-ended */
 	size_t n_new_probes;
+	char **still_denied;        /* granted packages it was denied all the same, NULL-ended */
+	size_t n_still_denied;
 };
 
 struct hk_dsc_probe_decision {
@@ -215,7 +218,10 @@ char *hk_dsc_phases_summary(const struct hk_build_result *br);
 /* The probes of `br`, a build of r's package (the first or another): the packages a phase that
  * went on was denied, by name and as NAME=VERSION a recipe can declare (dsc_report.c). */
 void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
-		      struct hk_strv *names, struct hk_strv *specs);
+		      struct hk_strv *names, struct hk_strv *specs, struct hk_strv *paths);
+/* Every path `br`'s phases were denied, expected ones aside (dsc_report.c).  `paths` of
+ * hk_dsc_probes_of (may be NULL) gets, per name, its denied paths joined by newlines. */
+void hk_dsc_denied_paths(const struct hk_build_result *br, struct hk_strset *out);
 
 /* The report in Build-Depends terms (dsc_report.c), for people (on `f`) and for programs. */
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *f);

@@ -377,11 +377,30 @@ static void attribute(struct dsc_build *b, const struct hk_build_opts *eo,
 		}
 }
 
+/* Decides `name` undecided with `why` and takes it out of the names and specs compared. */
+static void set_aside(struct hk_dsc_decide *d, struct hk_strv *names, struct hk_strv *specs,
+		      struct hk_strv *paths, const char *name, const char *why)
+{
+	for (size_t k = 0; k < names->n; k++) {
+		if (strcmp(names->v[k], name) != 0)
+			continue;
+		decide(d, name, HK_PROBE_UNDECIDED, why, NULL);
+		struct hk_strv *lists[] = { names, specs, paths };
+		for (size_t l = 0; l < HK_ARRAY_LEN(lists); l++) {
+			free(lists[l]->v[k]);
+			memmove(&lists[l]->v[k], &lists[l]->v[k + 1],
+				(lists[l]->n - k) * sizeof(char *));
+			lists[l]->n--;
+		}
+		return;
+	}
+}
+
 /* The rounds: the probes granted until a round meets no new one.  Returns the kept /out of
  * the last round that completed (NULL when none), with its record in *last. */
 static char *grant_rounds(struct dsc_build *b, const struct hk_build_opts *eo,
 			  struct decide_dirs *dd, struct hk_strv *names, struct hk_strv *specs,
-			  struct hk_dsc_extra_build **last)
+			  struct hk_strv *paths, struct hk_dsc_extra_build **last)
 {
 	struct hk_dsc_decide *d = &b->r->decide;
 	for (int round = 1; round <= DECIDE_MAX_ROUNDS; round++) {
@@ -390,20 +409,40 @@ static char *grant_rounds(struct dsc_build *b, const struct hk_build_opts *eo,
 		char *out = next_out(dd);
 		struct hk_build_result br;
 		extra_build(b, eo, specs, out, rec, &br);
-		struct hk_strv met = HK_STRV_INIT, met_specs = HK_STRV_INIT, fresh = HK_STRV_INIT;
-		if (rec->completed)
-			hk_dsc_probes_of(b->r, &br, &met, &met_specs);
+		struct hk_strv met = HK_STRV_INIT, met_specs = HK_STRV_INIT, met_paths = HK_STRV_INIT;
+		struct hk_strv fresh = HK_STRV_INIT, still = HK_STRV_INIT;
+		struct hk_strset denied = HK_STRSET_INIT;
+		if (rec->completed) {
+			hk_dsc_probes_of(b->r, &br, &met, &met_specs, &met_paths);
+			hk_dsc_denied_paths(&br, &denied);
+		}
 		hk_build_result_free(&br);
+		/* A granted probe whose paths are denied again: the grant did not reach them (once
+		 * declared, the diagnosis no longer names it, so its paths tell). */
+		for (size_t i = 0; rec->completed && i < names->n; i++) {
+			hk_autofree char *list = hk_xstrdup(paths->v[i]);
+			for (char *save = NULL, *p = strtok_r(list, "\n", &save); p;
+			     p = strtok_r(NULL, "\n", &save))
+				if (hk_strset_contains(&denied, p)) {
+					hk_strv_push(&still, names->v[i]);
+					break;
+				}
+		}
 		for (size_t i = 0; i < met.n; i++)
 			if (!hk_strv_has(names, met.v[i])) {
 				hk_strv_push(&fresh, met.v[i]);
 				hk_strv_push(names, met.v[i]);
 				hk_strv_push(specs, met_specs.v[i]);
+				hk_strv_push(paths, met_paths.v[i]);
 			}
 		rec->n_new_probes = fresh.n;
 		rec->new_probes = hk_strv_steal(&fresh);
+		rec->n_still_denied = still.n;
+		rec->still_denied = hk_strv_steal(&still);
 		hk_strv_free(&met);
 		hk_strv_free(&met_specs);
+		hk_strv_free(&met_paths);
+		hk_strset_free(&denied);
 		/* Re-pointed after every new_record: the array may have moved. */
 		*last = &d->builds[d->n_builds - 1];
 		if (!rec->completed || rec->n_new_probes == 0 || round == DECIDE_MAX_ROUNDS)
@@ -426,7 +465,8 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 	}
 	hk_autostrv struct hk_strv names = HK_STRV_INIT;
 	hk_autostrv struct hk_strv specs = HK_STRV_INIT;
-	hk_dsc_probes_of(r, &r->build, &names, &specs);
+	hk_autostrv struct hk_strv paths = HK_STRV_INIT;
+	hk_dsc_probes_of(r, &r->build, &names, &specs, &paths);
 	if (names.n == 0) {
 		d->not_run = hk_xstrdup("no probe: no phase went on after a denial naming a package");
 		return 0;
@@ -459,26 +499,23 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 			   "already makes other .debs", control);
 	} else {
 		struct hk_dsc_extra_build *last = NULL;
-		hk_autofree char *all_out = grant_rounds(b, eo, &dd, &names, &specs, &last);
-		/* Probes met in the last round allowed were never granted: no answer for them. */
-		for (size_t i = 0; last && i < last->n_new_probes; i++) {
-			decide(d, last->new_probes[i], HK_PROBE_UNDECIDED,
-			       "met only in the last round of granting allowed, never granted", NULL);
-			for (size_t k = 0; k < names.n; k++)
-				if (strcmp(names.v[k], last->new_probes[i]) == 0) {
-					free(names.v[k]);
-					free(specs.v[k]);
-					memmove(&names.v[k], &names.v[k + 1],
-						(names.n - k) * sizeof(char *));
-					memmove(&specs.v[k], &specs.v[k + 1],
-						(specs.n - k) * sizeof(char *));
-					names.n--;
-					specs.n--;
-					break;
-				}
-		}
-		if (!last || !compared(all_out, first_out, "the first build", "the probes granted",
-			      dd.scratch, last)) {
+		hk_autofree char *all_out = grant_rounds(b, eo, &dd, &names, &specs, &paths, &last);
+		/* Probes met in the last round allowed were never granted, and a granted probe the
+		 * build was denied all the same (a link its package's maintainer script makes, which
+		 * granting the package's files does not grant) never reached the build: no answer
+		 * for either, and the comparison below speaks only of the others. */
+		for (size_t i = 0; last && i < last->n_new_probes; i++)
+			set_aside(d, &names, &specs, &paths, last->new_probes[i],
+				  "met only in the last round of granting allowed, never granted");
+		for (size_t i = 0; last && i < last->n_still_denied; i++)
+			set_aside(d, &names, &specs, &paths, last->still_denied[i],
+				  "granted, but the build was denied it all the same (a path its files "
+				  "do not hold, such as a link its maintainer scripts make): its effect "
+				  "on the .debs was not measured");
+		if (names.n == 0) {
+			/* nothing left to decide by comparison */
+		} else if (!last || !compared(all_out, first_out, "the first build",
+					      "the probes granted", dd.scratch, last)) {
 			hk_autofree char *why = hk_xasprintf(
 				"the build with them granted gave no answer: %s",
 				!last ? "it did not run" : last->error ? last->error : last->phases);
@@ -511,6 +548,7 @@ static void extra_build_free(struct hk_dsc_extra_build *x)
 	free(x->compared_with);
 	hk_strfreev(x->differences);
 	hk_strfreev(x->new_probes);
+	hk_strfreev(x->still_denied);
 }
 
 void dsc_decide_free(struct hk_dsc_decide *d)
@@ -570,6 +608,11 @@ void hk_dsc_decide_human(const struct hk_dsc_result *r, FILE *f)
 			for (size_t k = 0; k < x->n_new_probes; k++)
 				fprintf(f, " %s", x->new_probes[k]);
 		}
+		if (x->n_still_denied) {
+			fprintf(f, "; denied though granted:");
+			for (size_t k = 0; k < x->n_still_denied; k++)
+				fprintf(f, " %s", x->still_denied[k]);
+		}
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < d->n_decisions; i++) {
@@ -622,6 +665,7 @@ void hk_dsc_decide_json(const struct hk_dsc_result *r, struct hk_json *j)
 		strs_json(j, "differences", x->differences);
 		hk_json_kv_uint(j, "n_differences", x->n_differences);
 		strs_json(j, "new_probes", x->new_probes);
+		strs_json(j, "still_denied", x->still_denied);
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);

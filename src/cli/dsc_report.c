@@ -395,8 +395,31 @@ void hk_dsc_store_needs_of(const struct hk_dsc_result *r, const struct hk_build_
 	report_free(&rep);
 }
 
+void hk_dsc_denied_paths(const struct hk_build_result *br, struct hk_strset *out)
+{
+	for (size_t p = 0; p < br->n_phases; p++) {
+		const struct phase_result *pr = &br->phases[p];
+		struct hk_jval *ev = NULL;
+		struct hk_error err;
+		if (!pr->has_verdict || pr->evidence.len == 0 ||
+		    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
+			continue;
+		const struct hk_jval *den = hk_jobj_get(ev, "denials");
+		const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
+		for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
+			const char *cls = hk_jobj_str(&diag->items[i], "class");
+			if (cls && strcmp(cls, "expected") == 0)
+				continue;
+			char *path = bytes_of(&den->items[i], "path");
+			if (path)
+				hk_strset_add_owned(out, path);
+		}
+		hk_jval_free(ev);
+	}
+}
+
 void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
-		      struct hk_strv *names, struct hk_strv *specs)
+		      struct hk_strv *names, struct hk_strv *specs, struct hk_strv *paths)
 {
 	struct hk_dsc_result other = *r;
 	other.build = *br;
@@ -410,6 +433,12 @@ void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_resul
 		hk_strv_push(names, f->package);
 		hk_strv_push_owned(specs, f->version ? hk_xasprintf("%s=%s", f->package, f->version)
 						     : hk_xstrdup(f->package));
+		if (paths) {
+			struct hk_buf joined = HK_BUF_INIT;
+			for (size_t k = 0; k < f->paths.len; k++)
+				hk_buf_printf(&joined, "%s%s", k ? "\n" : "", f->paths.items[k]);
+			hk_strv_push_owned(paths, hk_buf_steal(&joined));
+		}
 	}
 	report_free(&rep);
 }

@@ -459,6 +459,18 @@ check_contains "noisy: ...the file that differs between two unchanged builds" \
 firsts=$(for v in influence inert noisy; do jq -r '.result.artifact' "$W/d-$v.json"; done | sort)
 sealed_new=$(comm -13 <(echo "$before") <("$HARKAQ" store --store "$S" list | awk '$2 == "hkcalc_debs" { print $1 }' | sort))
 check_eq "the extra builds sealed nothing: the new hkcalc_debs are the 3 first builds'" "$firsts" "$sealed_new"
+# A probe whose grant does not reach what the build used: without bison, yacc is only the link
+# bison's maintainer script makes (the view's trap); granting bison's files does not grant that
+# link, so the build is denied it again. No answer is claimed for bison.
+"$ROOT/tests/fixtures/hkcalc.sh" "$W/fallback" "make" --fallback >/dev/null ||
+	not_ok "the fallback hkcalc fixture"
+"$HARKAQ" build --store "$S" --dsc "$W/fallback/hkcalc_1.0.dsc" --decide-probes --json \
+	>"$W/d-fb.json" 2>"$W/d-fb.log"
+check_eq "granted yet denied: round 1 granted bison and was denied it again" "bison bison" \
+	"$(jq -r '.decide.builds[1] | "\(.granted | map(split("=")[0] | select(. == "bison")) | join(" ")) \(.still_denied | join(" "))"' "$W/d-fb.json")"
+check_contains "granted yet denied: bison undecided, and why" \
+	"$(jq -r '.decide.decisions[] | select(.package == "bison") | "\(.class): \(.why)"' "$W/d-fb.json")" \
+	"undecided: granted, but the build was denied it all the same"
 # A build that did not complete (debian/control asks for bison, the .dsc does not): no .debs
 # to decide by, no extra build, and said so.
 "$HARKAQ" build --store "$S" --dsc "$W/nobison/hkcalc_1.0.dsc" --decide-probes --json \
