@@ -40,36 +40,6 @@ struct options {
 	bool status_only;
 };
 
-/* ---- buffered JSON-lines writer on stdout ---- */
-
-void out_flush(struct out *o)
-{
-	size_t done = 0;
-	while (!o->broken && done < o->buf.len) {
-		ssize_t n = write(STDOUT_FILENO, o->buf.data + done, o->buf.len - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			o->broken = true;
-			o->write_errno = errno;
-			break;
-		}
-		done += (size_t)n;
-	}
-	hk_buf_reset(&o->buf);
-}
-
-void out_line(struct out *o, const struct hk_reader_line *l)
-{
-	hk_reader_line_encode(l, &o->buf);
-}
-
-void emit_message(struct out *o, enum hk_reader_event event, const char *message)
-{
-	const struct hk_reader_line l = { .event = event, .text_reason = (char *)(uintptr_t)message };
-	out_line(o, &l);
-}
-
 /* ---- start-up: confirm audit, raise the backlog ---- */
 
 struct change {

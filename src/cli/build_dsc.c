@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,39 +36,8 @@
 /* A .dsc is a small control file; a bigger one is a mistake. */
 #define DSC_MAX (1024 * 1024)
 
-const char *hk_dsc_mode_name(enum hk_dsc_mode m)
-{
-	switch (m) {
-	case HK_DSC_BUILD_BINARY: return "binary";
-	case HK_DSC_BUILD_ANY: return "any";
-	case HK_DSC_BUILD_ALL: return "all";
-	}
-	return "binary";
-}
 
-void dsc_say(const struct dsc_build *b, const char *fmt, ...)
-{
-	if (b->bo->quiet)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("[dsc] ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
-/* sbuild's environment for dpkg-buildpackage (sbuild 0.85, lib/Sbuild/Build.pm and
- * sbuild.conf(5)): its PATH, LC_ALL=C.UTF-8, SHELL=/bin/sh and a HOME that does not exist, so
- * a build that writes to $HOME fails as on a buildd.  No TZ: dpkg-buildpackage sets none, and
- * glibc then reads /etc/localtime, the zone the base configures (Etc/UTC). */
-const char *const hk_dsc_fixed_env[] = {
-	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/games",
-	"HOME=/sbuild-nonexistent",
-	"LC_ALL=C.UTF-8",
-	"SHELL=/bin/sh",
-	NULL,
-};
 
 /* ---- 1. the .dsc and its files ------------------------------------------------------------ */
 
@@ -630,15 +598,14 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		eo.keep_out = first_out;
 		eo.expect_set = &r->expect;
 		hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s", r->source_date_epoch);
-		const char *env[HK_ARRAY_LEN(hk_dsc_fixed_env)];
-		size_t n_env = 0;
-		for (; hk_dsc_fixed_env[n_env]; n_env++)
-			env[n_env] = hk_dsc_fixed_env[n_env];
+		hk_autostrv struct hk_strv env = HK_STRV_INIT;
+		for (size_t i = 0; hk_dsc_fixed_env[i]; i++)
+			hk_strv_push(&env, hk_dsc_fixed_env[i]);
 		/* dpkg-buildpackage sets it to this value too; the engine's other commands (the
 		 * outputs moved to /out) see the same. */
-		env[n_env++] = sde;
-		eo.fixed_env = env;
-		eo.n_fixed_env = n_env;
+		hk_strv_push(&env, sde);
+		eo.fixed_env = (const char *const *)env.v;
+		eo.n_fixed_env = env.n;
 		/* The engine opens the store again for itself: close ours, whose view of the
 		 * artifacts is the same. */
 		hk_store_close(b.store);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,18 @@
  * build-essential (Debian Policy §4.2), and fakeroot, which dpkg-buildpackage needs for the
  * targets Rules-Requires-Root gives root, and which sbuild installs in every build chroot. */
 const char *const dsc_implicit_deps[DSC_N_IMPLICIT] = { "build-essential", "fakeroot" };
+
+void dsc_say(const struct dsc_build *b, const char *fmt, ...)
+{
+	if (b->bo->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("[dsc] ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 /* ---- the base and the closure ---------------------------------------------------------- */
 

@@ -65,17 +65,6 @@ static void declared_for(struct dsc_build *b, const char *name, struct hk_strv *
 		hk_strv_push(out, hk_deb_field(st, "Package"));
 }
 
-/* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
- * as unread. */
-bool dsc_completed(const struct hk_build_result *br)
-{
-	if (br->n_phases == 0 || br->failed_phase || !br->artifact_id[0])
-		return false;
-	for (size_t i = 0; i < br->n_phases; i++)
-		if (hk_cage_failed(&br->phases[i].res))
-			return false;
-	return true;
-}
 
 /* The packages the converse looks through (core/converse.h): the closure apt added to the base
  * for this build, then the base's declared packages a group stands for.  Each package's files

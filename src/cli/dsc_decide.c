@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/build_dsc.h"
+#include "cli/dsc_findings.h"
 #include "cli/commands.h"
 #include "cli/dsc_int.h"
 #include "cli/proc.h"
@@ -46,15 +46,6 @@
 /* Differences listed per comparison (all are counted). */
 #define DECIDE_MAX_LISTED 20
 
-const char *hk_probe_class_name(enum hk_probe_class c)
-{
-	switch (c) {
-	case HK_PROBE_INERT: return "inert";
-	case HK_PROBE_INFLUENCE: return "influence";
-	case HK_PROBE_UNDECIDED: return "undecided";
-	}
-	return "undecided";
-}
 
 static bool is_binary_package(const char *name)
 {
@@ -261,7 +252,7 @@ static void extra_build(struct dsc_build *b, const struct hk_build_opts *eo,
 		rec->error = hk_xstrdup(err.msg);
 }
 
-static void decide(struct hk_dsc_decide *d, const char *package, enum hk_probe_class cls,
+static void record_decision(struct hk_dsc_decide *d, const char *package, enum hk_probe_class cls,
 		   const char *why, const struct hk_dsc_extra_build *shown)
 {
 	d->decisions = hk_xrealloc(d->decisions, (d->n_decisions + 1) * sizeof(*d->decisions));
@@ -282,7 +273,7 @@ static void decide_all(struct hk_dsc_decide *d, const struct hk_strv *names,
 		       const struct hk_dsc_extra_build *shown)
 {
 	for (size_t i = 0; i < names->n; i++)
-		decide(d, names->v[i], cls, why, shown);
+		record_decision(d, names->v[i], cls, why, shown);
 }
 
 /* What decides one comparison: compares `out` with `against` into rec, or says why not. */
@@ -345,14 +336,14 @@ static void attribute(struct dsc_build *b, const struct hk_build_opts *eo,
 		if (!compared(out, all_out, "all probes granted", "this build", dd->scratch, rec)) {
 			hk_autofree char *why = hk_xasprintf("the build without it gave no answer: %s",
 							     rec->error ? rec->error : rec->phases);
-			decide(d, names->v[k], HK_PROBE_UNDECIDED, why, NULL);
+			record_decision(d, names->v[k], HK_PROBE_UNDECIDED, why, NULL);
 		} else if (rec->identical) {
-			decide(d, names->v[k], HK_PROBE_INERT,
+			record_decision(d, names->v[k], HK_PROBE_INERT,
 			       "left out (the others granted), the .debs are those of all granted",
 			       NULL);
 		} else {
 			influences++;
-			decide(d, names->v[k], HK_PROBE_INFLUENCE,
+			record_decision(d, names->v[k], HK_PROBE_INFLUENCE,
 			       "left out (the others granted), the .debs differ from all granted",
 			       rec);
 		}
@@ -384,7 +375,7 @@ static void set_aside(struct hk_dsc_decide *d, struct hk_strv *names, struct hk_
 	for (size_t k = 0; k < names->n; k++) {
 		if (strcmp(names->v[k], name) != 0)
 			continue;
-		decide(d, name, HK_PROBE_UNDECIDED, why, NULL);
+		record_decision(d, name, HK_PROBE_UNDECIDED, why, NULL);
 		struct hk_strv *lists[] = { names, specs, paths };
 		for (size_t l = 0; l < HK_ARRAY_LEN(lists); l++) {
 			free(lists[l]->v[k]);
@@ -524,7 +515,7 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 			decide_all(d, &names, HK_PROBE_INERT,
 				   "granted, the .debs are byte for byte the first build's", NULL);
 		} else if (names.n == 1) {
-			decide(d, names.v[0], HK_PROBE_INFLUENCE,
+			record_decision(d, names.v[0], HK_PROBE_INFLUENCE,
 			       "granted, the .debs differ from the first build's", last);
 		} else {
 			/* Copied: attribute() adds records, which may move the array. */
@@ -566,121 +557,3 @@ void dsc_decide_free(struct hk_dsc_decide *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* ---- the report ------------------------------------------------------------------------ */
-
-static void list_human(FILE *f, const char *indent, char *const *items, size_t n_all)
-{
-	size_t shown = 0;
-	for (; items && items[shown]; shown++)
-		fprintf(f, "%s%s\n", indent, items[shown]);
-	if (n_all > shown)
-		fprintf(f, "%s… and %zu more\n", indent, n_all - shown);
-}
-
-void hk_dsc_decide_human(const struct hk_dsc_result *r, FILE *f)
-{
-	const struct hk_dsc_decide *d = &r->decide;
-	if (!d->asked)
-		return;
-	if (d->not_run) {
-		fprintf(f, "  --decide-probes: no build run: %s\n", d->not_run);
-		return;
-	}
-	fprintf(f, "  --decide-probes: each probe by its effect on the .debs (%zu more build%s, "
-		   "none sealed):\n", d->n_builds, d->n_builds == 1 ? "" : "s");
-	for (size_t i = 0; i < d->n_builds; i++) {
-		const struct hk_dsc_extra_build *x = &d->builds[i];
-		fprintf(f, "    %s", x->purpose);
-		if (x->n_granted && strncmp(x->purpose, "round", 5) == 0) {
-			fprintf(f, " (");
-			for (size_t k = 0; k < x->n_granted; k++)
-				fprintf(f, "%s%s", k ? " " : "", x->granted[k]);
-			fprintf(f, ")");
-		}
-		fprintf(f, ": %s", x->phases);
-		if (x->compared_with)
-			fprintf(f, "; .debs %s %s", x->identical ? "identical to" : "differ from",
-				x->compared_with);
-		if (x->error)
-			fprintf(f, "; no answer: %s", x->error);
-		if (x->n_new_probes) {
-			fprintf(f, "; new probes:");
-			for (size_t k = 0; k < x->n_new_probes; k++)
-				fprintf(f, " %s", x->new_probes[k]);
-		}
-		if (x->n_still_denied) {
-			fprintf(f, "; denied though granted:");
-			for (size_t k = 0; k < x->n_still_denied; k++)
-				fprintf(f, " %s", x->still_denied[k]);
-		}
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < d->n_decisions; i++) {
-		const struct hk_dsc_probe_decision *x = &d->decisions[i];
-		fprintf(f, "    %s: %s — %s\n", x->package,
-			x->cls == HK_PROBE_INFLUENCE ? "UNDECLARED INFLUENCE"
-						     : hk_probe_class_name(x->cls),
-			x->why);
-		list_human(f, "      ", x->differences, x->n_differences);
-	}
-}
-
-static void strs_json(struct hk_json *j, const char *key, char *const *items)
-{
-	hk_json_key(j, key);
-	hk_json_arr_begin(j);
-	for (size_t i = 0; items && items[i]; i++)
-		hk_json_bytes(j, items[i], strlen(items[i]));
-	hk_json_arr_end(j);
-}
-
-void hk_dsc_decide_json(const struct hk_dsc_result *r, struct hk_json *j)
-{
-	const struct hk_dsc_decide *d = &r->decide;
-	if (!d->asked) {
-		hk_json_null(j);
-		return;
-	}
-	hk_json_obj_begin(j);
-	hk_json_kv_str(j, "not_run", d->not_run);
-	hk_json_key(j, "builds");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < d->n_builds; i++) {
-		const struct hk_dsc_extra_build *x = &d->builds[i];
-		hk_json_obj_begin(j);
-		hk_json_kv_str(j, "purpose", x->purpose);
-		strs_json(j, "granted", x->granted);
-		hk_json_kv_str(j, "phases", x->phases);
-		hk_json_kv_bool(j, "completed", x->completed);
-		if (x->error)
-			hk_json_kv_bytes(j, "error", x->error, strlen(x->error));
-		else
-			hk_json_kv_str(j, "error", NULL);
-		hk_json_kv_str(j, "compared_with", x->compared_with);
-		hk_json_key(j, "identical");
-		if (x->compared_with)
-			hk_json_bool(j, x->identical);
-		else
-			hk_json_null(j);
-		strs_json(j, "differences", x->differences);
-		hk_json_kv_uint(j, "n_differences", x->n_differences);
-		strs_json(j, "new_probes", x->new_probes);
-		strs_json(j, "still_denied", x->still_denied);
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
-	hk_json_key(j, "decisions");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < d->n_decisions; i++) {
-		const struct hk_dsc_probe_decision *x = &d->decisions[i];
-		hk_json_obj_begin(j);
-		hk_json_kv_str(j, "package", x->package);
-		hk_json_kv_str(j, "class", hk_probe_class_name(x->cls));
-		hk_json_kv_bytes(j, "why", x->why, strlen(x->why));
-		strs_json(j, "differences", x->differences);
-		hk_json_kv_uint(j, "n_differences", x->n_differences);
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
-	hk_json_obj_end(j);
-}

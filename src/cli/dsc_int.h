@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/build_dsc.h"
+#include "cli/dsc_common.h"
 #include "core/deb.h"
 #include "core/strv.h"
 
@@ -63,9 +63,8 @@ const struct hk_deb_stanza *dsc_base_pkg(const struct dsc_build *b, const char *
 					 bool *virtual_);
 bool dsc_closure_has(const struct hk_dsc_result *r, const char *name);
 
-/* dsc_converse.c: whether every phase ran and succeeded, and the used Build-Depends none of
- * whose declared packages had a file opened (into b->r). */
-bool dsc_completed(const struct hk_build_result *br);
+/* dsc_converse.c: the used Build-Depends none of whose declared packages had a file opened
+ * (into b->r). */
 int dsc_find_unread(struct dsc_build *b);
 
 /* dsc_decide.c: --decide-probes.  The first build ran with its /out kept at `first_out`; the

@@ -1,60 +1,16 @@
 /* The report of a Debian build in Build-Depends terms (build_dsc.h; docs/debian-builds.md,
- * "The report"), computed from each phase's evidence object, as the build's own report is:
+ * "The report"), rendered from its findings (dsc_findings.h): for people, as JSON for
+ * programs, and as the verdict Statement's "debian" member.
  *
- *   missing Build-Depends: zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1)
- *
- * A package the diagnosis names (docs/diagnosis.md: the store artifact or the base package
- * that ships the denied path) is a NEED when the phase that was denied it failed, and a PROBE
- * the build survived when the phase went on: an influence on the result, not a need (a
- * configure check that found nothing may still have changed the binary).  A denied path no
- * package of the store or the base ships is unattributed: harkaq cannot name a package for it. */
+ *   missing Build-Depends: zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1) */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/build_dsc.h"
-#include "cli/dsc_int.h"
+#include "cli/dsc_findings.h"
 #include "core/strset.h"
 #include "core/util.h"
 
-struct finding {
-	char *package, *version, *origin;
-	char *phase, *path, *exe, *blockers, *how, *via;
-	uint64_t count;              /* denials, every phase */
-	struct hk_strset paths;      /* distinct paths denied */
-	struct hk_strset failed_paths;   /* those denied in a phase that failed */
-	bool need;                   /* a path of it was denied only in phases that failed */
-	char *alternative_in;        /* the used Build-Depends group that lists it, or NULL */
-};
-
-struct loose {
-	char *phase, *path, *exe, *class_, *reason;
-};
-
-/* A path denied and expected, with the entry that expects it (NULL: not the set's). */
-struct expected {
-	char *phase, *path, *exe;
-	uint64_t count;
-	const struct hk_expect_entry *entry;
-};
-
-struct report {
-	struct expected *x;
-	size_t n_x;
-	struct finding *f;
-	size_t n;
-	/* Paths denied in a phase that went on anyway: the build survived them. */
-	struct hk_strset survived;
-	struct loose *l;             /* unattributed and policy bugs */
-	size_t n_l;
-	uint64_t expected;
-};
-
-static char *bytes_of(const struct hk_jval *obj, const char *key)
-{
-	size_t len;
-	char *s = hk_jval_bytes(hk_jobj_get(obj, key), &len);
-	return s;
-}
 
 /* The denied right as a verb: what the build did to the path. */
 static const char *verb(const char *blockers)
@@ -79,212 +35,16 @@ static const char *exe_short(const char *exe)
 	return s ? s + 1 : exe;
 }
 
-/* The Debian target a phase ran, as the sentence names it. */
-static char *phase_target(const struct hk_dsc_result *r, const char *label)
-{
-	const char *suffix = r->mode == HK_DSC_BUILD_ANY ? "-arch"
-			     : r->mode == HK_DSC_BUILD_ALL ? "-indep" : "";
-	if (strcmp(label, "clean") == 0)
-		return hk_xstrdup("debian/rules clean");
-	return hk_xasprintf("debian/rules %s%s", label, suffix);
-}
 
-static struct finding *finding_for(struct report *rep, const char *pkg)
-{
-	for (size_t i = 0; i < rep->n; i++)
-		if (strcmp(rep->f[i].package, pkg) == 0)
-			return &rep->f[i];
-	rep->f = hk_xrealloc(rep->f, (rep->n + 1) * sizeof(*rep->f));
-	struct finding *f = &rep->f[rep->n++];
-	memset(f, 0, sizeof(*f));
-	f->package = hk_xstrdup(pkg);
-	f->paths = (struct hk_strset)HK_STRSET_INIT;
-	f->failed_paths = (struct hk_strset)HK_STRSET_INIT;
-	return f;
-}
 
-/* An expected denial, merged by path: the first phase and program that met it name it. */
-static void add_expected(const struct hk_dsc_result *r, const struct phase_result *pr,
-			 const struct hk_jval *d, uint64_t count, struct report *rep)
-{
-	hk_autofree char *path = bytes_of(d, "path");
-	for (size_t i = 0; path && i < rep->n_x; i++) {
-		if (rep->x[i].path && strcmp(rep->x[i].path, path) == 0) {
-			rep->x[i].count += count;
-			return;
-		}
-	}
-	rep->x = hk_xrealloc(rep->x, (rep->n_x + 1) * sizeof(*rep->x));
-	struct expected *x = &rep->x[rep->n_x++];
-	x->phase = phase_target(r, pr->label);
-	x->exe = bytes_of(d, "exe");
-	x->count = count;
-	x->entry = path ? hk_expect_match(&r->expect, path) : NULL;
-	x->path = hk_steal_ptr(&path);
-}
 
-static void add_phase(const struct hk_dsc_result *r, const struct phase_result *pr,
-		      struct report *rep)
-{
-	struct hk_jval *ev = NULL;
-	struct hk_error err;
-	if (!pr->has_verdict || pr->evidence.len == 0 ||
-	    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
-		return;
-	const struct hk_jval *den = hk_jobj_get(ev, "denials");
-	const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
-	bool failed = hk_cage_failed(&pr->res);
-	for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
-		const struct hk_jval *d = &den->items[i], *g = &diag->items[i];
-		const char *cls = hk_jobj_str(g, "class");
-		if (!cls)
-			continue;
-		uint64_t count = (uint64_t)hk_jobj_int(d, "count", 1);
-		if (strcmp(cls, "expected") == 0) {
-			rep->expected += count;
-			add_expected(r, pr, d, count, rep);
-			continue;
-		}
-		const struct hk_jval *prov = hk_jobj_get(g, "providers");
-		if (strcmp(cls, "declarable") == 0 && prov && prov->len > 0) {
-			const struct hk_jval *best = &prov->items[0];
-			struct finding *f = finding_for(rep, hk_jobj_str(best, "name"));
-			/* The first denial names the finding, or the first of a failed phase. */
-			bool replace = !f->path || (failed && f->failed_paths.len == 0);
-			f->count += count;
-			hk_autofree char *dpath = bytes_of(d, "path");
-			if (dpath) {
-				hk_strset_add(&f->paths, dpath);
-				hk_strset_add(failed ? &f->failed_paths : &rep->survived, dpath);
-			}
-			if (replace) {
-				free(f->phase);
-				free(f->path);
-				free(f->exe);
-				free(f->blockers);
-				free(f->how);
-				free(f->via);
-				free(f->version);
-				free(f->origin);
-				f->phase = phase_target(r, pr->label);
-				f->path = bytes_of(d, "path");
-				f->exe = bytes_of(d, "exe");
-				const char *bl = hk_jobj_str(d, "blockers");
-				f->blockers = bl ? hk_xstrdup(bl) : NULL;
-				const char *how = hk_jobj_str(best, "how");
-				f->how = how ? hk_xstrdup(how) : NULL;
-				f->via = bytes_of(best, "via");
-				const char *v = hk_jobj_str(best, "version");
-				const char *o = hk_jobj_str(best, "origin");
-				f->version = v ? hk_xstrdup(v) : NULL;
-				f->origin = o ? hk_xstrdup(o) : NULL;
-			}
-			continue;
-		}
-		rep->l = hk_xrealloc(rep->l, (rep->n_l + 1) * sizeof(*rep->l));
-		struct loose *l = &rep->l[rep->n_l++];
-		l->phase = phase_target(r, pr->label);
-		l->path = bytes_of(d, "path");
-		l->exe = bytes_of(d, "exe");
-		l->class_ = hk_xstrdup(cls);
-		const char *why = hk_jobj_str(g, "reason");
-		l->reason = why ? hk_xstrdup(why) : NULL;
-	}
-	hk_jval_free(ev);
-}
 
-/* The used Build-Depends group listing `pkg` as one of several alternatives, when another
- * alternative satisfied it: the build read an alternative apt did not choose. */
-static char *alternative_in(const struct hk_dsc_result *r, const char *pkg)
-{
-	for (size_t f = 0; f < HK_DSC_BUILD_CONFLICTS; f++) {
-		const char *text = r->reduced[f];
-		if (!text)
-			continue;
-		hk_autofree char *copy = hk_xstrdup(text);
-		for (char *save = NULL, *g = strtok_r(copy, ",", &save); g;
-		     g = strtok_r(NULL, ",", &save)) {
-			if (!strchr(g, '|'))
-				continue;
-			hk_autofree char *alts = hk_xstrdup(g);
-			for (char *s2 = NULL, *a = strtok_r(alts, "|", &s2); a;
-			     a = strtok_r(NULL, "|", &s2)) {
-				while (*a == ' ')
-					a++;
-				size_t n = strcspn(a, " :(");
-				if (strlen(pkg) == n && strncmp(a, pkg, n) == 0) {
-					while (*g == ' ')
-						g++;
-					return hk_xasprintf("%s: %s", hk_dsc_field_name(f), g);
-				}
-			}
-		}
-	}
-	return NULL;
-}
 
-static int cmp_finding(const void *a, const void *b)
-{
-	return strcmp(((const struct finding *)a)->package, ((const struct finding *)b)->package);
-}
 
-static void report_build(const struct hk_dsc_result *r, struct report *rep)
-{
-	memset(rep, 0, sizeof(*rep));
-	if (!r->built)
-		return;
-	rep->survived = (struct hk_strset)HK_STRSET_INIT;
-	for (size_t i = 0; i < r->build.n_phases; i++)
-		add_phase(r, &r->build.phases[i], rep);
-	/* A need: a path the build was denied only in phases that failed.  A path denied in a
-	 * phase that went on is a probe the build survived, wherever else it was denied. */
-	for (size_t i = 0; i < rep->n; i++)
-		for (size_t k = 0; k < rep->f[i].failed_paths.len && !rep->f[i].need; k++)
-			rep->f[i].need = !hk_strset_contains(&rep->survived,
-							     rep->f[i].failed_paths.items[k]);
-	for (size_t i = 0; i < rep->n; i++)
-		rep->f[i].alternative_in = alternative_in(r, rep->f[i].package);
-	if (rep->n)
-		qsort(rep->f, rep->n, sizeof(*rep->f), cmp_finding);
-}
 
-static void report_free(struct report *rep)
-{
-	for (size_t i = 0; i < rep->n; i++) {
-		struct finding *f = &rep->f[i];
-		free(f->package);
-		free(f->version);
-		free(f->origin);
-		free(f->phase);
-		free(f->path);
-		free(f->exe);
-		free(f->blockers);
-		free(f->how);
-		free(f->via);
-		free(f->alternative_in);
-		hk_strset_free(&f->paths);
-		hk_strset_free(&f->failed_paths);
-	}
-	free(rep->f);
-	hk_strset_free(&rep->survived);
-	for (size_t i = 0; i < rep->n_l; i++) {
-		free(rep->l[i].phase);
-		free(rep->l[i].path);
-		free(rep->l[i].exe);
-		free(rep->l[i].class_);
-		free(rep->l[i].reason);
-	}
-	free(rep->l);
-	for (size_t i = 0; i < rep->n_x; i++) {
-		free(rep->x[i].phase);
-		free(rep->x[i].path);
-		free(rep->x[i].exe);
-	}
-	free(rep->x);
-}
 
 /* "zlib1g-dev (debian/rules build read /usr/include/zlib.h, by cc1; 12 paths)" */
-static void finding_line(const struct finding *f, FILE *out)
+static void finding_line(const struct dsc_finding *f, FILE *out)
 {
 	/* A trap of the store view stands for the package's symlink: name the link. */
 	bool trap = f->how && strcmp(f->how, "link") == 0 && f->via;
@@ -359,166 +119,21 @@ static void converse_human(const struct hk_dsc_result *r, FILE *out)
 			unread_line(&r->unread[i], out);
 }
 
-void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
-{
-	hk_dsc_store_needs_of(r, &r->build, out);
-}
 
-char *hk_dsc_phases_summary(const struct hk_build_result *br)
-{
-	struct hk_buf s = HK_BUF_INIT;
-	for (size_t i = 0; i < br->n_phases; i++) {
-		const struct phase_result *pr = &br->phases[i];
-		hk_buf_printf(&s, "%s%s %d %s", i ? ", " : "", pr->label, pr->res.exit_code,
-			      pr->has_verdict ? hk_verdict_state_name(pr->verdict.state)
-					      : "no verdict");
-	}
-	if (br->n_phases == 0)
-		hk_buf_puts(&s, "no phase ran");
-	char *out = hk_xstrdup(hk_buf_str(&s));
-	hk_buf_free(&s);
-	return out;
-}
 
-void hk_dsc_store_needs_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
-			   struct hk_strv *out)
-{
-	struct hk_dsc_result other = *r;
-	other.build = *br;
-	other.built = true;
-	struct report rep;
-	report_build(&other, &rep);
-	/* A base package cannot be left out of the view: the base is the build's own root. */
-	for (size_t i = 0; i < rep.n; i++)
-		if (rep.f[i].need && !(rep.f[i].origin && strcmp(rep.f[i].origin, "base") == 0))
-			hk_strv_push(out, rep.f[i].package);
-	report_free(&rep);
-}
 
-void hk_dsc_denied_paths(const struct hk_build_result *br, struct hk_strset *out)
-{
-	for (size_t p = 0; p < br->n_phases; p++) {
-		const struct phase_result *pr = &br->phases[p];
-		struct hk_jval *ev = NULL;
-		struct hk_error err;
-		if (!pr->has_verdict || pr->evidence.len == 0 ||
-		    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
-			continue;
-		const struct hk_jval *den = hk_jobj_get(ev, "denials");
-		const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
-		for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
-			const char *cls = hk_jobj_str(&diag->items[i], "class");
-			if (cls && strcmp(cls, "expected") == 0)
-				continue;
-			char *path = bytes_of(&den->items[i], "path");
-			if (path)
-				hk_strset_add_owned(out, path);
-		}
-		hk_jval_free(ev);
-	}
-}
 
-void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
-		      struct hk_strv *names, struct hk_strv *specs, struct hk_strv *paths)
-{
-	struct hk_dsc_result other = *r;
-	other.build = *br;
-	other.built = true;
-	struct report rep;
-	report_build(&other, &rep);
-	for (size_t i = 0; i < rep.n; i++) {
-		const struct finding *f = &rep.f[i];
-		if (f->need)
-			continue;
-		hk_strv_push(names, f->package);
-		hk_strv_push_owned(specs, f->version ? hk_xasprintf("%s=%s", f->package, f->version)
-						     : hk_xstrdup(f->package));
-		if (paths) {
-			struct hk_buf joined = HK_BUF_INIT;
-			for (size_t k = 0; k < f->paths.len; k++)
-				hk_buf_printf(&joined, "%s%s", k ? "\n" : "", f->paths.items[k]);
-			hk_strv_push_owned(paths, hk_buf_steal(&joined));
-		}
-	}
-	report_free(&rep);
-}
 
-/* --confirm's answer: the second build succeeded without the packages (not needs), or failed
- * again (needs, or another cause its own report names), or could not give one. */
-enum confirm_answer {
-	CONFIRM_NONE,
-	CONFIRM_NOT_NEEDED,         /* the phase succeeded without them */
-	CONFIRM_STILL_FAILS,        /* it failed again, denied nothing it needed: they are needs */
-	CONFIRM_UNDECIDED,          /* it failed again on other denials: no answer about them */
-	CONFIRM_NO_ANSWER,          /* the second build gave no verdict for that phase */
-};
 
-/* The second build's report: the same result with its engine's result in place of the
- * first's (a shallow copy: nothing of it is freed here). */
-static void confirm_report(const struct hk_dsc_result *r, struct report *rep)
-{
-	struct hk_dsc_result second = *r;
-	second.build = r->confirm;
-	second.built = true;
-	report_build(&second, rep);
-}
 
-/* The first phase of `br` that failed, or br->n_phases when none did. */
-static size_t first_failed_phase(const struct hk_build_result *br)
-{
-	for (size_t i = 0; i < br->n_phases; i++)
-		if (hk_cage_failed(&br->phases[i].res))
-			return i;
-	return br->n_phases;
-}
 
-/* The answer is about the phase the first build failed in, where the packages were denied:
- * if the second build gets through that phase without them, they were not needed there, even
- * when a later phase then fails on something else (named by the second build's own findings:
- * python-pip gets past `import Cython` and then meets pygments). */
-static enum confirm_answer confirm_answer(const struct hk_dsc_result *r)
-{
-	if (!r->confirmed_ran)
-		return CONFIRM_NONE;
-	const struct hk_build_result *c = &r->confirm;
-	size_t failed = first_failed_phase(&r->build);
-	if (r->confirm_error || failed >= r->build.n_phases)
-		return CONFIRM_NO_ANSWER;
-	if (c->n_phases > failed && !hk_cage_failed(&c->phases[failed].res))
-		return CONFIRM_NOT_NEEDED;
-	if (c->n_phases <= failed)
-		return CONFIRM_NO_ANSWER;
-	/* Failed again: a need only if nothing else it was denied could be the cause. */
-	struct report rep;
-	confirm_report(r, &rep);
-	bool other = false;
-	for (size_t i = 0; i < rep.n && !other; i++)
-		other = rep.f[i].need;
-	report_free(&rep);
-	return other ? CONFIRM_UNDECIDED : CONFIRM_STILL_FAILS;
-}
 
-bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r)
-{
-	return confirm_answer(r) == CONFIRM_UNDECIDED;
-}
 
-static const char *confirm_answer_name(enum confirm_answer a)
-{
-	switch (a) {
-	case CONFIRM_NOT_NEEDED: return "not_needed";
-	case CONFIRM_STILL_FAILS: return "still_fails";
-	case CONFIRM_UNDECIDED: return "undecided";
-	case CONFIRM_NO_ANSWER: return "no_answer";
-	case CONFIRM_NONE: break;
-	}
-	return NULL;
-}
 
 
 static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 {
-	enum confirm_answer a = confirm_answer(r);
+	enum dsc_confirm_answer a = dsc_confirm_answer(r);
 	if (a == CONFIRM_NONE)
 		return;
 	for (size_t k = 0; k < r->n_confirm_rounds; k++) {
@@ -542,7 +157,7 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 			hk_cage_failed(&pr->res) ? " (failed)" : "");
 	}
 	fputc('\n', out);
-	size_t failed = first_failed_phase(&r->build);
+	size_t failed = dsc_first_failed_phase(&r->build);
 	const char *phase = failed < r->build.n_phases ? r->build.phases[failed].label : "?";
 	switch (a) {
 	case CONFIRM_NOT_NEEDED:
@@ -569,8 +184,8 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 	}
 	if (a == CONFIRM_STILL_FAILS || dsc_completed(&r->confirm))
 		return;
-	struct report rep;
-	confirm_report(r, &rep);
+	struct dsc_findings rep;
+	dsc_confirm_findings(r, &rep);
 	size_t shown = 0;
 	for (size_t i = 0; i < rep.n; i++) {
 		if (!rep.f[i].need)
@@ -581,18 +196,18 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 	}
 	if (!shown)
 		fprintf(out, "      (no missing Build-Depends named)\n");
-	report_free(&rep);
+	dsc_findings_free(&rep);
 }
 
 /* The expected denials: what the toolchain always does, stated, each with its entry. */
-static void expected_human(const struct hk_dsc_result *r, const struct report *rep, FILE *out)
+static void expected_human(const struct hk_dsc_result *r, const struct dsc_findings *rep, FILE *out)
 {
 	if (rep->n_x == 0)
 		return;
 	fprintf(out, "  expected (%s%s; they leave the phase Hermetic):\n", HK_DEB_EXPECT_VERSION,
 		r->expect_package_file ? " and " HK_DEB_EXPECT_FILE : "");
 	for (size_t i = 0; i < rep->n_x; i++) {
-		const struct expected *x = &rep->x[i];
+		const struct dsc_expected *x = &rep->x[i];
 		fprintf(out, "    %s (%s, by %s", x->path ? x->path : "?", x->phase,
 			exe_short(x->exe));
 		if (x->count > 1)
@@ -603,6 +218,125 @@ static void expected_human(const struct hk_dsc_result *r, const struct report *r
 				x->entry->source);
 		fputc('\n', out);
 	}
+}
+
+/* --decide-probes (dsc_decide.c): the builds it ran and what each probe does. */
+
+static void list_human(FILE *f, const char *indent, char *const *items, size_t n_all)
+{
+	size_t shown = 0;
+	for (; items && items[shown]; shown++)
+		fprintf(f, "%s%s\n", indent, items[shown]);
+	if (n_all > shown)
+		fprintf(f, "%s… and %zu more\n", indent, n_all - shown);
+}
+
+static void decide_human(const struct hk_dsc_result *r, FILE *f)
+{
+	const struct hk_dsc_decide *d = &r->decide;
+	if (!d->asked)
+		return;
+	if (d->not_run) {
+		fprintf(f, "  --decide-probes: no build run: %s\n", d->not_run);
+		return;
+	}
+	fprintf(f, "  --decide-probes: each probe by its effect on the .debs (%zu more build%s, "
+		   "none sealed):\n", d->n_builds, d->n_builds == 1 ? "" : "s");
+	for (size_t i = 0; i < d->n_builds; i++) {
+		const struct hk_dsc_extra_build *x = &d->builds[i];
+		fprintf(f, "    %s", x->purpose);
+		if (x->n_granted && strncmp(x->purpose, "round", 5) == 0) {
+			fprintf(f, " (");
+			for (size_t k = 0; k < x->n_granted; k++)
+				fprintf(f, "%s%s", k ? " " : "", x->granted[k]);
+			fprintf(f, ")");
+		}
+		fprintf(f, ": %s", x->phases);
+		if (x->compared_with)
+			fprintf(f, "; .debs %s %s", x->identical ? "identical to" : "differ from",
+				x->compared_with);
+		if (x->error)
+			fprintf(f, "; no answer: %s", x->error);
+		if (x->n_new_probes) {
+			fprintf(f, "; new probes:");
+			for (size_t k = 0; k < x->n_new_probes; k++)
+				fprintf(f, " %s", x->new_probes[k]);
+		}
+		if (x->n_still_denied) {
+			fprintf(f, "; denied though granted:");
+			for (size_t k = 0; k < x->n_still_denied; k++)
+				fprintf(f, " %s", x->still_denied[k]);
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->n_decisions; i++) {
+		const struct hk_dsc_probe_decision *x = &d->decisions[i];
+		fprintf(f, "    %s: %s — %s\n", x->package,
+			x->cls == HK_PROBE_INFLUENCE ? "UNDECLARED INFLUENCE"
+						     : hk_probe_class_name(x->cls),
+			x->why);
+		list_human(f, "      ", x->differences, x->n_differences);
+	}
+}
+
+static void strs_json(struct hk_json *j, const char *key, char *const *items)
+{
+	hk_json_key(j, key);
+	hk_json_arr_begin(j);
+	for (size_t i = 0; items && items[i]; i++)
+		hk_json_bytes(j, items[i], strlen(items[i]));
+	hk_json_arr_end(j);
+}
+
+static void decide_json(const struct hk_dsc_result *r, struct hk_json *j)
+{
+	const struct hk_dsc_decide *d = &r->decide;
+	if (!d->asked) {
+		hk_json_null(j);
+		return;
+	}
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "not_run", d->not_run);
+	hk_json_key(j, "builds");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < d->n_builds; i++) {
+		const struct hk_dsc_extra_build *x = &d->builds[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "purpose", x->purpose);
+		strs_json(j, "granted", x->granted);
+		hk_json_kv_str(j, "phases", x->phases);
+		hk_json_kv_bool(j, "completed", x->completed);
+		if (x->error)
+			hk_json_kv_bytes(j, "error", x->error, strlen(x->error));
+		else
+			hk_json_kv_str(j, "error", NULL);
+		hk_json_kv_str(j, "compared_with", x->compared_with);
+		hk_json_key(j, "identical");
+		if (x->compared_with)
+			hk_json_bool(j, x->identical);
+		else
+			hk_json_null(j);
+		strs_json(j, "differences", x->differences);
+		hk_json_kv_uint(j, "n_differences", x->n_differences);
+		strs_json(j, "new_probes", x->new_probes);
+		strs_json(j, "still_denied", x->still_denied);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "decisions");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < d->n_decisions; i++) {
+		const struct hk_dsc_probe_decision *x = &d->decisions[i];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "package", x->package);
+		hk_json_kv_str(j, "class", hk_probe_class_name(x->cls));
+		hk_json_kv_bytes(j, "why", x->why, strlen(x->why));
+		strs_json(j, "differences", x->differences);
+		hk_json_kv_uint(j, "n_differences", x->n_differences);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
 }
 
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
@@ -629,8 +363,8 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 			fprintf(out, " (failed)");
 	}
 	fputc('\n', out);
-	struct report rep;
-	report_build(r, &rep);
+	struct dsc_findings rep;
+	dsc_findings_of(r, &rep);
 	size_t needs = 0, probes = 0;
 	for (size_t i = 0; i < rep.n; i++)
 		rep.f[i].need ? needs++ : probes++;
@@ -670,7 +404,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 			rep.l[i].path ? rep.l[i].path : "?", rep.l[i].phase, exe_short(rep.l[i].exe),
 			rep.l[i].reason ? " — " : "", rep.l[i].reason ? rep.l[i].reason : "");
 	confirm_human(r, out);
-	hk_dsc_decide_human(r, out);
+	decide_human(r, out);
 	converse_human(r, out);
 	if (r->n_outputs) {
 		fprintf(out, "  outputs (artifact %s):\n", r->build.artifact_id);
@@ -678,10 +412,10 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 			fprintf(out, "    %s  %llu bytes  sha256 %s\n", r->outputs[i].file,
 				r->outputs[i].size, r->outputs[i].sha256);
 	}
-	report_free(&rep);
+	dsc_findings_free(&rep);
 }
 
-static void json_finding(struct hk_json *j, const struct finding *f)
+static void json_finding(struct hk_json *j, const struct dsc_finding *f)
 {
 	hk_json_obj_begin(j);
 	hk_json_kv_str(j, "package", f->package);
@@ -755,8 +489,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_str(j, r->declared_base[i]);
 	hk_json_arr_end(j);
 	hk_json_kv_str(j, "dpkg_state", r->state_id);
-	struct report rep;
-	report_build(r, &rep);
+	struct dsc_findings rep;
+	dsc_findings_of(r, &rep);
 	hk_json_key(j, "missing");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < rep.n; i++)
@@ -791,7 +525,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_key(j, "expected");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < rep.n_x; i++) {
-		const struct expected *x = &rep.x[i];
+		const struct dsc_expected *x = &rep.x[i];
 		hk_json_obj_begin(j);
 		hk_json_kv_str(j, "phase", x->phase);
 		if (x->path)
@@ -825,7 +559,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
-	report_free(&rep);
+	dsc_findings_free(&rep);
 	hk_json_key(j, "expectations");
 	hk_json_obj_begin(j);
 	hk_json_kv_str(j, "set", HK_DEB_EXPECT_VERSION);
@@ -891,7 +625,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_arr_end(j);
 	hk_json_obj_end(j);
 	hk_json_key(j, "confirm");
-	enum confirm_answer ca = confirm_answer(r);
+	enum dsc_confirm_answer ca = dsc_confirm_answer(r);
 	if (ca == CONFIRM_NONE) {
 		hk_json_null(j);
 	} else {
@@ -901,7 +635,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		for (size_t i = 0; i < r->n_confirm_hidden; i++)
 			hk_json_str(j, r->confirm_hidden[i]);
 		hk_json_arr_end(j);
-		hk_json_kv_str(j, "answer", confirm_answer_name(ca));
+		hk_json_kv_str(j, "answer", dsc_confirm_answer_name(ca));
 		hk_json_key(j, "rounds_before");
 		hk_json_arr_begin(j);
 		for (size_t k = 0; k < r->n_confirm_rounds; k++) {
@@ -922,7 +656,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		}
 		hk_json_arr_end(j);
 		/* The phase the answer is about: the first build's first failed phase. */
-		size_t failed = first_failed_phase(&r->build);
+		size_t failed = dsc_first_failed_phase(&r->build);
 		hk_json_kv_str(j, "phase",
 			       failed < r->build.n_phases ? r->build.phases[failed].label : NULL);
 		hk_json_kv_str(j, "error", r->confirm_error);
@@ -931,7 +665,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_obj_end(j);
 	}
 	hk_json_key(j, "decide");
-	hk_dsc_decide_json(r, j);
+	decide_json(r, j);
 	hk_json_key(j, "outputs");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_outputs; i++) {
@@ -964,7 +698,7 @@ static const char *decided_class(const struct hk_dsc_result *r, const char *pkg)
 	return NULL;
 }
 
-static void verdict_finding(struct hk_json *j, const struct finding *f, const char *cls,
+static void verdict_finding(struct hk_json *j, const struct dsc_finding *f, const char *cls,
 			    bool with_class)
 {
 	hk_json_obj_begin(j);
@@ -994,14 +728,10 @@ static void verdict_finding(struct hk_json *j, const struct finding *f, const ch
  * whole build's report decides (a need is a path denied only in phases that failed, so the
  * rule spans phases). */
 static void verdict_phase_json(const struct hk_dsc_result *r, const struct phase_result *pr,
-			       const struct report *all, struct hk_json *j)
+			       const struct dsc_findings *all, struct hk_json *j)
 {
-	struct report rep;
-	memset(&rep, 0, sizeof(rep));
-	rep.survived = (struct hk_strset)HK_STRSET_INIT;
-	add_phase(r, pr, &rep);
-	if (rep.n)
-		qsort(rep.f, rep.n, sizeof(*rep.f), cmp_finding);
+	struct dsc_findings rep;
+	dsc_phase_findings(r, pr, &rep);
 	const char *state = pr->has_verdict ? hk_verdict_state_name(pr->verdict.state) : NULL;
 	hk_json_obj_begin(j);
 	hk_json_kv_str(j, "phase", pr->label);
@@ -1038,26 +768,15 @@ static void verdict_phase_json(const struct hk_dsc_result *r, const struct phase
 	}
 	hk_json_arr_end(j);
 	hk_json_obj_end(j);
-	report_free(&rep);
+	dsc_findings_free(&rep);
 }
 
-bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r)
-{
-	if (!r->built || !r->build.cage || !dsc_completed(&r->build) || r->n_macro_needs > 0)
-		return false;
-	for (size_t i = 0; i < r->build.n_phases; i++) {
-		const struct phase_result *pr = &r->build.phases[i];
-		if (!pr->has_verdict || pr->verdict.state != HK_HERMETIC)
-			return false;
-	}
-	return true;
-}
 
 void hk_dsc_verdict_json(const struct hk_dsc_result *r, const char *expected_set,
 			 struct hk_json *j)
 {
-	struct report all;
-	report_build(r, &all);
+	struct dsc_findings all;
+	dsc_findings_of(r, &all);
 	hk_json_obj_begin(j);
 	hk_json_kv_str(j, "source", r->dsc.source);
 	hk_json_kv_str(j, "version", r->dsc.version);
@@ -1103,5 +822,5 @@ void hk_dsc_verdict_json(const struct hk_dsc_result *r, const char *expected_set
 		hk_json_obj_end(j);
 	}
 	hk_json_obj_end(j);
-	report_free(&all);
+	dsc_findings_free(&all);
 }

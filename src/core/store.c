@@ -195,6 +195,17 @@ void store_artifact_free(struct hk_artifact *a)
 	free(a);
 }
 
+/* The handle owns its index fields (store_index.c fills them): dropped here, reloaded on the
+ * next look-up. */
+void store_index_unload(struct hk_store *s)
+{
+	free(s->index_text);
+	free(s->index);
+	s->index_text = NULL;
+	s->index = NULL;
+	s->n_index = 0;
+}
+
 void hk_store_close(struct hk_store *s)
 {
 	if (!s)

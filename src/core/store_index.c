@@ -12,15 +12,6 @@
 
 #define INDEX_HEADER "harkaq-path-index 1\n"
 
-void store_index_unload(struct hk_store *s)
-{
-	free(s->index_text);
-	free(s->index);
-	s->index_text = NULL;
-	s->index = NULL;
-	s->n_index = 0;
-}
-
 static int index_line_cmp_path(const struct store_index_line *l, const char *path, size_t n)
 {
 	size_t m = l->path_len < n ? l->path_len : n;

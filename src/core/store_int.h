@@ -49,6 +49,9 @@ struct hk_store {
 
 /* ---- store.c ---- */
 
+/* Drops the loaded path index (store_index.c loads it again when asked). */
+void store_index_unload(struct hk_store *s);
+
 /* mkdir(path, 0755), an existing directory being fine. */
 int store_ensure_dir(const char *path, struct hk_error *err);
 bool store_version_valid(const char *version);
@@ -80,7 +83,6 @@ int store_unescape_field(const char *p, size_t n, struct hk_buf *out);
 
 /* ---- store_index.c ---- */
 
-void store_index_unload(struct hk_store *s);
 /* Writes a complete index for `arts` (plus `extra` with its tree, not yet in the list) into a
  * temporary file of STORE/.index; the caller renames *tmp_path over STORE/.index/paths. */
 int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_t n_arts,
