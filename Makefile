@@ -10,7 +10,9 @@
 #              mounts and namespaces, pidfds, fs-verity
 #   src/exec   harkaq-exec, statically linked, runs inside the sandbox
 #   src/audit  harkaq-audit, the privileged reader on the host
-#   src/cli    harkaq, the orchestrator
+#   src/engine the engine: builds (recipes and Debian), the cage's orchestration, the store's
+#              imports and bundles, attestation; called with structs, never includes src/cli
+#   src/cli    harkaq, the command line: argv, rendering for people, exit statuses
 
 CC      ?= cc
 SAN     ?= 0
@@ -33,6 +35,7 @@ CORE_SRC  := $(sort $(wildcard src/core/*.c))
 SYS_SRC   := $(sort $(wildcard src/sys/*.c))
 EXEC_SRC  := $(sort $(wildcard src/exec/*.c))
 AUDIT_SRC := $(sort $(wildcard src/audit/*.c))
+ENGINE_SRC:= $(sort $(wildcard src/engine/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 KTEST_SRC := $(sort $(wildcard tests/kernel/test_*.c))
@@ -42,6 +45,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 CORE_LIB  := $(BUILD)/libharkaq-core.a
 SYS_LIB   := $(BUILD)/libharkaq-sys.a
+ENGINE_LIB:= $(BUILD)/libharkaq-engine.a
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) \
              $(patsubst tests/kernel/%.c,$(BUILD)/tests/kernel/%,$(KTEST_SRC))
 HARNESS_OBJ := $(BUILD)/obj/tests/unit/harness_main.o
@@ -78,13 +82,17 @@ $(SYS_LIB): $(call obj,$(SYS_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(ENGINE_LIB): $(call obj,$(ENGINE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/harkaq-exec: $(call obj,$(EXEC_SRC)) $(SYS_LIB) $(CORE_LIB)
 	$(CC) $(ALLCFLAGS) $(EXEC_LINK) -o $@ $^ $(SECCOMP_LIBS) $(LDFLAGS)
 
 $(BUILD)/harkaq-audit: $(call obj,$(AUDIT_SRC)) $(SYS_LIB) $(CORE_LIB)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDFLAGS)
 
-$(BUILD)/harkaq: $(call obj,$(CLI_SRC)) $(SYS_LIB) $(CORE_LIB)
+$(BUILD)/harkaq: $(call obj,$(CLI_SRC)) $(ENGINE_LIB) $(SYS_LIB) $(CORE_LIB)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(SECCOMP_LIBS) $(ELF_LIBS) $(SODIUM_LIBS) $(LDFLAGS)
 
 $(BUILD)/tests/kernel/%: $(BUILD)/obj/tests/kernel/%.o $(HARNESS_OBJ) $(SYS_LIB) $(CORE_LIB)

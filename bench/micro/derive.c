@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/build.h"
-#include "cli/proc.h"
+#include "engine/build.h"
+#include "engine/proc.h"
 #include "core/buf.h"
 #include "core/recipe.h"
 #include "core/store.h"

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/attest.h"
+#include "engine/attest.h"
 #include "cli/commands.h"
-#include "cli/sign.h"
+#include "engine/sign.h"
 #include "core/dsse.h"
 #include "core/evobj.h"
 #include "core/file.h"

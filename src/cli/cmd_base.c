@@ -19,7 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/store_cli.h"
-#include "cli/proc.h"
+#include "engine/proc.h"
 #include "core/base.h"
 #include "core/buf.h"
 #include "core/debroot.h"

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/attest.h"
-#include "cli/build.h"
-#include "cli/build_dsc.h"
+#include "engine/attest.h"
+#include "engine/build.h"
+#include "engine/build_dsc.h"
 #include "cli/commands.h"
 #include "core/baseroot.h"
 #include "core/file.h"
@@ -373,7 +373,7 @@ static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *
 {
 	struct hk_build_result br;
 	struct hk_error err = { 0 };
-	/* The attestations (cli/attest.h): a key that cannot be used stops the build first. */
+	/* The attestations (engine/attest.h): a key that cannot be used stops the build first. */
 	struct hk_attest_ctx attest;
 	int code = hk_attest_begin(&attest, o->key, &err);
 	if (code != 0) {

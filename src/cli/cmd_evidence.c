@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/report.h"
+#include "engine/report.h"
 #include "core/evobj.h"
 #include "core/store.h"
 #include "core/util.h"
@@ -95,7 +95,7 @@ static int do_list(const char *store, bool json)
 				hk_json_null(&j);
 			hk_json_obj_end(&j);
 		} else {
-			/* A failed phase says so next to its state (cli/report.h). */
+			/* A failed phase says so next to its state (engine/report.h). */
 			struct hk_buf st = HK_BUF_INIT;
 			if (ev)
 				hk_report_state(ev, &st);

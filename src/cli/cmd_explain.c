@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/report.h"
+#include "engine/report.h"
 #include "core/evobj.h"
 #include "core/store.h"
 #include "core/util.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/build.h"
+#include "engine/build.h"
 #include "cli/commands.h"
 #include "core/baseroot.h"
 #include "core/json.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/proc.h"
+#include "engine/proc.h"
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/abi_tier.h"

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cage.h"
+#include "engine/cage.h"
 #include "cli/commands.h"
-#include "cli/proc.h"
-#include "cli/reach.h"
-#include "cli/runtime.h"
-#include "cli/verdict_out.h"
+#include "engine/proc.h"
+#include "engine/reach.h"
+#include "engine/runtime.h"
+#include "engine/verdict_out.h"
 #include "sys/nsinit.h"
 #include "core/abi_tier.h"
 #include "core/policy.h"
@@ -341,7 +341,7 @@ int cmd_run(int argc, char **argv)
 		hk_reach_list_free(&l);
 		if (rc != 0) {
 			fprintf(stderr, "harkaq run: %s\n", err.msg);
-			/* Bad input, as for a build (cli/reach.h); a check that could not be made is
+			/* Bad input, as for a build (engine/reach.h); a check that could not be made is
 			 * the environment's. */
 			code = rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
 			unlink(eff_path);

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/store_bundle.h"
+#include "engine/store_bundle.h"
 #include "cli/store_cli.h"
-#include "cli/store_import.h"
+#include "engine/store_import.h"
 #include "core/base.h"
 #include "core/buf.h"
 #include "core/deb.h"

@@ -1,5 +1,5 @@
 /* The sweep rendered for people (docs/sweep.md), from a result document: the command line's
- * part, beside cli/report.h. */
+ * part, beside engine/report.h. */
 #ifndef HK_CLI_SWEEP_RENDER_H
 #define HK_CLI_SWEEP_RENDER_H
 

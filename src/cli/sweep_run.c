@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/build.h"
+#include "engine/build.h"
 #include "cli/commands.h"
-#include "cli/proc.h"
+#include "engine/proc.h"
 #include "cli/sweep.h"
 #include "core/recipe.h"
 #include "core/store.h"

@@ -1,6 +1,6 @@
 /* Debian package metadata (design.md §9, docs/store.md "Debian import"): deb822 control data,
  * package relations, and the package sets a dpkg status file describes.  Pure parsing:
- * running dpkg-deb and apt is the command line's job (src/cli/store_import.c). */
+ * running dpkg-deb and apt is the command line's job (src/engine/store_import.c). */
 #ifndef HK_DEB_H
 #define HK_DEB_H
 

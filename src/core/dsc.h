@@ -1,6 +1,6 @@
 /* Debian source packages (docs/debian-builds.md): the .dsc control file and the source
  * package relations it carries.  Pure parsing: reading the files it names, checking their
- * bytes, running dpkg-source and apt are the command line's job (src/cli/build_dsc.c).
+ * bytes, running dpkg-source and apt are the command line's job (src/engine/build_dsc.c).
  *
  * A .dsc is one deb822 stanza (core/deb.h), usually clear-signed with OpenPGP.  The armour is
  * removed here without verifying the signature (dpkg-source checks it with the keyrings the

@@ -1,6 +1,6 @@
 /* DSSE, the Dead Simple Signing Envelope (v1): the pre-authentication encoding a signature
  * covers, and the JSON envelope that carries a payload and its signatures.  No cryptography
- * here: the signer and verifier (src/cli/sign.c) sign and check the bytes hk_dsse_pae gives.
+ * here: the signer and verifier (src/engine/sign.c) sign and check the bytes hk_dsse_pae gives.
  *
  *     PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body
  *     LEN(s)          = the byte length of s in ASCII decimal, no leading zeros

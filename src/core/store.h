@@ -34,7 +34,7 @@ enum hk_artifact_origin {
 	HK_ORIGIN_BASE = 3,     /* a pinned base root (store base create): never a dep */
 	/* What dpkg and the maintainer scripts of a Debian build's closure leave beyond the
 	 * packages' own files (alternatives links, trigger outputs, the package database), made
-	 * once per closure (cli/debstate.h).  A dep of that build only: like a base, it is never
+	 * once per closure (engine/debstate.h).  A dep of that build only: like a base, it is never
 	 * in the store view nor in the path index. */
 	HK_ORIGIN_STATE = 4,
 };

@@ -230,7 +230,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 			if (bp)
 				hk_strset_add_owned(&bugs, bp);
 		}
-		/* The id of the phase's stored evidence object (cli/report.h), or null. */
+		/* The id of the phase's stored evidence object (engine/report.h), or null. */
 		sp->evidence = dup_or_null(jstr(report, "evidence"));
 		const struct hk_jval *reasons = hk_jobj_get(verdict, "reasons");
 		if (reasons && reasons->type == HK_JARR && reasons->len > 0)

@@ -281,7 +281,7 @@ static int add_artifact(struct builder *b, struct hk_store *s, const struct hk_a
 }
 
 /* The links maintainer scripts made, as the dpkg states of Debian builds recorded them
- * (cli/debstate.h): update-alternatives' /usr/bin/yacc -> /etc/alternatives/yacc ->
+ * (engine/debstate.h): update-alternatives' /usr/bin/yacc -> /etc/alternatives/yacc ->
  * /usr/bin/bison.yacc.  No package ships them, so without this a build running `yacc` with
  * bison undeclared would get "command not found" and no denial.  Each becomes a pending link of
  * the view (a trap once settled) attributed to the artifact that ships the file the chain

@@ -32,7 +32,7 @@
  * original target, so the build behaves as with the original link.
  *
  * Links maintainer scripts made.  No package ships /usr/bin/yacc: bison's postinst makes it
- * with update-alternatives.  The dpkg states of Debian builds (origin "state", cli/debstate.h)
+ * with update-alternatives.  The dpkg states of Debian builds (origin "state", engine/debstate.h)
  * record such links; the view shows each one its merged tree lacks, as a trap attributed to
  * the artifact that ships the file its chain ends at, so running `yacc` without bison is a
  * denial naming bison.  States are not merged otherwise; their ids are part of the snapshot.

@@ -1,4 +1,4 @@
-/* fanotify: the files a Debian build opened among those the policy let it open (cli/reads.h).
+/* fanotify: the files a Debian build opened among those the policy let it open (engine/reads.h).
  * Landlock reports what it denies, never what it allows; the converse of a missing
  * Build-Depends — a declared one none of whose files was opened — needs the allowed opens,
  * which fanotify reports per filesystem.  Each returns 0 (or the documented value) or -errno,

@@ -5,7 +5,7 @@
 #   1. its sources (comments and string literals blanked) include no kernel-interface header
 #      and call no raw syscall or kernel-interface function;
 #   2. its compiled objects reference no such symbol (nm -u), whatever macro hid the call.
-# The programs on top (src/cli, src/audit, src/exec) go through src/sys too for the
+# The programs on top (src/cli, src/engine, src/audit, src/exec) go through src/sys too for the
 # interfaces src/sys wraps: no raw syscall, prctl, capabilities, mounts, namespaces, pidfds,
 # Landlock or seccomp calls (the kernel boundary, checked the same two ways).
 # Each matcher is first run on generated files that break the rule, and must catch them.
@@ -171,13 +171,32 @@ if [ -f "$T/bad_obj.o" ]; then
 		"prctl,seccomp_load,syscall," \
 		"$(scan_boundary_objects "$T/bad_obj.o" | sed 's/.*symbol //' | tr '\n' ',')"
 fi
-mapfile -t top_sources < <(ls src/cli/*.[ch] src/audit/*.[ch] src/exec/*.[ch])
-mapfile -t top_objects < <(ls "$B"/obj/src/cli/*.o "$B"/obj/src/audit/*.o "$B"/obj/src/exec/*.o 2>/dev/null)
-ntop=$(ls src/cli/*.c src/audit/*.c src/exec/*.c | wc -l)
+mapfile -t top_sources < <(ls src/cli/*.[ch] src/engine/*.[ch] src/audit/*.[ch] src/exec/*.[ch])
+mapfile -t top_objects < <(ls "$B"/obj/src/cli/*.o "$B"/obj/src/engine/*.o "$B"/obj/src/audit/*.o \
+	"$B"/obj/src/exec/*.o 2>/dev/null)
+ntop=$(ls src/cli/*.c src/engine/*.c src/audit/*.c src/exec/*.c | wc -l)
 check_eq "control: every program source file is scanned ($ntop .c files, their objects built)" \
 	"$ntop" "${#top_objects[@]}"
-check_eq "src/cli, src/audit and src/exec reach those kernel interfaces only through src/sys" "" \
+check_eq "src/cli, src/engine, src/audit and src/exec reach those kernel interfaces only through src/sys" "" \
 	"$( { scan_boundary "${top_sources[@]}"; scan_boundary_objects "${top_objects[@]}"; } | sort -u)"
+
+# ---- the engine never reaches up into the command line ----
+# src/engine is called by src/cli (docs/design.md, "Layers"): an include of a cli header, or a
+# reference to a symbol only src/cli defines, would run an arrow back up.
+up=$(grep -n '#include "cli/' src/engine/*.[ch] || true)
+check_eq "src/engine includes no header of src/cli" "" "$up"
+cli_syms=$(nm -g --defined-only "$B"/obj/src/cli/*.o 2>/dev/null | awk '$2 ~ /[TDBR]/ {print $3}' | sort -u)
+engine_undef=$(nm -u "$B"/obj/src/engine/*.o 2>/dev/null | awk '{print $2}' | sort -u)
+check_eq "src/engine's objects need no symbol that only src/cli defines" "" \
+	"$(comm -12 <(echo "$cli_syms") <(echo "$engine_undef"))"
+# The control: the same check sees the command line's own need of the engine.
+cli_undef=$(nm -u "$B"/obj/src/cli/*.o 2>/dev/null | awk '{print $2}' | sort -u)
+engine_syms=$(nm -g --defined-only "$B"/obj/src/engine/*.o 2>/dev/null | awk '$2 ~ /[TDBR]/ {print $3}' | sort -u)
+if [ -n "$(comm -12 <(echo "$engine_syms") <(echo "$cli_undef"))" ]; then
+	ok "control: the symbol check sees src/cli calling into src/engine"
+else
+	not_ok "control: the symbol check sees src/cli calling into src/engine" "no shared symbol found"
+fi
 
 # ---- the core itself ----
 mapfile -t sources < <(ls src/core/*.[ch])

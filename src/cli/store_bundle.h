@@ -1,8 +1,0 @@
-/* harkaq store export / import (store_bundle.c): bundles of artifacts, core/bundle.h. */
-#ifndef HK_CLI_STORE_BUNDLE_H
-#define HK_CLI_STORE_BUNDLE_H
-
-/* argv[0] is "export" or "import"; returns the exit status. */
-int store_bundle_cmd(const char *store_dir, int argc, char **argv);
-
-#endif

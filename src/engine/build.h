@@ -1,0 +1,201 @@
+/* The build engine behind `harkaq build` (and, later, the sweep): recipe → store closure →
+ * derived policy → each phase in the sandbox under the cage → verdicts → sealed artifact. */
+#ifndef HK_ENGINE_BUILD_H
+#define HK_ENGINE_BUILD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "engine/cage.h"
+#include "engine/sandbox.h"
+#include "core/build_failure.h"
+#include "core/collapse.h"
+#include "core/debexpect.h"
+#include "core/derive.h"
+#include "core/recipe.h"
+#include "core/store.h"
+#include "core/verdict.h"
+#include "core/view.h"
+
+struct hk_build_plan {
+	struct hk_policy policy;         /* the derived policy (finished) */
+	char policy_id[HK_B3_ID_LEN];
+	struct hk_derive_report report;
+	char **layers;                   /* dep artifact trees, highest priority first */
+	size_t n_layers;
+	char **closure_names;            /* artifact dirnames of the closure, deps first */
+	size_t n_unmerged;               /* dep files outside the merged system directories */
+	size_t n_closure;
+	/* Packages of the base the closure needs (declared by name, or the runtime deps of store
+	 * artifacts that the base satisfies): their files are granted from the base. */
+	size_t n_base_packages;
+	/* Directories the cage may install as one rule each (core/collapse.h), and counts.
+	 * Planned by hk_build_collapse, once the sandbox's store view is known. */
+	struct hk_strset collapse;
+	struct hk_collapse_stats collapse_stats;
+	/* The base the sandbox stands on (core/base.h): its tree ("/" for the host), and what
+	 * the evidence says of it (the view's id is filled in by the run). */
+	char *base_root;
+	struct hk_verdict_base base;
+	/* Kept for hk_build_collapse: the closure's sandbox-visible entries. */
+	struct hk_derive_entry *entries;
+	size_t n_entries;
+	char **entry_paths;
+	struct hk_tree *trees;           /* the closure's manifests the entries point into */
+	size_t n_trees;
+	/* When hk_build_derive fails: HK_BUILD_STAGE_DEPS when a declared dep or the closure
+	 * failed, else HK_BUILD_STAGE_NONE (another set-up step). */
+	enum hk_build_stage fail_stage;
+};
+
+/* Resolves the recipe's base and deps in the store (relative names are the store's), computes
+ * the closure and derives the policy for `sandbox`'s contract surfaces; the policy names the
+ * base (its id when pinned).  `store` may be NULL for a recipe on an unpinned base without
+ * build deps (its closure is empty). */
+HK_MUST_CHECK int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
+/* Whether `name` is a package (or a name one Provides) installed in the base tree `root`
+ * (its dpkg database): a build dep the store lacks may name one (docs/bases.md). */
+bool hk_build_base_has_package(const char *root, const char *name);
+/* Plans the collapsed directories of bp's policy, given the store view the sandbox shows
+ * (NULL: none). */
+HK_MUST_CHECK int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
+void hk_build_plan_free(struct hk_build_plan *bp);
+/* Expands the patterns of `set` (core/debexpect.h) against each tree of `roots` (host
+ * directories standing for the sandbox's /): the sandbox paths found, into `out`.  A pattern
+ * without a wildcard is taken as it is. */
+void hk_build_expand_expects(const struct hk_expect_set *set, const char *const *roots,
+			     size_t n_roots, struct hk_strset *out);
+
+/* The store a build of `r` uses: `store_opt`, else $HARKAQ_STORE, else the nearest store/
+ * (with a store marker) from the recipe's directory up.  NULL when none of them gives one;
+ * the caller decides (a recipe with deps cannot resolve them).  Malloc'd. */
+char *hk_build_store_dir(const struct hk_recipe *r, const char *store_opt);
+
+/* The sandbox a build of `r` runs in, as far as it decides the policy (the contract surfaces,
+ * hk_sandbox_contract): `harkaq build` and `harkaq policy` both start from it, so the policy
+ * printed is the policy a caged build enforces.  Work paths are left NULL for the caller. */
+void hk_build_sandbox_init(struct hk_sandbox *sb, const struct hk_recipe *r, bool cage);
+
+/* Where a build's work directory is made (HK_BUILD_WORK_PARENT/harkaq-build-<nonce>): the
+ * build user must be able to reach it, as every path bubblewrap binds. */
+#define HK_BUILD_WORK_PARENT "/var/tmp"
+
+struct hk_build_opts {
+	const char *recipe_path;
+	const char *store_dir;           /* NULL: $HARKAQ_STORE, else nearest store/ above */
+	bool cage;
+	const char *user;
+	const char *profile;
+	int timeout_s;
+	bool keep;
+	bool quiet;
+	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
+	bool per_file_rules;             /* never hand the cage collapsed directories */
+	bool verify_full;                /* re-hash the closure and base, stat caches ignored */
+	/* What may enter the store: by default only the output of a build whose every phase is
+	 * Hermetic (its id is computed and reported either way). */
+	bool seal_impure;                /* also a build with a phase Impure or NoEvidence, or
+					  * built --no-cage */
+	bool no_seal;                    /* nothing, whatever the verdicts */
+	const char *wrap;                /* benchmark only: "PROG ARGS…" (split on spaces) run
+					  * around each phase's shell inside the sandbox */
+	int force_abi;                   /* > 0: harkaq-exec --force-abi N (tests of old kernels;
+					  * the verdict is then NoEvidence); 0: the kernel's ABI */
+	/* A Debian build (engine/build_dsc.h) sets these; NULL for a recipe's own build. */
+	const char *source_date_epoch;   /* instead of the fixed HK_SOURCE_DATE_EPOCH */
+	const char *const *phase_labels; /* HK_PHASE_COUNT names for the phases ("build" …) */
+	const char *dpkg_db;             /* host directory bound read-only at /var/lib/dpkg */
+	bool observe_opens;              /* record the files the phases opened (engine/reads.h) */
+	const char *const *view_hide;    /* artifact names the store view leaves out */
+	size_t n_view_hide;
+	const char *const *dpkg_db_files;   /* its files as sandbox paths, granted read-only */
+	size_t n_dpkg_db_files;
+	/* A host path (absent, on the work directory's file system) to which /out is moved once
+	 * the phases are done, before the work directory is removed: the caller compares
+	 * outputs (dsc_decide.c).  NULL: /out goes with the work directory. */
+	const char *keep_out;
+	/* The toolchain's expectations (core/debexpect.h): each pattern is expanded against the
+	 * base and the store view, and every path found that the policy does not grant is
+	 * expected; the evidence names the entry of each expected denial.  Borrowed for the run. */
+	const struct hk_expect_set *expect_set;
+	/* The fixed environment of every phase, "KEY=VALUE" each, instead of the engine's own
+	 * (PATH, HOME, SOURCE_DATE_EPOCH, LC_ALL, TZ: docs/recipe-format.md, "[env]"); the
+	 * recipe's [env] follows it.  NULL: the engine's. */
+	const char *const *fixed_env;
+	size_t n_fixed_env;
+};
+
+struct phase_result {
+	enum hk_phase phase;
+	const char *label;               /* its name in verdicts and reports (static or the opts') */
+	bool ran;
+	struct hk_cage_result res;
+	struct hk_verdict verdict;
+	bool has_verdict;
+	long long ms;
+	/* The phase's evidence object, kept as written (its diagnosis is computed once, and the
+	 * --json result reuses it): canonical bytes, and its id when it was stored. */
+	struct hk_buf evidence;
+	char evidence_id[HK_B3_ID_LEN];
+};
+
+struct hk_build_result {
+	bool cage;
+	bool recipe_loaded;
+	struct hk_recipe recipe;
+	char recipe_hash[HK_B3_ID_LEN];
+	struct hk_store *store;
+	bool plan_ok;
+	struct hk_build_plan plan;
+	struct phase_result phases[HK_PHASE_COUNT];
+	size_t n_phases;
+	long long ms_evidence_finish;    /* awaiting the phases' deferred deallocation records */
+	const char *failed_phase;
+	/* The artifact the install output makes, whether or not it entered the store (empty
+	 * when a phase failed or the recipe installs nothing), and, once stored, its directory. */
+	char artifact_id[HK_B3_ID_LEN];
+	bool artifact_stored;
+	char *artifact_dir;
+	char *work;
+	struct hk_view view;             /* the store view the sandbox showed (core/view.h) */
+	size_t deps_sealed;              /* closure artifacts whose fs-verity seal was verified */
+	int interrupted;                 /* the signal that stopped the build, or 0 */
+	/* Where the build stopped with a status >= 64: the JSON result's "failure". */
+	enum hk_build_stage failed_stage;
+	int failed_signal;               /* the signal behind a stop, or 0 */
+	const char *error;               /* why the build stopped with a status >= 64 (err.msg of
+					  * hk_build_run; set by the caller for the JSON result) */
+	/* With bo->observe_opens: the sandbox paths the phases opened among those allowed
+	 * (engine/reads.h); `opened_note` says why they were not observed, `opened_incomplete`
+	 * that the kernel dropped some. */
+	struct hk_strset opened;
+	bool opened_observed, opened_incomplete;
+	char *opened_note;
+	/* The options' expectation set (borrowed: valid while the caller's set is), and how many
+	 * paths of it the policy expects (those it does not grant). */
+	const struct hk_expect_set *expect_set;
+	size_t n_set_expects;
+};
+
+/* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err
+ * says why and r->failed_stage where. */
+HK_MUST_CHECK int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
+/* Checks the closure's artifacts and the pinned base before anything runs (build_verify.c);
+ * counts the sealed deps into br.  Returns 0 or an exit status, err saying which failed. */
+HK_MUST_CHECK int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
+			   struct hk_store *store, struct hk_build_result *br, struct hk_error *err);
+
+/* The result as JSON, and its release (build_result.c). */
+void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);
+void hk_build_result_free(struct hk_build_result *r);
+
+/* Source preparation (source.c). */
+HK_MUST_CHECK int hk_source_verify_tarball(const struct hk_recipe *r, struct hk_error *err);
+/* A tarball that unpacked into one top directory: move its content up into `dir`. */
+HK_MUST_CHECK int hk_source_flatten_single_dir(const char *dir, struct hk_error *err);
+/* After `apt-get source` in `fetch`: copy the unpacked source tree into `dst`. */
+HK_MUST_CHECK int hk_source_take_apt_dir(const char *fetch, const char *package, const char *dst,
+			   struct hk_error *err);
+
+#endif

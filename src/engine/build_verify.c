@@ -1,0 +1,50 @@
+/* The build's inputs checked before anything runs: every artifact of the closure and the
+ * pinned base, warm by their stat caches or in full (docs/bases.md, docs/sealing.md). */
+#include <stdio.h>
+
+#include "engine/build.h"
+#include "engine/status.h"
+#include "engine/proc.h"
+#include "core/statcache.h"
+#include "sys/verity.h"
+
+/* Every dep of the closure, and the pinned base, are checked before any sandbox starts, with
+ * the check of `harkaq store verify` (hk_verity_check_artifact): its BLAKE3 tree against its
+ * manifest and, if sealed, its fs-verity digests — so an artifact changed on disk, or under
+ * the filesystem, is refused before anything runs, naming it and the file.  Warm when nothing
+ * changed since the last full check: by the artifact's stat cache (core/statcache.h).
+ * Returns 0 or an exit code. */
+int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
+			  struct hk_store *store, struct hk_build_result *br, struct hk_error *err)
+{
+	long long t_verify = hk_now_ms();
+	size_t warm_count = 0, n_checked = 0;
+	for (size_t i = 0; i <= br->plan.n_closure; i++) {
+		const struct hk_artifact *dep = NULL;
+		bool is_dep = i < br->plan.n_closure;
+		const char *what = is_dep ? br->plan.closure_names[i] : br->plan.base.id;
+		if (!what)
+			break;   /* an unpinned base: nothing of the store to verify */
+		bool warm = false;
+		int vr = hk_store_find(store, what, &dep, err);
+		if (vr == 0)
+			vr = bo->verify_full ? hk_verity_check_artifact(store, dep, err)
+					     : hk_statcache_verify(store, dep, hk_verity_check_artifact,
+								   &warm, err);
+		if (vr < 0) {
+			hk_wrap(err, "refusing to build %s: %s %s does not verify",
+				r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
+			return hk_exit_for_errno(err->code);
+		}
+		n_checked++;
+		warm_count += warm;
+		if (is_dep)
+			br->deps_sealed += dep->sealed;
+	}
+	if (!bo->quiet && n_checked)
+		fprintf(stderr, "[deps] %zu artifact(s) verified (%zu%s sealed with fs-verity; %zu "
+				"unchanged since the last full check) in %.1f s\n",
+			n_checked, br->deps_sealed, br->plan.base.id ? " deps" : "", warm_count,
+			(double)(hk_now_ms() - t_verify) / 1000.0);
+	return 0;
+}

@@ -1,0 +1,201 @@
+/* What the steps of a Debian build and its readers share (engine/build_dsc.h): its options, its
+ * result, and the small rules every part of it asks — the build mode's name, a probe class's
+ * name, the fixed environment, whether a build completed, a phases' one-line summary.  The
+ * lowest room of the Debian build: it calls none of the others. */
+#ifndef HK_ENGINE_DSC_COMMON_H
+#define HK_ENGINE_DSC_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "engine/build.h"
+#include "core/debexpect.h"
+#include "core/dsc.h"
+#include "core/json.h"
+#include "core/strset.h"
+#include "core/strv.h"
+
+#define HK_DSC_DEFAULT_BASE "debian-12-buildd"
+
+/* dpkg-buildpackage's -b, -B, -A. */
+enum hk_dsc_mode {
+	HK_DSC_BUILD_BINARY = 0,    /* -b: architecture-dependent and -independent packages */
+	HK_DSC_BUILD_ANY,           /* -B: architecture-dependent only */
+	HK_DSC_BUILD_ALL,           /* -A: architecture-independent only */
+};
+
+struct hk_dsc_opts {
+	const char *dsc_path;
+	const char *base;           /* a base of the store by name or id (HK_DSC_DEFAULT_BASE) */
+	enum hk_dsc_mode mode;
+	bool with_checks;           /* run the test suites (no nocheck option and profile) */
+	bool no_clean;              /* skip the clean phase (dpkg-buildpackage -nc) */
+	int jobs;                   /* DEB_BUILD_OPTIONS parallel=N */
+	/* When the build failed with missing Build-Depends of the store: build again with those
+	 * packages left out of the store view, to see whether the build needed them or only
+	 * failed on being refused what a machine without them would not have shown. */
+	bool confirm;
+	/* Packages imported into the store (with their dependencies) before the build, so the
+	 * store view shows them: visible, not granted (docs/debian-builds.md, "What a build can
+	 * name"). */
+	const char *const *see;
+	size_t n_see;
+	/* After a build that completed: decide each probe by its effect on the .debs, building
+	 * again with the probes granted (and once unchanged, as the control): dsc_decide.c. */
+	bool decide_probes;
+};
+
+/* One package of the closure apt chose. */
+struct hk_dsc_pkg {
+	char *name, *version, *arch;
+	char *upgrades;             /* the base's version it replaces, or NULL */
+	char id[HK_B3_ID_LEN];      /* its store artifact */
+};
+
+/* A used Build-Depends group none of whose declared packages had a file of its own opened
+ * (the converse of a missing Build-Depends; docs/debian-builds.md, "The report"). */
+struct hk_dsc_unread {
+	char *field;                /* "Build-Depends" … */
+	char *group;                /* the group as reduced: "libncurses5-dev" */
+	char *packages;             /* the declared packages it stands for: "libncurses5-dev" */
+	/* NULL when nothing was opened through them: none opened.  Else the packages of their
+	 * dependency closure within the build's closure a file of which was opened, nearest
+	 * first (NULL-terminated): used through them, as a transitional package is
+	 * (pkg-config through pkgconf; core/converse.h). */
+	char **through;
+	char **through_paths;       /* the first file opened of each of them */
+	size_t n_through;
+};
+
+/* A store package named from the build's log, not from a denial: its /usr/share/aclocal file
+ * defines a macro the log says was missing (core/aclocal.h).  The store view leaves that
+ * directory out, so such a use has no other witness. */
+struct hk_dsc_macro_need {
+	char *package, *version;
+	char *macro;                /* "PKG_PROG_PKG_CONFIG" */
+	char *file;                 /* "/usr/share/aclocal/pkg.m4" */
+	char *line;                 /* the log's line that says it was missing */
+};
+
+/* What a probe does to the .debs (docs/debian-builds.md, "Deciding probes"). */
+enum hk_probe_class {
+	HK_PROBE_INERT,             /* granted, the .debs are byte for byte the same */
+	HK_PROBE_INFLUENCE,         /* granted, the .debs differ: an undeclared influence */
+	HK_PROBE_UNDECIDED,         /* no answer, and why (the control differs, a build failed) */
+};
+
+/* One build --decide-probes ran beside the first, and what it showed. */
+struct hk_dsc_extra_build {
+	char *purpose;              /* "control: nothing changed", "round 1: the probes granted" */
+	char **granted;             /* NAME=VERSION granted beyond the first build's, NULL-ended */
+	size_t n_granted;
+	char *phases;               /* "clean 0 Hermetic, build 0 Impure, binary 0 Hermetic" */
+	bool completed;             /* every phase ran and exited 0 */
+	char *error;                /* why it stopped before its verdicts, or NULL */
+	char *compared_with;        /* the build its .debs were compared with, or NULL */
+	bool identical;             /* ... and they were byte for byte the same */
+	char **differences;         /* the first differences, one sentence each, NULL-ended */
+	size_t n_differences;       /* all of them (more than listed when many) */
+	char **new_probes;          /* packages it was denied that were not granted, NULL-ended */
+	size_t n_new_probes;
+	char **still_denied;        /* granted packages it was denied all the same, NULL-ended */
+	size_t n_still_denied;
+};
+
+struct hk_dsc_probe_decision {
+	char *package;
+	enum hk_probe_class cls;
+	char *why;
+	char **differences;         /* an influence's differing files, NULL-ended */
+	size_t n_differences;
+};
+
+struct hk_dsc_decide {
+	bool asked;                 /* --decide-probes was given */
+	char *not_run;              /* why no extra build ran, or NULL */
+	struct hk_dsc_extra_build *builds;
+	size_t n_builds;
+	struct hk_dsc_probe_decision *decisions;
+	size_t n_decisions;
+};
+
+/* One output file of the build, as sealed. */
+struct hk_dsc_output {
+	char *file;
+	unsigned long long size;
+	char sha256[65];
+};
+
+struct hk_dsc_result {
+	bool dsc_loaded;
+	struct hk_dsc dsc;
+	char dsc_sha256[65];
+	char *dsc_path;             /* absolute */
+	enum hk_dsc_mode mode;
+	char *srcdir;               /* the unpacked tree's directory name under /src */
+	char *source_date_epoch;
+	char *build_options;        /* DEB_BUILD_OPTIONS */
+	char *profiles;             /* DEB_BUILD_PROFILES ("" when none) */
+	char *reduced[HK_DSC_FIELD_COUNT];   /* the fields used, reduced; NULL when not used */
+	char *base_name, *base_id;
+	struct hk_dsc_pkg *closure;
+	size_t n_closure;
+	char **declared_base;       /* base packages declared (NAME=VERSION), NULL-terminated */
+	size_t n_declared_base;
+	char *state_id;             /* the dpkg state artifact, or NULL (an empty closure) */
+	bool built;                 /* the engine ran: `build` holds its result */
+	struct hk_build_result build;
+	struct hk_dsc_output *outputs;
+	size_t n_outputs;
+	/* The converse, when the opens were observed (build.opened_observed). */
+	struct hk_dsc_unread *unread;
+	size_t n_unread;
+	/* The store packages named from the build's log (dsc_aclocal.c). */
+	struct hk_dsc_macro_need *macro_needs;
+	size_t n_macro_needs;
+	size_t n_groups_checked;
+	/* --confirm: the packages left out of the view, and the second build's result. */
+	char **confirm_hidden;      /* NULL-terminated; NULL when no second build ran */
+	size_t n_confirm_hidden;
+	bool confirmed_ran;
+	struct hk_build_result confirm;
+	char *confirm_error;        /* why the second build stopped before its verdicts, or NULL */
+	/* The rounds before the last (r->confirm is the last): each left out what the previous
+	 * left out and the needs it named. */
+	struct hk_dsc_confirm_round {
+		char **hidden;          /* NULL-terminated */
+		char *phases;           /* "clean 0 Impure, build 2 Impure" */
+		char **new_needs;       /* the needs it named that were still in the view */
+	} *confirm_rounds;
+	size_t n_confirm_rounds;
+	struct hk_dsc_decide decide;    /* --decide-probes */
+	char *recipe_text;          /* the recipe the engine ran (its file goes with the work) */
+	char *work;                 /* the front end's work directory */
+	const char *error;
+	/* The expectations the build ran with: the built-in set (HK_DEB_EXPECT_VERSION), then the
+	 * package's own (debian/harkaq-expect, when it has one). */
+	struct hk_expect_set expect;
+	bool expect_package_file;
+	size_t n_expect_paths;      /* paths found for them that the build left undeclared */
+};
+
+/* "binary", "any", "all" (dpkg-buildpackage --build=…). */
+const char *hk_dsc_mode_name(enum hk_dsc_mode m);
+
+/* "inert", "influence", "undecided". */
+const char *hk_probe_class_name(enum hk_probe_class c);
+
+/* The fixed environment of every phase of a Debian build, "KEY=VALUE" each, NULL-terminated
+ * (SOURCE_DATE_EPOCH comes apart: it is the package's): sbuild's, as Debian's buildds run
+ * dpkg-buildpackage (docs/debian-builds.md, "Where Debian builds stand"). */
+extern const char *const hk_dsc_fixed_env[];
+
+/* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
+ * as unread, and only a completed build's .debs can be compared. */
+bool dsc_completed(const struct hk_build_result *br);
+
+/* "clean 0 Hermetic, build 2 Impure" */
+char *hk_dsc_phases_summary(const struct hk_build_result *br);
+
+#endif

@@ -1,0 +1,370 @@
+/* The findings of a Debian build's evidence (dsc_findings.h). */
+#include "engine/dsc_findings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+char *dsc_bytes_of(const struct hk_jval *obj, const char *key)
+{
+	size_t len;
+	char *s = hk_jval_bytes(hk_jobj_get(obj, key), &len);
+	return s;
+}
+
+/* The Debian target a phase ran, as the sentence names it. */
+static char *phase_target(const struct hk_dsc_result *r, const char *label)
+{
+	const char *suffix = r->mode == HK_DSC_BUILD_ANY ? "-arch"
+			     : r->mode == HK_DSC_BUILD_ALL ? "-indep" : "";
+	if (strcmp(label, "clean") == 0)
+		return hk_xstrdup("debian/rules clean");
+	return hk_xasprintf("debian/rules %s%s", label, suffix);
+}
+
+static struct dsc_finding *finding_for(struct dsc_findings *rep, const char *pkg)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (strcmp(rep->f[i].package, pkg) == 0)
+			return &rep->f[i];
+	rep->f = hk_xrealloc(rep->f, (rep->n + 1) * sizeof(*rep->f));
+	struct dsc_finding *f = &rep->f[rep->n++];
+	memset(f, 0, sizeof(*f));
+	f->package = hk_xstrdup(pkg);
+	f->paths = (struct hk_strset)HK_STRSET_INIT;
+	f->failed_paths = (struct hk_strset)HK_STRSET_INIT;
+	return f;
+}
+
+/* An expected denial, merged by path: the first phase and program that met it name it. */
+static void add_expected(const struct hk_dsc_result *r, const struct phase_result *pr,
+			 const struct hk_jval *d, uint64_t count, struct dsc_findings *rep)
+{
+	hk_autofree char *path = dsc_bytes_of(d, "path");
+	for (size_t i = 0; path && i < rep->n_x; i++) {
+		if (rep->x[i].path && strcmp(rep->x[i].path, path) == 0) {
+			rep->x[i].count += count;
+			return;
+		}
+	}
+	rep->x = hk_xrealloc(rep->x, (rep->n_x + 1) * sizeof(*rep->x));
+	struct dsc_expected *x = &rep->x[rep->n_x++];
+	x->phase = phase_target(r, pr->label);
+	x->exe = dsc_bytes_of(d, "exe");
+	x->count = count;
+	x->entry = path ? hk_expect_match(&r->expect, path) : NULL;
+	x->path = hk_steal_ptr(&path);
+}
+
+static void add_phase(const struct hk_dsc_result *r, const struct phase_result *pr,
+		      struct dsc_findings *rep)
+{
+	struct hk_jval *ev = NULL;
+	struct hk_error err;
+	if (!pr->has_verdict || pr->evidence.len == 0 ||
+	    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
+		return;
+	const struct hk_jval *den = hk_jobj_get(ev, "denials");
+	const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
+	bool failed = hk_cage_failed(&pr->res);
+	for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
+		const struct hk_jval *d = &den->items[i], *g = &diag->items[i];
+		const char *cls = hk_jobj_str(g, "class");
+		if (!cls)
+			continue;
+		uint64_t count = (uint64_t)hk_jobj_int(d, "count", 1);
+		if (strcmp(cls, "expected") == 0) {
+			rep->expected += count;
+			add_expected(r, pr, d, count, rep);
+			continue;
+		}
+		const struct hk_jval *prov = hk_jobj_get(g, "providers");
+		if (strcmp(cls, "declarable") == 0 && prov && prov->len > 0) {
+			const struct hk_jval *best = &prov->items[0];
+			struct dsc_finding *f = finding_for(rep, hk_jobj_str(best, "name"));
+			/* The first denial names the finding, or the first of a failed phase. */
+			bool replace = !f->path || (failed && f->failed_paths.len == 0);
+			f->count += count;
+			hk_autofree char *dpath = dsc_bytes_of(d, "path");
+			if (dpath) {
+				hk_strset_add(&f->paths, dpath);
+				hk_strset_add(failed ? &f->failed_paths : &rep->survived, dpath);
+			}
+			if (replace) {
+				free(f->phase);
+				free(f->path);
+				free(f->exe);
+				free(f->blockers);
+				free(f->how);
+				free(f->via);
+				free(f->version);
+				free(f->origin);
+				f->phase = phase_target(r, pr->label);
+				f->path = dsc_bytes_of(d, "path");
+				f->exe = dsc_bytes_of(d, "exe");
+				const char *bl = hk_jobj_str(d, "blockers");
+				f->blockers = bl ? hk_xstrdup(bl) : NULL;
+				const char *how = hk_jobj_str(best, "how");
+				f->how = how ? hk_xstrdup(how) : NULL;
+				f->via = dsc_bytes_of(best, "via");
+				const char *v = hk_jobj_str(best, "version");
+				const char *o = hk_jobj_str(best, "origin");
+				f->version = v ? hk_xstrdup(v) : NULL;
+				f->origin = o ? hk_xstrdup(o) : NULL;
+			}
+			continue;
+		}
+		rep->l = hk_xrealloc(rep->l, (rep->n_l + 1) * sizeof(*rep->l));
+		struct dsc_loose *l = &rep->l[rep->n_l++];
+		l->phase = phase_target(r, pr->label);
+		l->path = dsc_bytes_of(d, "path");
+		l->exe = dsc_bytes_of(d, "exe");
+		l->class_ = hk_xstrdup(cls);
+		const char *why = hk_jobj_str(g, "reason");
+		l->reason = why ? hk_xstrdup(why) : NULL;
+	}
+	hk_jval_free(ev);
+}
+
+/* The used Build-Depends group listing `pkg` as one of several alternatives, when another
+ * alternative satisfied it: the build read an alternative apt did not choose. */
+static char *alternative_in(const struct hk_dsc_result *r, const char *pkg)
+{
+	for (size_t f = 0; f < HK_DSC_BUILD_CONFLICTS; f++) {
+		const char *text = r->reduced[f];
+		if (!text)
+			continue;
+		hk_autofree char *copy = hk_xstrdup(text);
+		for (char *save = NULL, *g = strtok_r(copy, ",", &save); g;
+		     g = strtok_r(NULL, ",", &save)) {
+			if (!strchr(g, '|'))
+				continue;
+			hk_autofree char *alts = hk_xstrdup(g);
+			for (char *s2 = NULL, *a = strtok_r(alts, "|", &s2); a;
+			     a = strtok_r(NULL, "|", &s2)) {
+				while (*a == ' ')
+					a++;
+				size_t n = strcspn(a, " :(");
+				if (strlen(pkg) == n && strncmp(a, pkg, n) == 0) {
+					while (*g == ' ')
+						g++;
+					return hk_xasprintf("%s: %s", hk_dsc_field_name(f), g);
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	return strcmp(((const struct dsc_finding *)a)->package, ((const struct dsc_finding *)b)->package);
+}
+
+void dsc_findings_of(const struct hk_dsc_result *r, struct dsc_findings *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	if (!r->built)
+		return;
+	rep->survived = (struct hk_strset)HK_STRSET_INIT;
+	for (size_t i = 0; i < r->build.n_phases; i++)
+		add_phase(r, &r->build.phases[i], rep);
+	/* A need: a path the build was denied only in phases that failed.  A path denied in a
+	 * phase that went on is a probe the build survived, wherever else it was denied. */
+	for (size_t i = 0; i < rep->n; i++)
+		for (size_t k = 0; k < rep->f[i].failed_paths.len && !rep->f[i].need; k++)
+			rep->f[i].need = !hk_strset_contains(&rep->survived,
+							     rep->f[i].failed_paths.items[k]);
+	for (size_t i = 0; i < rep->n; i++)
+		rep->f[i].alternative_in = alternative_in(r, rep->f[i].package);
+	if (rep->n)
+		qsort(rep->f, rep->n, sizeof(*rep->f), cmp_finding);
+}
+
+void dsc_findings_free(struct dsc_findings *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct dsc_finding *f = &rep->f[i];
+		free(f->package);
+		free(f->version);
+		free(f->origin);
+		free(f->phase);
+		free(f->path);
+		free(f->exe);
+		free(f->blockers);
+		free(f->how);
+		free(f->via);
+		free(f->alternative_in);
+		hk_strset_free(&f->paths);
+		hk_strset_free(&f->failed_paths);
+	}
+	free(rep->f);
+	hk_strset_free(&rep->survived);
+	for (size_t i = 0; i < rep->n_l; i++) {
+		free(rep->l[i].phase);
+		free(rep->l[i].path);
+		free(rep->l[i].exe);
+		free(rep->l[i].class_);
+		free(rep->l[i].reason);
+	}
+	free(rep->l);
+	for (size_t i = 0; i < rep->n_x; i++) {
+		free(rep->x[i].phase);
+		free(rep->x[i].path);
+		free(rep->x[i].exe);
+	}
+	free(rep->x);
+}
+
+void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out)
+{
+	hk_dsc_store_needs_of(r, &r->build, out);
+}
+
+void hk_dsc_store_needs_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
+			   struct hk_strv *out)
+{
+	struct hk_dsc_result other = *r;
+	other.build = *br;
+	other.built = true;
+	struct dsc_findings rep;
+	dsc_findings_of(&other, &rep);
+	/* A base package cannot be left out of the view: the base is the build's own root. */
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.f[i].need && !(rep.f[i].origin && strcmp(rep.f[i].origin, "base") == 0))
+			hk_strv_push(out, rep.f[i].package);
+	dsc_findings_free(&rep);
+}
+
+void hk_dsc_denied_paths(const struct hk_build_result *br, struct hk_strset *out)
+{
+	for (size_t p = 0; p < br->n_phases; p++) {
+		const struct phase_result *pr = &br->phases[p];
+		struct hk_jval *ev = NULL;
+		struct hk_error err;
+		if (!pr->has_verdict || pr->evidence.len == 0 ||
+		    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
+			continue;
+		const struct hk_jval *den = hk_jobj_get(ev, "denials");
+		const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
+		for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
+			const char *cls = hk_jobj_str(&diag->items[i], "class");
+			if (cls && strcmp(cls, "expected") == 0)
+				continue;
+			char *path = dsc_bytes_of(&den->items[i], "path");
+			if (path)
+				hk_strset_add_owned(out, path);
+		}
+		hk_jval_free(ev);
+	}
+}
+
+void hk_dsc_probes_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
+		      struct hk_strv *names, struct hk_strv *specs, struct hk_strv *paths)
+{
+	struct hk_dsc_result other = *r;
+	other.build = *br;
+	other.built = true;
+	struct dsc_findings rep;
+	dsc_findings_of(&other, &rep);
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct dsc_finding *f = &rep.f[i];
+		if (f->need)
+			continue;
+		hk_strv_push(names, f->package);
+		hk_strv_push_owned(specs, f->version ? hk_xasprintf("%s=%s", f->package, f->version)
+						     : hk_xstrdup(f->package));
+		if (paths) {
+			struct hk_buf joined = HK_BUF_INIT;
+			for (size_t k = 0; k < f->paths.len; k++)
+				hk_buf_printf(&joined, "%s%s", k ? "\n" : "", f->paths.items[k]);
+			hk_strv_push_owned(paths, hk_buf_steal(&joined));
+		}
+	}
+	dsc_findings_free(&rep);
+}
+
+/* The second build's report: the same result with its engine's result in place of the
+ * first's (a shallow copy: nothing of it is freed here). */
+void dsc_confirm_findings(const struct hk_dsc_result *r, struct dsc_findings *rep)
+{
+	struct hk_dsc_result second = *r;
+	second.build = r->confirm;
+	second.built = true;
+	dsc_findings_of(&second, rep);
+}
+
+/* The first phase of `br` that failed, or br->n_phases when none did. */
+size_t dsc_first_failed_phase(const struct hk_build_result *br)
+{
+	for (size_t i = 0; i < br->n_phases; i++)
+		if (hk_cage_failed(&br->phases[i].res))
+			return i;
+	return br->n_phases;
+}
+
+/* The answer is about the phase the first build failed in, where the packages were denied:
+ * if the second build gets through that phase without them, they were not needed there, even
+ * when a later phase then fails on something else (named by the second build's own findings:
+ * python-pip gets past `import Cython` and then meets pygments). */
+enum dsc_confirm_answer dsc_confirm_answer(const struct hk_dsc_result *r)
+{
+	if (!r->confirmed_ran)
+		return CONFIRM_NONE;
+	const struct hk_build_result *c = &r->confirm;
+	size_t failed = dsc_first_failed_phase(&r->build);
+	if (r->confirm_error || failed >= r->build.n_phases)
+		return CONFIRM_NO_ANSWER;
+	if (c->n_phases > failed && !hk_cage_failed(&c->phases[failed].res))
+		return CONFIRM_NOT_NEEDED;
+	if (c->n_phases <= failed)
+		return CONFIRM_NO_ANSWER;
+	/* Failed again: a need only if nothing else it was denied could be the cause. */
+	struct dsc_findings rep;
+	dsc_confirm_findings(r, &rep);
+	bool other = false;
+	for (size_t i = 0; i < rep.n && !other; i++)
+		other = rep.f[i].need;
+	dsc_findings_free(&rep);
+	return other ? CONFIRM_UNDECIDED : CONFIRM_STILL_FAILS;
+}
+
+bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r)
+{
+	return dsc_confirm_answer(r) == CONFIRM_UNDECIDED;
+}
+
+const char *dsc_confirm_answer_name(enum dsc_confirm_answer a)
+{
+	switch (a) {
+	case CONFIRM_NOT_NEEDED: return "not_needed";
+	case CONFIRM_STILL_FAILS: return "still_fails";
+	case CONFIRM_UNDECIDED: return "undecided";
+	case CONFIRM_NO_ANSWER: return "no_answer";
+	case CONFIRM_NONE: break;
+	}
+	return NULL;
+}
+
+bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r)
+{
+	if (!r->built || !r->build.cage || !dsc_completed(&r->build) || r->n_macro_needs > 0)
+		return false;
+	for (size_t i = 0; i < r->build.n_phases; i++) {
+		const struct phase_result *pr = &r->build.phases[i];
+		if (!pr->has_verdict || pr->verdict.state != HK_HERMETIC)
+			return false;
+	}
+	return true;
+}
+
+void dsc_phase_findings(const struct hk_dsc_result *r, const struct phase_result *pr,
+			struct dsc_findings *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->survived = (struct hk_strset)HK_STRSET_INIT;
+	add_phase(r, pr, rep);
+	if (rep->n)
+		qsort(rep->f, rep->n, sizeof(*rep->f), cmp_finding);
+}

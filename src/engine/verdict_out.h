@@ -1,0 +1,44 @@
+/* Turning one caged run into its verdict, and the verdict into output and an exit status. */
+#ifndef HK_ENGINE_VERDICT_OUT_H
+#define HK_ENGINE_VERDICT_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engine/cage.h"
+#include "engine/runtime.h"
+#include "core/policy.h"
+#include "core/verdict.h"
+
+struct hk_verdict_out {
+	const struct hk_policy *policy;
+	const char *policy_id;
+	const char *recipe_hash;     /* optional */
+	const char *artifact_hash;   /* optional */
+	const char *phase;           /* optional */
+	bool evidence_requested;     /* false: --no-evidence */
+	bool json;                   /* JSON on stdout */
+	const char *verdict_out;     /* JSON to this file */
+	bool quiet;
+	const char *label;           /* "run", "configure", … (human output) */
+};
+
+/* Computes the verdict of a finished run. */
+void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
+			 struct hk_verdict *v);
+
+/* Writes {"verdict":…, "command":…, "cage":…, "audit":…, "timing_ms":…} */
+void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result *res,
+			const struct hk_runtime_report *rt, struct hk_json *j);
+
+/* Computes, prints (summary on stderr, JSON as asked) and returns the exit status. */
+int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
+		    const struct hk_runtime_report *rt);
+
+/* Prints text under a label column: "label      line 1\n           line 2\n". */
+void hk_print_labelled(FILE *f, const char *label, const char *text);
+
+/* The exit status for a verdict and the command's own status (see commands.h). */
+int hk_exit_for(const struct hk_verdict *v, const struct hk_cage_result *res);
+
+#endif
