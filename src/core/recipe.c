@@ -481,24 +481,21 @@ static void free_dep(struct hk_recipe_dep *d)
 	free(d->b3);
 }
 
-static int parse_dep(struct loader *l, const struct hk_toml_value *v, const char *list,
-		     struct hk_recipe_dep *d)
+/* Splits a dependency spec into d (its strings allocated), or says what is wrong with it
+ * (then d is left empty): one rule for the parser and for recipes built in memory. */
+static const char *dep_split(const char *s, struct hk_recipe_dep *d)
 {
-	const char *s = v->string;
 	size_t n = strlen(s);
-	d->pos = pos_of(v);
 	if (n == 0)
-		return fail_at(l, v->line, v->col, "empty dependency in %s", list);
+		return "an empty dependency";
 	if (strncmp(s, "b3:", 3) == 0) {
 		const char *hex = s + 3;
 		size_t nh = strspn(hex, "0123456789abcdef");
 		const char *rest = hex + nh;
 		if (nh != 64 || (*rest != '\0' && !(*rest == '-' &&
 						    artifact_name_valid(rest + 1, strlen(rest + 1)))))
-			return fail_at(l, v->line, v->col,
-				       "invalid dependency \"%s\" in %s: a hash dependency is "
-				       "b3:<64 lowercase hex digits>, optionally followed by -NAME",
-				       s, list);
+			return "a hash dependency is b3:<64 lowercase hex digits>, optionally "
+			       "followed by -NAME";
 		d->b3 = hk_xstrndup(s, 3 + 64);
 		if (*rest)
 			d->name = hk_xstrdup(rest + 1);
@@ -506,16 +503,35 @@ static int parse_dep(struct loader *l, const struct hk_toml_value *v, const char
 		const char *eq = strchr(s, '=');
 		size_t nn = eq ? (size_t)(eq - s) : n;
 		if (!artifact_name_valid(s, nn) || (eq && !hk_recipe_version_valid(eq + 1)))
-			return fail_at(l, v->line, v->col,
-				       "invalid dependency \"%s\" in %s: expected an artifact NAME "
-				       "(A-Z, a-z, 0-9, '+', '.', '_', '-'), NAME=VERSION, "
-				       "b3:<hex> or b3:<hex>-NAME", s, list);
+			return "expected an artifact NAME (A-Z, a-z, 0-9, '+', '.', '_', '-'), "
+			       "NAME=VERSION, b3:<hex> or b3:<hex>-NAME";
 		d->name = hk_xstrndup(s, nn);
 		if (eq)
 			d->version = hk_xstrdup(eq + 1);
 	}
 	d->spec = hk_xstrdup(s);
+	return NULL;
+}
+
+static int parse_dep(struct loader *l, const struct hk_toml_value *v, const char *list,
+		     struct hk_recipe_dep *d)
+{
+	const char *s = v->string;
+	d->pos = pos_of(v);
+	if (!*s)
+		return fail_at(l, v->line, v->col, "empty dependency in %s", list);
+	const char *why = dep_split(s, d);
+	if (why)
+		return fail_at(l, v->line, v->col, "invalid dependency \"%s\" in %s: %s", s, list,
+			       why);
 	return 0;
+}
+
+/* Whether two deps name the same artifact (a recipe declares each once). */
+static bool dep_same(const struct hk_recipe_dep *o, const struct hk_recipe_dep *d)
+{
+	return strcmp(o->spec, d->spec) == 0 || (o->name && d->name && strcmp(o->name, d->name) == 0) ||
+	       (o->b3 && d->b3 && strcmp(o->b3, d->b3) == 0);
 }
 
 static int load_dep_list(struct loader *l, const struct hk_toml_table *t, const char *key,
@@ -545,10 +561,7 @@ static int load_dep_list(struct loader *l, const struct hk_toml_table *t, const 
 			return rc;
 		for (size_t j = 0; j + 1 < *n_out; j++) {
 			const struct hk_recipe_dep *o = &(*out)[j];
-			bool same = strcmp(o->spec, d->spec) == 0 ||
-				    (o->name && d->name && strcmp(o->name, d->name) == 0) ||
-				    (o->b3 && d->b3 && strcmp(o->b3, d->b3) == 0);
-			if (same)
+			if (dep_same(o, d))
 				return fail_at(l, v->line, v->col,
 					       "duplicate dependency \"%s\" in %s: already declared "
 					       "as \"%s\" at %u:%u", d->spec, list, o->spec,
@@ -640,6 +653,12 @@ static int load_phases(struct loader *l, const struct hk_toml_table *root, struc
 	return 0;
 }
 
+static bool env_key_valid(const char *k)
+{
+	bool first_ok = k[0] == '_' || (k[0] >= 'A' && k[0] <= 'Z') || (k[0] >= 'a' && k[0] <= 'z');
+	return first_ok && all_chars(k, strlen(k), env_char);
+}
+
 static int compare_env(const void *a, const void *b)
 {
 	return strcmp(((const struct hk_recipe_env *)a)->key, ((const struct hk_recipe_env *)b)->key);
@@ -656,9 +675,7 @@ static int load_env(struct loader *l, const struct hk_toml_table *root, struct h
 	for (size_t i = 0; i < t->n_entries; i++) {
 		const struct hk_toml_entry *e = &t->entries[i];
 		const char *k = e->key;
-		bool first_ok = k[0] == '_' || (k[0] >= 'A' && k[0] <= 'Z') ||
-				(k[0] >= 'a' && k[0] <= 'z');
-		if (!first_ok || !all_chars(k, strlen(k), env_char))
+		if (!env_key_valid(k))
 			return fail_at(l, e->line, e->col,
 				       "invalid environment variable name '%s' in [env]: expected a "
 				       "shell identifier (A-Z, a-z, 0-9 and '_', not starting with "
@@ -944,4 +961,176 @@ void hk_recipe_hash(const struct hk_recipe *r, char out[HK_B3_ID_LEN])
 	hk_recipe_canonical(r, &b);
 	hk_b3_id(hk_buf_str(&b), b.len, out);
 	hk_buf_free(&b);
+}
+
+/* ---- recipes built in memory ------------------------------------------------------------ */
+
+static char *dup_or_null(const char *s)
+{
+	return s ? hk_xstrdup(s) : NULL;
+}
+
+void hk_recipe_init(struct hk_recipe *r, const char *recipe_dir)
+{
+	memset(r, 0, sizeof(*r));
+	r->recipe_dir = hk_xstrdup(recipe_dir);
+	r->base = hk_xstrdup(HK_BASE_DEFAULT);
+	r->base_kind = HK_BASE_STORE;
+	r->base_pos = (struct hk_recipe_pos){ 1, 1 };
+}
+
+int hk_recipe_set_identity(struct hk_recipe *r, const char *name, const char *version,
+			   struct hk_error *err)
+{
+	if (!hk_recipe_name_valid(name))
+		return hk_fail(err, EINVAL, "invalid recipe name \"%s\"", name);
+	if (!hk_recipe_version_valid(version))
+		return hk_fail(err, EINVAL, "invalid recipe version \"%s\"", version);
+	free(r->name);
+	free(r->version);
+	r->name = hk_xstrdup(name);
+	r->version = hk_xstrdup(version);
+	return 0;
+}
+
+int hk_recipe_set_store_base(struct hk_recipe *r, const char *base, struct hk_error *err)
+{
+	if (!b3_ref_valid(base) && (strncmp(base, "b3:", 3) == 0 || !hk_artifact_name_valid(base)))
+		return hk_fail(err, EINVAL, "invalid base \"%s\": expected a base of the store by "
+				       "name or id", base);
+	free(r->base);
+	r->base = hk_xstrdup(base);
+	r->base_kind = HK_BASE_STORE;
+	return 0;
+}
+
+int hk_recipe_set_source_dir(struct hk_recipe *r, const char *dir, struct hk_error *err)
+{
+	if (!*dir || dir[0] == '/')
+		return hk_fail(err, EINVAL, "a recipe's source dir \"%s\" must be a non-empty path "
+				       "relative to its directory", dir);
+	free(r->source.spec);
+	free(r->source.path);
+	r->source.kind = HK_SOURCE_DIR;
+	r->source.spec = hk_xstrdup(dir);
+	r->source.path = fold_path(r->recipe_dir, dir);
+	return 0;
+}
+
+int hk_recipe_add_build_dep(struct hk_recipe *r, const char *spec, struct hk_error *err)
+{
+	struct hk_recipe_dep d;
+	memset(&d, 0, sizeof(d));
+	const char *why = dep_split(spec, &d);
+	if (why)
+		return hk_fail(err, EINVAL, "invalid dependency \"%s\": %s", spec, why);
+	for (size_t i = 0; i < r->n_build_deps; i++)
+		if (dep_same(&r->build_deps[i], &d)) {
+			int rc = hk_fail(err, EEXIST, "duplicate dependency \"%s\": already declared "
+					 "as \"%s\"", spec, r->build_deps[i].spec);
+			free_dep(&d);
+			return rc;
+		}
+	r->build_deps = hk_xrealloc(r->build_deps, (r->n_build_deps + 1) * sizeof(*r->build_deps));
+	r->build_deps[r->n_build_deps++] = d;
+	return 0;
+}
+
+int hk_recipe_add_command(struct hk_recipe *r, enum hk_phase phase, const char *command,
+			  struct hk_error *err)
+{
+	if ((int)phase < 0 || phase >= HK_PHASE_COUNT)
+		return hk_fail(err, EINVAL, "no such phase");
+	if (is_blank(command))
+		return hk_fail(err, EINVAL, "an empty command in phase '%s'", hk_phase_name(phase));
+	struct hk_recipe_phase *ph = &r->phases[phase];
+	ph->commands = hk_xrealloc(ph->commands, (ph->n_commands + 1) * sizeof(*ph->commands));
+	ph->commands[ph->n_commands++] = hk_xstrdup(command);
+	return 0;
+}
+
+int hk_recipe_set_env(struct hk_recipe *r, const char *key, const char *value,
+		      struct hk_error *err)
+{
+	if (!env_key_valid(key))
+		return hk_fail(err, EINVAL, "invalid environment variable name '%s'", key);
+	if (hk_recipe_env_is_reserved(key))
+		return hk_fail(err, EINVAL, "'%s' is fixed by the sandbox; a recipe cannot set it",
+			       key);
+	for (size_t i = 0; i < r->n_env; i++)
+		if (strcmp(r->env[i].key, key) == 0)
+			return hk_fail(err, EEXIST, "'%s' set twice in the environment", key);
+	r->env = hk_xrealloc(r->env, (r->n_env + 1) * sizeof(*r->env));
+	r->env[r->n_env++] = (struct hk_recipe_env){ hk_xstrdup(key), hk_xstrdup(value), { 0, 0 } };
+	qsort(r->env, r->n_env, sizeof(*r->env), compare_env);
+	return 0;
+}
+
+int hk_recipe_check(const struct hk_recipe *r, struct hk_error *err)
+{
+	if (!r->name || !r->version)
+		return hk_fail(err, EINVAL, "a recipe needs a name and a version");
+	if (!r->source.spec)
+		return hk_fail(err, EINVAL, "recipe %s: no source", r->name);
+	for (int p = 0; p < HK_PHASE_COUNT; p++)
+		if (r->phases[p].n_commands)
+			return 0;
+	return hk_fail(err, EINVAL, "recipe %s: no phase has a command", r->name);
+}
+
+static void copy_deps(const struct hk_recipe_dep *src, size_t n, struct hk_recipe_dep **dst)
+{
+	*dst = hk_xcalloc(n ? n : 1, sizeof(**dst));
+	for (size_t i = 0; i < n; i++)
+		(*dst)[i] = (struct hk_recipe_dep){ dup_or_null(src[i].spec), dup_or_null(src[i].name),
+						    dup_or_null(src[i].version),
+						    dup_or_null(src[i].b3), src[i].pos };
+}
+
+void hk_recipe_copy(const struct hk_recipe *src, struct hk_recipe *dst)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->path = dup_or_null(src->path);
+	dst->recipe_dir = dup_or_null(src->recipe_dir);
+	dst->name = dup_or_null(src->name);
+	dst->version = dup_or_null(src->version);
+	dst->base = dup_or_null(src->base);
+	dst->base_kind = src->base_kind;
+	dst->base_root = dup_or_null(src->base_root);
+	dst->base_pos = src->base_pos;
+	dst->source = src->source;
+	dst->source.spec = dup_or_null(src->source.spec);
+	dst->source.path = dup_or_null(src->source.path);
+	dst->source.hash_hex = dup_or_null(src->source.hash_hex);
+	dst->source.apt_package = dup_or_null(src->source.apt_package);
+	dst->source.apt_version = dup_or_null(src->source.apt_version);
+	copy_deps(src->build_deps, src->n_build_deps, &dst->build_deps);
+	dst->n_build_deps = src->n_build_deps;
+	copy_deps(src->runtime_deps, src->n_runtime_deps, &dst->runtime_deps);
+	dst->n_runtime_deps = src->n_runtime_deps;
+	for (int p = 0; p < HK_PHASE_COUNT; p++) {
+		const struct hk_recipe_phase *sp = &src->phases[p];
+		struct hk_recipe_phase *dp = &dst->phases[p];
+		dp->pos = sp->pos;
+		if (!sp->n_commands)
+			continue;
+		dp->commands = hk_xcalloc(sp->n_commands, sizeof(*dp->commands));
+		for (size_t i = 0; i < sp->n_commands; i++)
+			dp->commands[i] = hk_xstrdup(sp->commands[i]);
+		dp->n_commands = sp->n_commands;
+	}
+	dst->env = hk_xcalloc(src->n_env ? src->n_env : 1, sizeof(*dst->env));
+	for (size_t i = 0; i < src->n_env; i++)
+		dst->env[i] = (struct hk_recipe_env){ hk_xstrdup(src->env[i].key),
+						      hk_xstrdup(src->env[i].value), src->env[i].pos };
+	dst->n_env = src->n_env;
+	if (src->n_expects) {
+		dst->expects = hk_xcalloc(src->n_expects, sizeof(*dst->expects));
+		dst->expect_pos = hk_xcalloc(src->n_expects, sizeof(*dst->expect_pos));
+		for (size_t i = 0; i < src->n_expects; i++) {
+			dst->expects[i] = hk_xstrdup(src->expects[i]);
+			dst->expect_pos[i] = src->expect_pos[i];
+		}
+	}
+	dst->n_expects = src->n_expects;
 }

@@ -144,6 +144,28 @@ HK_MUST_CHECK int hk_recipe_parse(const char *text, size_t len, const char *file
 
 void hk_recipe_free(struct hk_recipe *r);
 
+/* A recipe built in memory by a program (the Debian build's), checked by the same rules as a
+ * file's, each error naming the value; no file and no TOML on the way.  hk_recipe_init gives
+ * an empty recipe on the default base whose relative paths resolve against `recipe_dir`; the
+ * setters fill it; hk_recipe_check says whether it can be built.  hk_recipe_free releases it. */
+void hk_recipe_init(struct hk_recipe *r, const char *recipe_dir);
+HK_MUST_CHECK int hk_recipe_set_identity(struct hk_recipe *r, const char *name, const char *version,
+			   struct hk_error *err);
+/* A pinned base of the store, by name or id. */
+HK_MUST_CHECK int hk_recipe_set_store_base(struct hk_recipe *r, const char *base, struct hk_error *err);
+/* [source] dir = DIR: relative to the recipe's directory. */
+HK_MUST_CHECK int hk_recipe_set_source_dir(struct hk_recipe *r, const char *dir, struct hk_error *err);
+/* One more of [deps] build (NAME, NAME=VERSION, b3:…): EEXIST when it names a dep again. */
+HK_MUST_CHECK int hk_recipe_add_build_dep(struct hk_recipe *r, const char *spec, struct hk_error *err);
+HK_MUST_CHECK int hk_recipe_add_command(struct hk_recipe *r, enum hk_phase phase, const char *command,
+			  struct hk_error *err);
+/* One variable of [env] (not one the sandbox fixes). */
+HK_MUST_CHECK int hk_recipe_set_env(struct hk_recipe *r, const char *key, const char *value,
+		      struct hk_error *err);
+HK_MUST_CHECK int hk_recipe_check(const struct hk_recipe *r, struct hk_error *err);
+/* A deep copy (dst is the caller's to free). */
+void hk_recipe_copy(const struct hk_recipe *src, struct hk_recipe *dst);
+
 /* The canonical serialisation of the recipe's identity inputs (exact bytes in
  * docs/recipe-format.md, "Recipe hash"): name, version, base, source spec and hash, deps as
  * written, phases, env, expect paths.  Never verdicts or evidence (design.md §10), and nothing

@@ -427,24 +427,29 @@ static char *dsc_external_json(const struct hk_dsc_result *r)
 	return hk_buf_steal(&b);
 }
 
-/* The recipe harkaq wrote for the engine, inline with its digests. */
+/* The recipe harkaq made for the engine, inline in its canonical form (core/recipe.h: the
+ * bytes its hash is taken over), with its digests. */
 static void dsc_recipe(struct attest_parts *p, const struct hk_dsc_result *r)
 {
 	const struct hk_build_result *br = &r->build;
 	p->in.recipe_name = br->recipe.name;
 	p->in.recipe_version = br->recipe.version;
 	p->in.recipe_hash = br->recipe_hash;
-	if (!r->recipe_text)
+	if (!r->recipe_made)
 		return;
-	size_t len = strlen(r->recipe_text);
-	p->in.recipe.name = "recipe.toml";
-	hk_sha256_hex(r->recipe_text, len, p->in.recipe.sha256);
+	struct hk_buf canon = HK_BUF_INIT;
+	hk_recipe_canonical(&r->recipe, &canon);
+	char *text = hk_buf_steal(&canon);
+	hk_strv_push_owned(&p->owned, text);
+	size_t len = strlen(text);
+	p->in.recipe.name = "recipe.canonical";
+	hk_sha256_hex(text, len, p->in.recipe.sha256);
 	uint8_t b3[HK_BLAKE3_OUT_LEN];
-	hk_blake3_hash(r->recipe_text, len, b3);
+	hk_blake3_hash(text, len, b3);
 	hk_hex(b3, sizeof(b3), p->in.recipe.blake3);
-	p->in.recipe.content = r->recipe_text;
+	p->in.recipe.content = text;
 	p->in.recipe.content_len = len;
-	p->in.recipe.media_type = "application/toml";
+	p->in.recipe.media_type = "text/plain; charset=utf-8";
 }
 
 /* resolvedDependencies: the closure apt resolved, each .deb by its purl and the SHA-256 the

@@ -82,6 +82,9 @@ void hk_build_sandbox_init(struct hk_sandbox *sb, const struct hk_recipe *r, boo
 #define HK_BUILD_WORK_PARENT "/var/tmp"
 
 struct hk_build_opts {
+	/* The recipe: a parsed or built one (copied by the engine), else the file at
+	 * recipe_path. */
+	const struct hk_recipe *recipe;
 	const char *recipe_path;
 	const char *store_dir;           /* NULL: $HARKAQ_STORE, else nearest store/ above */
 	bool cage;

@@ -162,7 +162,6 @@ static int make_work(struct dsc_build *b)
 	b->recipe_dir = hk_xasprintf("%s/recipe", tmpl);
 	b->src_parent = hk_xasprintf("%s/src", b->recipe_dir);
 	b->debs_dir = hk_xasprintf("%s/debs", tmpl);
-	b->recipe_path = hk_xasprintf("%s/recipe.toml", b->recipe_dir);
 	if (mkdir(b->recipe_dir, 0755) < 0 || mkdir(b->src_parent, 0755) < 0 ||
 	    mkdir(b->debs_dir, 0755) < 0)
 		return hk_fail_errno(b->err, errno, "creating the work directory %s", tmpl);
@@ -282,18 +281,6 @@ static int list_dpkg_db(struct dsc_build *b, const char *dir, const char *rel)
 
 /* ---- 5. the recipe ------------------------------------------------------------------------ */
 
-static void toml_str(struct hk_buf *b, const char *s)
-{
-	hk_buf_putc(b, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			hk_buf_putc(b, '\\');
-		hk_buf_putc(b, *s);
-	}
-	hk_buf_putc(b, '"');
-}
-
-
 /* The base packages the build declares, NAME=VERSION as the base has them: the Essential
  * ones, build-essential and fakeroot when the base has them, and every alternative of a used
  * Build-Depends the base has (its closure follows in the plan, core/debroot.h).  Packages the
@@ -337,8 +324,8 @@ static const char *target(enum hk_dsc_mode m, const char *what)
 	return buf[k];
 }
 
-/* The recipe the engine runs (kept in the work directory, and in the result). */
-static int write_recipe(struct dsc_build *b)
+/* The recipe the engine runs, made in memory (core/recipe.h: checked as a file's would be). */
+static int make_recipe(struct dsc_build *b)
 {
 	struct hk_dsc_result *r = b->r;
 	const char *flag = r->mode == HK_DSC_BUILD_BINARY ? "-b" : r->mode == HK_DSC_BUILD_ANY
@@ -350,61 +337,67 @@ static int write_recipe(struct dsc_build *b)
 		r->declared_base[i] = hk_xstrdup(base_names.items[i]);
 	r->n_declared_base = base_names.len;
 
-	struct hk_buf t = HK_BUF_INIT;
-	hk_buf_puts(&t, "# Written by harkaq build --dsc: the Debian build of ");
-	hk_buf_printf(&t, "%s %s (docs/debian-builds.md)\nname = ", r->dsc.source, r->dsc.version);
+	struct hk_recipe *rc = &r->recipe;
+	hk_recipe_init(rc, b->recipe_dir);
+	r->recipe_made = true;
 	/* The outputs' artifact is named SOURCE_debs: a Debian package name has no '_', so it
 	 * never answers to a package's name (the source m4 builds the binary m4, and an output
 	 * named m4 1.4.19-3 would make m4=1.4.19-3 ambiguous for every later closure). */
 	hk_autofree char *name = hk_xasprintf("%s_debs", r->dsc.source);
-	toml_str(&t, name);
-	hk_buf_puts(&t, "\nversion = ");
-	toml_str(&t, r->dsc.version);
-	hk_buf_puts(&t, "\nbase = ");
-	toml_str(&t, b->base->id);
-	hk_buf_puts(&t, "\n\n[source]\ndir = \"src\"\n\n[deps]\nbuild = [\n");
-	for (size_t i = 0; i < base_names.len; i++) {
-		hk_buf_puts(&t, "  ");
-		toml_str(&t, base_names.items[i]);
-		hk_buf_puts(&t, ",\n");
-	}
-	for (size_t i = 0; i < r->n_closure; i++) {
+	struct hk_error *err = b->err;
+	int ret = hk_recipe_set_identity(rc, name, r->dsc.version, err);
+	if (ret == 0)
+		ret = hk_recipe_set_store_base(rc, b->base->id, err);
+	if (ret == 0)
+		ret = hk_recipe_set_source_dir(rc, "src", err);
+	for (size_t i = 0; ret == 0 && i < base_names.len; i++)
+		ret = hk_recipe_add_build_dep(rc, base_names.items[i], err);
+	for (size_t i = 0; ret == 0 && i < r->n_closure; i++) {
 		hk_autofree char *spec = hk_xasprintf("%s=%s", r->closure[i].name,
 						      r->closure[i].version);
-		hk_buf_puts(&t, "  ");
-		toml_str(&t, spec);
-		hk_buf_puts(&t, ",\n");
+		ret = hk_recipe_add_build_dep(rc, spec, err);
 	}
-	if (b->state) {
-		hk_buf_printf(&t, "  \"%s=%s\",\n", b->state->name, b->state->version);
+	if (ret == 0 && b->state) {
+		hk_autofree char *spec = hk_xasprintf("%s=%s", b->state->name, b->state->version);
+		ret = hk_recipe_add_build_dep(rc, spec, err);
 	}
-	hk_buf_puts(&t, "]\n\n[phases]\n");
+	hk_strset_free(&base_names);
 	/* Each target run by dpkg-buildpackage itself: its environment (dpkg-architecture,
 	 * dpkg-buildflags), its check of the Build-Depends against /var/lib/dpkg, and its
 	 * choice of fakeroot from Rules-Requires-Root.  --sanitize-env as sbuild passes it to
 	 * every dpkg since 1.20: umask 0022 and LC_COLLATE=C.UTF-8 (Dpkg::Vendor::Debian). */
-	if (!b->o->no_clean)
-		hk_buf_printf(&t, "configure = \"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T clean\"\n",
-			      r->srcdir, flag);
-	hk_buf_printf(&t, "compile = \"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T %s\"\n",
-		      r->srcdir, flag, target(r->mode, "build"));
-	hk_buf_printf(&t, "install = [\n  \"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s\",\n"
-			  "  \"cd /src && for f in *.deb *.udeb *.ddeb *.buildinfo *.changes; do "
-			  "[ ! -e \\\"$f\\\" ] || mv \\\"$f\\\" /out/; done\",\n]\n",
-		      r->srcdir, flag);
-	hk_buf_puts(&t, "\n[env]\nDEB_BUILD_OPTIONS = ");
-	toml_str(&t, r->build_options);
-	hk_buf_puts(&t, "\nDEB_BUILD_PROFILES = ");
-	toml_str(&t, r->profiles);
+	hk_autofree char *clean = hk_xasprintf(
+		"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T clean", r->srcdir, flag);
+	hk_autofree char *build = hk_xasprintf(
+		"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T %s", r->srcdir, flag,
+		target(r->mode, "build"));
+	hk_autofree char *binary = hk_xasprintf(
+		"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s", r->srcdir, flag);
+	if (ret == 0 && !b->o->no_clean)
+		ret = hk_recipe_add_command(rc, HK_PHASE_CONFIGURE, clean, err);
+	if (ret == 0)
+		ret = hk_recipe_add_command(rc, HK_PHASE_COMPILE, build, err);
+	if (ret == 0)
+		ret = hk_recipe_add_command(rc, HK_PHASE_INSTALL, binary, err);
+	if (ret == 0)
+		ret = hk_recipe_add_command(rc, HK_PHASE_INSTALL,
+					    "cd /src && for f in *.deb *.udeb *.ddeb *.buildinfo "
+					    "*.changes; do [ ! -e \"$f\" ] || mv \"$f\" /out/; done",
+					    err);
+	if (ret == 0)
+		ret = hk_recipe_set_env(rc, "DEB_BUILD_OPTIONS", r->build_options, err);
+	if (ret == 0)
+		ret = hk_recipe_set_env(rc, "DEB_BUILD_PROFILES", r->profiles, err);
 	/* The sandbox is a user namespace where uid 0 is not mapped: a real chown to root fails
 	 * with EINVAL, which libfakeroot passes on (it forgives only EPERM).  This tells it not
 	 * to try the real chown at all, only to record the owner (fakeroot(1)). */
-	hk_buf_puts(&t, "\nFAKEROOTDONTTRYCHOWN = \"1\"\n");
-	hk_strset_free(&base_names);
-	r->recipe_text = hk_xmemdupz(t.data, t.len);
-	int rc = hk_file_write_atomic(b->recipe_path, t.data, t.len, 0644, b->err);
-	hk_buf_free(&t);
-	return rc;
+	if (ret == 0)
+		ret = hk_recipe_set_env(rc, "FAKEROOTDONTTRYCHOWN", "1", err);
+	if (ret == 0)
+		ret = hk_recipe_check(rc, err);
+	if (ret < 0)
+		hk_wrap(err, "the recipe of %s %s", r->dsc.source, r->dsc.version);
+	return ret;
 }
 
 /* ---- 6. the outputs ----------------------------------------------------------------------- */
@@ -484,7 +477,7 @@ static int prepare(struct dsc_build *b)
 	b->dpkg_db = hk_xasprintf("%s/var/lib/dpkg", db);
 	if ((rc = list_dpkg_db(b, b->dpkg_db, "")) < 0)
 		return rc;
-	return write_recipe(b);
+	return make_recipe(b);
 }
 
 /* --confirm (docs/debian-builds.md, "--confirm"): when the build failed and the report names
@@ -582,7 +575,8 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	} else {
 		static const char *const labels[HK_PHASE_COUNT] = { "clean", "build", "binary" };
 		struct hk_build_opts eo = *bo;
-		eo.recipe_path = b.recipe_path;
+		eo.recipe_path = NULL;
+		eo.recipe = &r->recipe;
 		hk_autofree char *store_dir = hk_xstrdup(hk_store_dir(b.store));
 		eo.store_dir = store_dir;
 		eo.source_date_epoch = r->source_date_epoch;
@@ -650,14 +644,12 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		struct hk_error ignored;
 		hk_store_remove_tree(r->work, &ignored);
 	} else if (b.work_made && !bo->quiet) {
-		fprintf(stderr, "[dsc] work directory kept: %s (the recipe: %s)\n", r->work,
-			b.recipe_path);
+		fprintf(stderr, "[dsc] work directory kept: %s\n", r->work);
 	}
 	free(b.dsc_dir);
 	free(b.recipe_dir);
 	free(b.src_parent);
 	free(b.debs_dir);
-	free(b.recipe_path);
 	free(b.dpkg_db);
 	hk_strv_free(&b.dpkg_db_files);
 	return code;
@@ -719,6 +711,7 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 	free(r->macro_needs);
 	free(r->work);
 	hk_expect_set_free(&r->expect);
-	free(r->recipe_text);
+	if (r->recipe_made)
+		hk_recipe_free(&r->recipe);
 	memset(r, 0, sizeof(*r));
 }

@@ -8,7 +8,8 @@
  *      (apt-get satisfy -s, no root needed), imported into the store;
  *   3. the dpkg state (engine/debstate.h): the closure installed once with dpkg over the base;
  *      its package database is the sandbox's /var/lib/dpkg, so it says base + closure;
- *   4. a recipe is written from all that and run by the build engine (engine/build.h): three
+ *   4. a recipe is made from all that in memory (core/recipe.h) and given to the build engine
+ *      as a struct (engine/build.h): three
  *      phases, each in its own Landlock domain with its canary and verdict — clean, build
  *      and binary, each run by dpkg-buildpackage as nobody (Rules-Requires-Root honoured:
  *      fakeroot only for the targets that need it; DEB_BUILD_OPTIONS, DEB_BUILD_PROFILES and
@@ -37,7 +38,7 @@
 #include "core/strv.h"
 
 /* Runs the whole Debian build; returns the exit status (commands.h).  `bo` gives the engine's
- * options (its recipe_path is ignored); for statuses >= 64 err says why. */
+ * options (its recipe and recipe_path are replaced); for statuses >= 64 err says why. */
 HK_MUST_CHECK int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o,
 		     struct hk_dsc_result *r, struct hk_error *err);
 void hk_dsc_result_free(struct hk_dsc_result *r);

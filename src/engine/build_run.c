@@ -268,7 +268,9 @@ static int stop_interrupted(struct build *b)
 static int open_inputs(struct build *b)
 {
 	struct hk_build_result *br = b->br;
-	if (hk_recipe_load(b->bo->recipe_path, b->r, b->err) < 0)
+	if (b->bo->recipe)
+		hk_recipe_copy(b->bo->recipe, b->r);
+	else if (hk_recipe_load(b->bo->recipe_path, b->r, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_RECIPE, HK_EXIT_DATAERR);
 	br->recipe_loaded = true;
 	hk_recipe_hash(b->r, br->recipe_hash);

@@ -170,7 +170,8 @@ struct hk_dsc_result {
 	} *confirm_rounds;
 	size_t n_confirm_rounds;
 	struct hk_dsc_decide decide;    /* --decide-probes */
-	char *recipe_text;          /* the recipe the engine ran (its file goes with the work) */
+	struct hk_recipe recipe;    /* the recipe the engine ran, made in memory */
+	bool recipe_made;
 	char *work;                 /* the front end's work directory */
 	const char *error;
 	/* The expectations the build ran with: the built-in set (HK_DEB_EXPECT_VERSION), then the

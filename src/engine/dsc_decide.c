@@ -175,34 +175,16 @@ static int compare_outputs(const char *dir_a, const char *dir_b, const char *lab
 	return 0;
 }
 
-/* The first build's recipe with `grant` added to its [deps] build list, written beside it
- * (its source directory is named relative to the recipe's own). */
-static int write_granted_recipe(const struct dsc_build *b, const struct hk_strv *grant,
-				const char *path, struct hk_error *err)
+/* The first build's recipe with `grant` added to its declared deps (into `out`, the caller's
+ * to free). */
+static int granted_recipe(const struct dsc_build *b, const struct hk_strv *grant,
+			  struct hk_recipe *out, struct hk_error *err)
 {
-	struct hk_buf text = HK_BUF_INIT;
-	int rc = hk_file_read(b->recipe_path, &text, err);
-	if (rc < 0)
-		return rc;
-	static const char anchor[] = "\nbuild = [\n";
-	const char *at = strstr(hk_buf_str(&text), anchor);
-	if (!at) {
-		hk_buf_free(&text);
-		return hk_fail(err, EINVAL, "%s: no [deps] build list to add the probes to",
-			       b->recipe_path);
-	}
-	size_t head = (size_t)(at - text.data) + strlen(anchor);
-	struct hk_buf out = HK_BUF_INIT;
-	hk_buf_append(&out, text.data, head);
-	if (grant && grant->n)
-		hk_buf_puts(&out, "  # granted by --decide-probes\n");
+	hk_recipe_copy(&b->r->recipe, out);
 	for (size_t i = 0; grant && i < grant->n; i++)
-		hk_buf_printf(&out, "  \"%s\",\n", grant->v[i]);
-	hk_buf_append(&out, text.data + head, text.len - head);
-	rc = hk_file_write_atomic(path, out.data, out.len, 0644, err);
-	hk_buf_free(&out);
-	hk_buf_free(&text);
-	return rc;
+		if (hk_recipe_add_build_dep(out, grant->v[i], err) < 0)
+			return -err->code;
+	return 0;
 }
 
 static struct hk_dsc_extra_build *new_record(struct hk_dsc_decide *d, const char *purpose,
@@ -228,15 +210,16 @@ static void extra_build(struct dsc_build *b, const struct hk_build_opts *eo,
 {
 	struct hk_error err = { 0 };
 	memset(br, 0, sizeof(*br));
-	hk_autofree char *recipe = hk_xasprintf("%s/recipe-decide-%zu.toml", b->recipe_dir,
-						b->r->decide.n_builds);
-	if (write_granted_recipe(b, grant, recipe, &err) < 0) {
+	struct hk_recipe recipe;
+	if (granted_recipe(b, grant, &recipe, &err) < 0) {
+		hk_recipe_free(&recipe);
 		rec->error = hk_xstrdup(err.msg);
 		rec->phases = hk_xstrdup("not run");
 		return;
 	}
 	struct hk_build_opts co = *eo;
-	co.recipe_path = recipe;
+	co.recipe = &recipe;
+	co.recipe_path = NULL;
 	co.no_seal = true;
 	co.seal_impure = false;
 	co.observe_opens = false;
@@ -246,6 +229,7 @@ static void extra_build(struct dsc_build *b, const struct hk_build_opts *eo,
 	if (!eo->quiet)
 		fprintf(stderr, "[dsc] --decide-probes: %s\n", rec->purpose);
 	int code = hk_build_run(&co, br, &err);
+	hk_recipe_free(&recipe);
 	rec->phases = hk_dsc_phases_summary(br);
 	rec->completed = code < HK_EXIT_USAGE && dsc_completed(br);
 	if (code >= HK_EXIT_USAGE)

@@ -21,7 +21,7 @@ struct dsc_build {
 	struct hk_store *store;
 	const struct hk_artifact *base;
 	char *dsc_dir;              /* the directory of the .dsc: its files lie there */
-	char *recipe_dir, *src_parent, *debs_dir, *recipe_path;
+	char *recipe_dir, *src_parent, *debs_dir;
 	struct hk_deb_arch host;
 	char host_strings[5][64];
 	struct hk_deb_rel_group *groups[HK_DSC_FIELD_COUNT];

@@ -699,3 +699,67 @@ TEST(hash_is_sensitive_to_every_field)
 				HK_FAIL_AT("edits %zu and %zu give the same hash %s", i, j, ids[i]);
 	free(ids);
 }
+
+/* A recipe built in memory is the recipe a file with the same values parses to: the same
+ * identity (the canonical form and its hash), and a deep copy is the same again. */
+TEST(a_recipe_built_in_memory_equals_the_parsed_one)
+{
+	static const char text[] =
+		"name = \"hkcalc_debs\"\nversion = \"1.0\"\nbase = \"debian-12-buildd\"\n"
+		"[source]\ndir = \"src\"\n"
+		"[deps]\nbuild = [\"make=4.3-4.1\", \"bison\"]\n"
+		"[phases]\ncompile = \"cd hkcalc-1.0 && make\"\n"
+		"install = [\"make install\", \"mv x /out/\"]\n"
+		"[env]\nZZ = \"1\"\nDEB_BUILD_OPTIONS = \"nocheck\"\n";
+	struct hk_recipe parsed, built, copy;
+	REQUIRE(hk_recipe_parse(text, sizeof(text) - 1, "recipe.toml", "/tmp/r", &parsed, &err) == 0);
+	hk_recipe_init(&built, "/tmp/r");
+	CHECK(hk_recipe_set_identity(&built, "hkcalc_debs", "1.0", &err) == 0);
+	CHECK(hk_recipe_set_store_base(&built, "debian-12-buildd", &err) == 0);
+	CHECK(hk_recipe_set_source_dir(&built, "src", &err) == 0);
+	CHECK(hk_recipe_add_build_dep(&built, "make=4.3-4.1", &err) == 0);
+	CHECK(hk_recipe_add_build_dep(&built, "bison", &err) == 0);
+	CHECK(hk_recipe_add_command(&built, HK_PHASE_COMPILE, "cd hkcalc-1.0 && make", &err) == 0);
+	CHECK(hk_recipe_add_command(&built, HK_PHASE_INSTALL, "make install", &err) == 0);
+	CHECK(hk_recipe_add_command(&built, HK_PHASE_INSTALL, "mv x /out/", &err) == 0);
+	CHECK(hk_recipe_set_env(&built, "ZZ", "1", &err) == 0);
+	CHECK(hk_recipe_set_env(&built, "DEB_BUILD_OPTIONS", "nocheck", &err) == 0);
+	CHECK(hk_recipe_check(&built, &err) == 0);
+	char hp[HK_B3_ID_LEN], hb[HK_B3_ID_LEN], hc[HK_B3_ID_LEN];
+	hk_recipe_hash(&parsed, hp);
+	hk_recipe_hash(&built, hb);
+	CHECK_STR_EQ(hp, hb);
+	CHECK_STR_EQ(parsed.source.path, built.source.path);
+	hk_recipe_copy(&built, &copy);
+	hk_recipe_hash(&copy, hc);
+	CHECK_STR_EQ(hb, hc);
+	/* The control: one more dep is another recipe. */
+	CHECK(hk_recipe_add_build_dep(&copy, "tzdata", &err) == 0);
+	hk_recipe_hash(&copy, hc);
+	CHECK(strcmp(hb, hc) != 0);
+	hk_recipe_free(&parsed);
+	hk_recipe_free(&built);
+	hk_recipe_free(&copy);
+}
+
+TEST(a_recipe_built_in_memory_is_checked_as_a_file_is)
+{
+	struct hk_recipe r;
+	hk_recipe_init(&r, "/tmp/r");
+	CHECK(hk_recipe_check(&r, &err) < 0);                       /* nothing set yet */
+	CHECK(hk_recipe_set_identity(&r, "bad name", "1", &err) < 0);
+	CHECK(hk_recipe_set_identity(&r, "ok", "1.0", &err) == 0);
+	CHECK(hk_recipe_set_source_dir(&r, "/abs", &err) < 0);
+	CHECK(hk_recipe_set_source_dir(&r, "src", &err) == 0);
+	CHECK(hk_recipe_add_build_dep(&r, "not a dep", &err) < 0);
+	CHECK_CONTAINS(err.msg, "invalid dependency \"not a dep\"");
+	CHECK(hk_recipe_add_build_dep(&r, "make=4.3", &err) == 0);
+	CHECK_EQ_INT(-EEXIST, hk_recipe_add_build_dep(&r, "make", &err));
+	CHECK(hk_recipe_set_env(&r, "PATH", "/x", &err) < 0);       /* fixed by the sandbox */
+	CHECK(hk_recipe_set_env(&r, "1X", "y", &err) < 0);
+	CHECK(hk_recipe_add_command(&r, HK_PHASE_COMPILE, "  ", &err) < 0);
+	CHECK(hk_recipe_check(&r, &err) < 0);                       /* no phase yet */
+	CHECK(hk_recipe_add_command(&r, HK_PHASE_COMPILE, "true", &err) == 0);
+	CHECK(hk_recipe_check(&r, &err) == 0);
+	hk_recipe_free(&r);
+}
