@@ -14,6 +14,7 @@
 #include "core/derive.h"
 #include "core/recipe.h"
 #include "core/store.h"
+#include "core/suggest.h"
 #include "core/verdict.h"
 #include "core/view.h"
 
@@ -141,6 +142,10 @@ struct phase_result {
 	 * --json result reuses it): canonical bytes, and its id when it was stored. */
 	struct hk_buf evidence;
 	char evidence_id[HK_B3_ID_LEN];
+	/* The same diagnosis, typed (items[i] diagnoses verdict.denials[i]): what the engine's
+	 * own readers (the Debian findings) use, never the bytes above. */
+	struct hk_diagnosis diag;
+	bool has_diag;
 };
 
 struct hk_build_result {

@@ -177,6 +177,8 @@ void hk_build_result_free(struct hk_build_result *br)
 		if (br->phases[i].ran)
 			hk_cage_result_free(&br->phases[i].res);
 		hk_buf_free(&br->phases[i].evidence);
+		if (br->phases[i].has_diag)
+			hk_diagnosis_free(&br->phases[i].diag);
 	}
 	if (br->plan_ok)
 		hk_build_plan_free(&br->plan);

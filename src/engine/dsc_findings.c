@@ -6,13 +6,6 @@
 
 #include "core/util.h"
 
-char *dsc_bytes_of(const struct hk_jval *obj, const char *key)
-{
-	size_t len;
-	char *s = hk_jval_bytes(hk_jobj_get(obj, key), &len);
-	return s;
-}
-
 /* The Debian target a phase ran, as the sentence names it. */
 static char *phase_target(const struct hk_dsc_result *r, const char *label)
 {
@@ -39,57 +32,56 @@ static struct dsc_finding *finding_for(struct dsc_findings *rep, const char *pkg
 
 /* An expected denial, merged by path: the first phase and program that met it name it. */
 static void add_expected(const struct hk_dsc_result *r, const struct phase_result *pr,
-			 const struct hk_jval *d, uint64_t count, struct dsc_findings *rep)
+			 const struct hk_denial *d, struct dsc_findings *rep)
 {
-	hk_autofree char *path = dsc_bytes_of(d, "path");
+	const char *path = d->has_path ? d->path : NULL;
 	for (size_t i = 0; path && i < rep->n_x; i++) {
 		if (rep->x[i].path && strcmp(rep->x[i].path, path) == 0) {
-			rep->x[i].count += count;
+			rep->x[i].count += d->count;
 			return;
 		}
 	}
 	rep->x = hk_xrealloc(rep->x, (rep->n_x + 1) * sizeof(*rep->x));
 	struct dsc_expected *x = &rep->x[rep->n_x++];
 	x->phase = phase_target(r, pr->label);
-	x->exe = dsc_bytes_of(d, "exe");
-	x->count = count;
+	x->exe = d->exe ? hk_xstrdup(d->exe) : NULL;
+	x->count = d->count;
 	x->entry = path ? hk_expect_match(&r->expect, path) : NULL;
-	x->path = hk_steal_ptr(&path);
+	x->path = path ? hk_xstrdup(path) : NULL;
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? hk_xstrdup(s) : NULL;
+}
+
+/* The phase's denials with their diagnosis, typed (phase_result.diag: items[i] diagnoses
+ * verdict.denials[i]). */
 static void add_phase(const struct hk_dsc_result *r, const struct phase_result *pr,
 		      struct dsc_findings *rep)
 {
-	struct hk_jval *ev = NULL;
-	struct hk_error err;
-	if (!pr->has_verdict || pr->evidence.len == 0 ||
-	    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
+	if (!pr->has_verdict || !pr->has_diag)
 		return;
-	const struct hk_jval *den = hk_jobj_get(ev, "denials");
-	const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
+	const struct hk_verdict *v = &pr->verdict;
 	bool failed = hk_cage_failed(&pr->res);
-	for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
-		const struct hk_jval *d = &den->items[i], *g = &diag->items[i];
-		const char *cls = hk_jobj_str(g, "class");
-		if (!cls)
-			continue;
-		uint64_t count = (uint64_t)hk_jobj_int(d, "count", 1);
-		if (strcmp(cls, "expected") == 0) {
-			rep->expected += count;
-			add_expected(r, pr, d, count, rep);
+	for (size_t i = 0; i < v->n_denials && i < pr->diag.n; i++) {
+		const struct hk_denial *d = &v->denials[i];
+		const struct hk_diag_item *g = &pr->diag.items[i];
+		const char *path = d->has_path ? d->path : NULL;
+		if (g->cls == HK_DIAG_EXPECTED) {
+			rep->expected += d->count;
+			add_expected(r, pr, d, rep);
 			continue;
 		}
-		const struct hk_jval *prov = hk_jobj_get(g, "providers");
-		if (strcmp(cls, "declarable") == 0 && prov && prov->len > 0) {
-			const struct hk_jval *best = &prov->items[0];
-			struct dsc_finding *f = finding_for(rep, hk_jobj_str(best, "name"));
+		if (g->cls == HK_DIAG_DECLARABLE && g->n_providers > 0) {
+			const struct hk_provider *best = &g->providers[0];
+			struct dsc_finding *f = finding_for(rep, best->name);
 			/* The first denial names the finding, or the first of a failed phase. */
 			bool replace = !f->path || (failed && f->failed_paths.len == 0);
-			f->count += count;
-			hk_autofree char *dpath = dsc_bytes_of(d, "path");
-			if (dpath) {
-				hk_strset_add(&f->paths, dpath);
-				hk_strset_add(failed ? &f->failed_paths : &rep->survived, dpath);
+			f->count += d->count;
+			if (path) {
+				hk_strset_add(&f->paths, path);
+				hk_strset_add(failed ? &f->failed_paths : &rep->survived, path);
 			}
 			if (replace) {
 				free(f->phase);
@@ -101,30 +93,24 @@ static void add_phase(const struct hk_dsc_result *r, const struct phase_result *
 				free(f->version);
 				free(f->origin);
 				f->phase = phase_target(r, pr->label);
-				f->path = dsc_bytes_of(d, "path");
-				f->exe = dsc_bytes_of(d, "exe");
-				const char *bl = hk_jobj_str(d, "blockers");
-				f->blockers = bl ? hk_xstrdup(bl) : NULL;
-				const char *how = hk_jobj_str(best, "how");
-				f->how = how ? hk_xstrdup(how) : NULL;
-				f->via = dsc_bytes_of(best, "via");
-				const char *v = hk_jobj_str(best, "version");
-				const char *o = hk_jobj_str(best, "origin");
-				f->version = v ? hk_xstrdup(v) : NULL;
-				f->origin = o ? hk_xstrdup(o) : NULL;
+				f->path = dup_or_null(path);
+				f->exe = dup_or_null(d->exe);
+				f->blockers = dup_or_null(d->blockers);
+				f->how = hk_xstrdup(hk_provider_how_name(best->how));
+				f->via = dup_or_null(best->via);
+				f->version = dup_or_null(best->version);
+				f->origin = dup_or_null(best->origin);
 			}
 			continue;
 		}
 		rep->l = hk_xrealloc(rep->l, (rep->n_l + 1) * sizeof(*rep->l));
 		struct dsc_loose *l = &rep->l[rep->n_l++];
 		l->phase = phase_target(r, pr->label);
-		l->path = dsc_bytes_of(d, "path");
-		l->exe = dsc_bytes_of(d, "exe");
-		l->class_ = hk_xstrdup(cls);
-		const char *why = hk_jobj_str(g, "reason");
-		l->reason = why ? hk_xstrdup(why) : NULL;
+		l->path = dup_or_null(path);
+		l->exe = dup_or_null(d->exe);
+		l->class_ = hk_xstrdup(hk_diag_class_name(g->cls));
+		l->reason = dup_or_null(g->reason);
 	}
-	hk_jval_free(ev);
 }
 
 /* The used Build-Depends group listing `pkg` as one of several alternatives, when another
@@ -241,22 +227,11 @@ void hk_dsc_denied_paths(const struct hk_build_result *br, struct hk_strset *out
 {
 	for (size_t p = 0; p < br->n_phases; p++) {
 		const struct phase_result *pr = &br->phases[p];
-		struct hk_jval *ev = NULL;
-		struct hk_error err;
-		if (!pr->has_verdict || pr->evidence.len == 0 ||
-		    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0)
+		if (!pr->has_verdict || !pr->has_diag)
 			continue;
-		const struct hk_jval *den = hk_jobj_get(ev, "denials");
-		const struct hk_jval *diag = hk_jobj_get(ev, "diagnosis");
-		for (size_t i = 0; den && diag && i < den->len && i < diag->len; i++) {
-			const char *cls = hk_jobj_str(&diag->items[i], "class");
-			if (cls && strcmp(cls, "expected") == 0)
-				continue;
-			char *path = dsc_bytes_of(&den->items[i], "path");
-			if (path)
-				hk_strset_add_owned(out, path);
-		}
-		hk_jval_free(ev);
+		for (size_t i = 0; i < pr->verdict.n_denials && i < pr->diag.n; i++)
+			if (pr->diag.items[i].cls != HK_DIAG_EXPECTED && pr->verdict.denials[i].has_path)
+				hk_strset_add(out, pr->verdict.denials[i].path);
 	}
 }
 

@@ -7,7 +7,8 @@
  * the build survived when the phase went on: an influence on the result, not a need (a
  * configure check that found nothing may still have changed the binary).  A denied path no
  * package of the store or the base ships is unattributed: harkaq cannot name a package for it.
- * Analysis only: nothing here writes for people or programs (dsc_report.c does). */
+ * Analysis only, over typed results (each phase's verdict and diagnosis, never its evidence
+ * object's bytes): nothing here writes for people or programs (dsc_report.c does). */
 #ifndef HK_ENGINE_DSC_FINDINGS_H
 #define HK_ENGINE_DSC_FINDINGS_H
 
@@ -62,9 +63,6 @@ void dsc_findings_free(struct dsc_findings *rep);
  * findings decide across phases: dsc_findings_of). */
 void dsc_phase_findings(const struct hk_dsc_result *r, const struct phase_result *pr,
 			struct dsc_findings *rep);
-
-/* The bytes of a JSON member (a path, a program) as a string, or NULL. */
-char *dsc_bytes_of(const struct hk_jval *obj, const char *key);
 
 /* --confirm's answer: the second build succeeded without the packages (not needs), or failed
  * again (needs, or another cause its own report names), or could not give one. */

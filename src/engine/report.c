@@ -424,15 +424,17 @@ struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br)
 	return hk_suggester_new(&in);
 }
 
-int hk_report_phase_evidence(struct hk_suggester *s, const struct phase_result *pr,
+int hk_report_phase_evidence(struct hk_suggester *s, struct phase_result *pr,
 			     struct hk_buf *bytes, struct hk_error *err)
 {
-	struct hk_diagnosis d;
-	int r = hk_diagnose(s, &pr->verdict, &d, err);
+	if (pr->has_diag)
+		hk_diagnosis_free(&pr->diag);
+	pr->has_diag = false;
+	int r = hk_diagnose(s, &pr->verdict, &pr->diag, err);
 	if (r < 0)
 		return r;
-	hk_evobj_encode(&pr->verdict, &d, bytes);
-	hk_diagnosis_free(&d);
+	pr->has_diag = true;
+	hk_evobj_encode(&pr->verdict, &pr->diag, bytes);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ int hk_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char
 /* For a build: a suggester over the build's store, policy and closure (free with
  * hk_suggester_free), and the evidence object bytes of one phase that has a verdict. */
 struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br);
-HK_MUST_CHECK int hk_report_phase_evidence(struct hk_suggester *s, const struct phase_result *pr,
+HK_MUST_CHECK int hk_report_phase_evidence(struct hk_suggester *s, struct phase_result *pr,
 			     struct hk_buf *bytes, struct hk_error *err);
 
 /* What `harkaq build` does for each phase that has a verdict: diagnoses it, writes its
