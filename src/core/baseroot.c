@@ -602,7 +602,7 @@ static const struct hk_runtime_entry minimal_entries[] = { MINIMAL_ENTRIES };
 /* What an autoconf-generated configure, its config.status and libtool run as external
  * programs (Debian's coreutils is one binary per program, hence more entries than the
  * design's ~16 on Alpine, where coreutils is one multi-call binary).  Compilers, binutils and
- * make are NOT here: they are declared deps or expected denials (design §4.4). */
+ * make are NOT here: they are declared deps or expected denials (design.md §5). */
 static const struct hk_runtime_entry autotools_entries[] = {
 	MINIMAL_ENTRIES,
 	PROG("bash"),

@@ -1,4 +1,4 @@
-/* The derived base runtime (design.md §5, design §4.2–§4.3, docs/base-runtime.md): the few files
+/* The derived base runtime (design.md §5, design.md §5, docs/base-runtime.md): the few files
  * of a base root every build of a given shape needs — a short list of entry programs per base
  * profile, plus everything the kernel and the dynamic loader open to start them.
  *

@@ -108,7 +108,7 @@ int hk_derive_policy(const struct hk_derive_input *in, struct hk_policy *p,
 
 	/* A symlink is granted with its final target when the closure provides that target.
 	 * The kernel reports the target of an access, but builds open the short name: both
-	 * appear (design §4.3).  Links are followed through other links of the closure. */
+	 * appear (design.md §5).  Links are followed through other links of the closure. */
 	for (size_t i = 0; i < links.n; i++) {
 		const struct hk_derive_entry *l = links.links[i];
 		char *cur = hk_path_join_normalise(l->path, l->symlink_target);

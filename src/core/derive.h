@@ -7,7 +7,7 @@
  *   the recipe's expectations                                            → expect
  *
  * Directories get no per-directory line: the tree's structure is contract, and the sandbox's
- * `list /` (READ_DIR on the root) covers every directory and ancestor (design §4.10).
+ * `list /` (READ_DIR on the root) covers every directory and ancestor (design.md §3.3).
  *
  * Pure: the caller gathers the closure from the store and the base runtime from the base
  * root; this module only decides. */

@@ -2,7 +2,7 @@
  * (design.md §4, §6).
  *
  * The audit stream is global: every concurrent build's records, and the host's, reach every
- * reader.  Attribution rests on the canary alone (design.md §4, measured in the design §3.5): the
+ * reader.  Attribution rests on the canary alone (design.md §4, measured in the design.md §6): the
  * ACCESS record whose path is this run's canary reveals the run's `domain=`, and every other
  * record of that domain is the run's.  Neither pid (it travels only in the lazy `allocated`
  * record) nor dev+ino (they name the object, and two builds reading one file report the same

@@ -14,7 +14,7 @@
  *     STORE/.evidence/<hex>.json.
  *
  * The verdict is behaviour, not identity: no evidence object is an input of a recipe hash or
- * an artifact id (design Q4). */
+ * an artifact id (design.md §10). */
 #ifndef HK_EVOBJ_H
 #define HK_EVOBJ_H
 

@@ -1,4 +1,4 @@
-/* Diagnosis (design.md §8, design §4.5): every denial of a verdict gets one of four classes.
+/* Diagnosis (design.md §8, design.md §8): every denial of a verdict gets one of four classes.
  *
  *   expected     the recipe's [expect] lines classify it (verdict.c decided it)
  *   declarable   the store provides the path: one line in [deps] fixes it
@@ -91,7 +91,7 @@ struct hk_diag_item {
 	struct hk_provider *providers;   /* declarable: best first; else empty */
 	size_t n_providers;
 	char *line;                  /* declarable: "declare dep: make"; else NULL */
-	/* Who tried, when the program itself comes from a declared artifact (design §4.9: a dep's
+	/* Who tried, when the program itself comes from a declared artifact (design.md §6: a dep's
 	 * own binary reaching into the base root): that artifact's name; else NULL. */
 	char *exe_declared_by;
 };

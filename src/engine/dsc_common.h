@@ -78,7 +78,7 @@ struct hk_dsc_macro_need {
 	char *line;                 /* the log's line that says it was missing */
 };
 
-/* What a probe does to the .debs (docs/debian-builds.md, "Deciding probes"). */
+/* What a probe does to the .debs (docs/debian-builds.md, "--decide-probes"). */
 enum hk_probe_class {
 	HK_PROBE_INERT,             /* granted, the .debs are byte for byte the same */
 	HK_PROBE_INFLUENCE,         /* granted, the .debs differ: an undeclared influence */

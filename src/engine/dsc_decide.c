@@ -1,4 +1,4 @@
-/* --decide-probes (build_dsc.h; docs/debian-builds.md, "Deciding probes"): every probe of a
+/* --decide-probes (build_dsc.h; docs/debian-builds.md, "--decide-probes"): every probe of a
  * Debian build that completed is decided by what it does to the .debs.
  *
  * A probe is a package a phase was denied and went on without (a configure check, an

@@ -485,14 +485,14 @@ void hk_sandbox_argv_binds(char *const *argv, struct hk_reach_list *l)
 void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p)
 {
 	/* The real read-write surfaces and the scratch directories (with --tmpfs, /var/tmp is
-	 * discardable scratch like /tmp: design §4.10). */
+	 * discardable scratch like /tmp: design.md §3.3). */
 	hk_policy_add_grant(p, HK_GRANT_RW, "/src");
 	hk_policy_add_grant(p, HK_GRANT_RW, "/out");
 	hk_policy_add_grant(p, HK_GRANT_RW, "/tmp");
 	hk_policy_add_grant(p, HK_GRANT_RW, "/var/tmp");
 	if (s->cache_dir)
 		hk_policy_add_grant(p, HK_GRANT_RW, "/cache");
-	/* bubblewrap's /dev: /dev/null is a write target (design §4.2). */
+	/* bubblewrap's /dev: /dev/null is a write target (design.md §5). */
 	hk_policy_add_grant(p, HK_GRANT_RW, "/dev/null");
 	hk_policy_add_grant(p, HK_GRANT_RO, "/dev/zero");
 	hk_policy_add_grant(p, HK_GRANT_RO, "/dev/full");
@@ -512,6 +512,6 @@ void hk_sandbox_contract(const struct hk_sandbox *s, struct hk_policy *p)
 	if (s->cage)
 		hk_policy_add_grant(p, HK_GRANT_RO, HK_SANDBOX_EXEC_PATH);
 	/* The tree's structure is contract: listing any directory is not debt, reading a file
-	 * outside the closure is (design §4.10).  READ_DIR on / covers the whole tree. */
+	 * outside the closure is (design.md §3.3).  READ_DIR on / covers the whole tree. */
 	hk_policy_add_grant(p, HK_GRANT_LIST, "/");
 }

@@ -12,7 +12,7 @@
  * are then added on the merged paths, from inside the sandbox (kernel-facts.md §6).
  *
  * The sandbox, not the policy module, reports the contract surfaces it mounted
- * (hk_sandbox_contract), because only it knows what it mounted (design §4.2, /cache). */
+ * (hk_sandbox_contract), because only it knows what it mounted (design.md §5, /cache). */
 #ifndef HK_ENGINE_SANDBOX_H
 #define HK_ENGINE_SANDBOX_H
 

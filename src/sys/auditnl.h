@@ -10,7 +10,7 @@
  *                                    the kernel emits, best effort.  CAP_AUDIT_READ is checked
  *                                    when the socket is bound.
  *
- * The one bug this file exists not to have (design §3.4, method note): the kernel sends the
+ * The one bug this file exists not to have (design.md §3.5, method note): the kernel sends the
  * ACK of an AUDIT_GET *before* the reply, because the reply is sent from a kernel thread.
  * hk_audit_get() reads past the ACK and accepts only a message of type AUDIT_GET carrying its
  * own sequence number, sent by the kernel (nl_pid == 0), within a bounded wait.

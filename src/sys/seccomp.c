@@ -87,7 +87,7 @@ int hk_seccomp_install_denylist(struct hk_seccomp_report *report, struct hk_erro
 	if (rc < 0)
 		return hk_fail_errno(err, -rc, "seccomp_attr_set(SYSRAWRC)");
 	/* A syscall from an architecture missing from the filter fails with EPERM too: the cage
-	 * never kills (design D4). */
+	 * never kills (design.md §3.8). */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM));
 	if (rc < 0)
 		return hk_fail_errno(err, -rc, "seccomp_attr_set(ACT_BADARCH)");

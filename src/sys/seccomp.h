@@ -1,4 +1,4 @@
-/* seccomp: the syscall half of the cage (design.md §3.8, design D4).
+/* seccomp: the syscall half of the cage (design.md §3.8).
  *
  * A denylist, not an allowlist: what an honest build never needs (module loading, kexec,
  * ptrace, io_uring, mounts, …) is enumerable and stable; what a build needs is not.  Denied

@@ -189,7 +189,7 @@ check_eq "  explain re-renders the failure from the evidence object" \
 check_contains "  and evidence list shows it" "$("$HARKAQ" evidence --store "$STORE" list)" \
 	"$fid compile    Hermetic, failed (exit 3)"
 
-# ---- the closed loop (design §4.7) on zlib from Debian's source package ----
+# ---- the closed loop (design.md §8) on zlib from Debian's source package ----
 zlib_recipe "$D/r1/recipe.toml" "gcc-12" ""
 build "$D/r1/recipe.toml" "$D/r1.json"
 check_eq "round 1 (only gcc-12 declared): Impure" 1 "$RC"

@@ -44,7 +44,7 @@ check_eq "control: every kind of reference outside the tree is caught (one per l
 	"1,2,3,4,5,6" "$got"
 {
 	echo "dir = \"$D/shared-src\"        # a sibling inside the tree"
-	echo "as design §3 and kernel-facts §5 say; a SPECIAL case"
+	echo "as design.md §3 and kernel-facts.md §5 say; a SPECIAL case"
 	echo "/usr/include/zlib.h /tmp/x /var/tmp/y /src /out /.harkaq/canary /proc/self/fd"
 	echo "/work/ in .gitignore, /home alone, \$ROOT/work/x, build/work/x"
 } >"$T/good.txt"
