@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "sys/interrupt.h"
 #include "cli/store_cli.h"
 #include "engine/proc.h"
 #include "core/base.h"
@@ -65,13 +66,6 @@ static const char base_usage[] =
 #define DEFAULT_SUITE "bookworm"
 
 /* ---- create ------------------------------------------------------------------------------- */
-
-static volatile sig_atomic_t interrupted;
-
-static void note_signal(int sig)
-{
-	interrupted = sig;
-}
 
 /* Removes every entry of DIR (the directory itself stays). */
 static int empty_dir(const char *dir, struct hk_error *err)
@@ -263,8 +257,8 @@ static int run_mmdebstrap(const struct create_opts *o, const char *tmp, const ch
 	hk_argv_free(a.v);
 	if (code < 0)
 		return code;
-	if (interrupted)
-		return hk_fail(err, EINTR, "interrupted by signal %d", (int)interrupted);
+	if (hk_interrupted())
+		return hk_fail(err, EINTR, "interrupted by signal %d", hk_interrupted());
 	if (code != 0)
 		return hk_wrap(err, "making the base %s (is mmdebstrap installed? './setup' "
 				    "installs it; the mirror %s must be reachable)",
@@ -376,22 +370,15 @@ static int sub_create(struct hk_store *s, int argc, char **argv)
 	o.includes = inc.v;
 	o.n_includes = inc.n;
 	/* A signal ends mmdebstrap (it shares the terminal's process group); harkaq stays to
-	 * remove what was made.  A handler, not SIG_IGN: an ignored signal would stay ignored in
-	 * mmdebstrap across exec. */
-	struct sigaction sa = { .sa_handler = note_signal }, old_int, old_term, old_hup;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	 * remove what was made: the process's interrupt context catches it (sys/interrupt.h).
+	 * This one subcommand of `store` asks for it; the others keep Ctrl-C's default. */
+	hk_interrupt_install();
 	struct hk_error err = { 0 };
 	int r = create_base(s, &o, &err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
 	hk_argv_free(inc.v);
-	if (interrupted) {
+	if (hk_interrupted()) {
 		fprintf(stderr, "harkaq store base: interrupted: nothing was added to the store\n");
-		return 128 + (int)interrupted;
+		return 128 + hk_interrupted();
 	}
 	return r < 0 ? store_fail_exit(&err) : 0;
 }

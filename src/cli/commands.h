@@ -3,12 +3,18 @@
 #ifndef HK_CLI_COMMANDS_H
 #define HK_CLI_COMMANDS_H
 
+#include <stdbool.h>
+
 #include "engine/status.h"
 
 struct hk_command {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv);   /* argv[0] is the verb */
+	/* The verb stops cleanly on SIGINT/TERM/HUP (it asks hk_interrupted() between steps):
+	 * main installs the process's interrupt context for it (sys/interrupt.h).  Other verbs
+	 * keep the default action: Ctrl-C ends them at once. */
+	bool stops_cleanly;
 };
 
 /* Each verb, implemented in cmd_<verb>.c. */

@@ -3,17 +3,18 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "sys/interrupt.h"
 
 static const struct hk_command commands[] = {
-	{ "run", "run a command under the cage and give a verdict", cmd_run },
+	{ "run", "run a command under the cage and give a verdict", cmd_run, true },
 	{ "probe", "print what this machine can do (Landlock ABI, audit, bubblewrap)", cmd_probe },
-	{ "build", "build a recipe in bubblewrap, a verdict per phase, the artifact sealed", cmd_build },
+	{ "build", "build a recipe in bubblewrap, a verdict per phase, the artifact sealed", cmd_build, true },
 	{ "policy", "print the policy derived from a recipe's declared closure, and its id", cmd_policy },
 	{ "store", "the content-addressed store: add, import Debian packages, which, verify", cmd_store },
 	{ "explain", "re-render a stored verdict: declarable and irreducible debt, policy bugs", cmd_explain },
 	{ "evidence", "evidence objects next to the store: verify, list, show", cmd_evidence },
 	{ "attest", "sign and verify a build's attestations (in-toto, SLSA provenance, DSSE)", cmd_attest },
-	{ "sweep", "build a whole catalogue and measure its debt; merge the shards of many machines", cmd_sweep },
+	{ "sweep", "build a whole catalogue and measure its debt; merge the shards of many machines", cmd_sweep, true },
 };
 
 static void usage(FILE *f)
@@ -51,9 +52,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return HK_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		if (commands[i].stops_cleanly)
+			hk_interrupt_install();
+		return commands[i].run(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "harkaq: unknown command '%s' (see 'harkaq --help')\n", argv[1]);
 	return HK_EXIT_USAGE;
 }

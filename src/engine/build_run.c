@@ -27,6 +27,7 @@
 #include "core/util.h"
 #include "core/verdict.h"
 #include "sys/mountns.h"
+#include "sys/interrupt.h"
 #include "sys/userns.h"
 #include "sys/verity.h"
 
@@ -36,32 +37,16 @@
 
 /* SIGINT, SIGTERM and SIGHUP stop the build cleanly instead of killing harkaq where it
  * stands: a harkaq killed mid-build would leave its work directory behind and, mid-seal, a
- * half-made store entry.  During a phase hk_cage_run owns these signals (it forwards them to
- * the sandbox, then finishes the evidence and returns EINTR); outside a phase they only set
- * this flag, which the build checks between steps.  The phase's processes and its overlay
- * mounts need no handling of their own: bubblewrap runs with --die-with-parent in its own pid
- * namespace, and the merged view is mounted only in the phase's private mount namespace, so
- * both vanish with the phase's last process. */
-static volatile sig_atomic_t interrupted_by;
-
-static void note_signal(int sig)
-{
-	interrupted_by = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = { 0 };
-	sa.sa_handler = note_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
+ * half-made store entry.  main() catches them for the whole process (sys/interrupt.h); the
+ * build asks hk_interrupted() between steps, and during a phase the cage names its command's
+ * group as the signals' forward target, then finishes the evidence and returns EINTR.  The
+ * phase's processes and its overlay mounts need no handling of their own: bubblewrap runs
+ * with --die-with-parent in its own pid namespace, and the merged view is mounted only in the
+ * phase's private mount namespace, so both vanish with the phase's last process. */
 
 static int interrupted(struct hk_error *err)
 {
-	int sig = interrupted_by ? (int)interrupted_by : SIGTERM;
+	int sig = hk_interrupted() ? hk_interrupted() : SIGTERM;
 	hk_fail(err, EINTR, "interrupted by signal %d (%s): the build was stopped, its processes "
 			    "killed and its work directory removed; nothing was sealed",
 		sig, strsignal(sig));
@@ -255,10 +240,10 @@ static int stop_at(struct build *b, enum hk_build_stage stage, int code)
 	return code;
 }
 
-/* A signal stopped the build (interrupted_by): says so in err and in the result. */
+/* A signal stopped the build (hk_interrupted()): says so in err and in the result. */
 static int stop_interrupted(struct build *b)
 {
-	b->br->failed_signal = interrupted_by ? (int)interrupted_by : SIGTERM;
+	b->br->failed_signal = hk_interrupted() ? hk_interrupted() : SIGTERM;
 	return stop_at(b, HK_BUILD_STAGE_SETUP, interrupted(b->err));
 }
 
@@ -281,8 +266,6 @@ static int open_inputs(struct build *b)
 	if (hk_sys_sandbox_check(b->uid, b->gid, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 
-	interrupted_by = 0;
-	catch_signals();
 	b->t_build = hk_now_ms();
 
 	const struct hk_recipe *r = b->r;
@@ -662,19 +645,17 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	int rc = hk_cage_run(&o, &pr->res, b->err);
 	if (pr->res.pending)
 		b->pending[b->n_pending++] = &pr->res;
-	/* hk_cage_run left its forwarding handler installed; take the signals back. */
-	catch_signals();
 	pr->ms = hk_now_ms() - t0;
 	pr->ran = true;
 	hk_argv_free(argv);
 	unlink(canary_host);
-	if (rc < 0 && b->err->code == EINTR && !interrupted_by)
-		interrupted_by = pr->res.interrupted_by > 0 ? pr->res.interrupted_by : SIGTERM;
-	if (interrupted_by) {
+	if (rc < 0 && b->err->code == EINTR && !hk_interrupted())
+		hk_interrupt_note(pr->res.interrupted_by > 0 ? pr->res.interrupted_by : SIGTERM);
+	if (hk_interrupted()) {
 		if (!bo->quiet)
 			fprintf(stderr, "[%s] stopped by signal %d after %.1f s\n", pname,
-				(int)interrupted_by, (double)pr->ms / 1000.0);
-		br->interrupted = (int)interrupted_by;
+				hk_interrupted(), (double)pr->ms / 1000.0);
+		br->interrupted = hk_interrupted();
 		return stop_interrupted(b);
 	}
 	if (rc < 0 && !pr->res.started)
@@ -724,13 +705,13 @@ static int run_phases(struct build *b)
 	for (int ph = 0; ph < HK_PHASE_COUNT && !b->br->failed_phase; ph++) {
 		if (b->r->phases[ph].n_commands == 0)
 			continue;
-		if (interrupted_by)
+		if (hk_interrupted())
 			return stop_interrupted(b);
 		int code = run_phase(b, (enum hk_phase)ph);
 		if (code)
 			return code;
 	}
-	if (interrupted_by)
+	if (hk_interrupted())
 		return stop_interrupted(b);
 	return 0;
 }
@@ -823,7 +804,7 @@ static int store_output(struct build *b)
 	struct hk_build_result *br = b->br;
 	if (!b->staged)
 		return 0;
-	hk_autofree char *why = interrupted_by ? hk_xstrdup("interrupted") : why_not_stored(b);
+	hk_autofree char *why = hk_interrupted() ? hk_xstrdup("interrupted") : why_not_stored(b);
 	if (why) {
 		discard_staged(b);
 		if (!b->bo->quiet)
@@ -935,7 +916,7 @@ static int prepare_and_run(struct build *b)
 	int code;
 	if ((code = name_work(b)) || (code = plan_build(b)))
 		return code;
-	if (interrupted_by)
+	if (hk_interrupted())
 		return stop_interrupted(b);
 	if ((code = make_work(b)) || (code = mount_view_and_verify(b)))
 		return code;
@@ -992,9 +973,9 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
 	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
 	 * whole (the seal runs with the signals blocked) and the result stands. */
-	if (interrupted_by && !br->artifact_stored && code < 128) {
+	if (hk_interrupted() && !br->artifact_stored && code < 128) {
 		code = stop_interrupted(&b);
-		br->interrupted = (int)interrupted_by;
+		br->interrupted = hk_interrupted();
 	}
 	if (!bo->quiet && code < HK_EXIT_USAGE)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - b.t_build) / 1000.0);

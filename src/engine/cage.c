@@ -1,4 +1,5 @@
 #include "engine/cage.h"
+#include "sys/interrupt.h"
 #include "core/build_failure.h"
 
 #include <dirent.h>
@@ -30,16 +31,6 @@
 #define DEALLOC_TIMEOUT_MS 3000
 #define CANARY_LATE_TIMEOUT_MS 500
 #define READER_END_TIMEOUT_MS 3000
-
-static volatile sig_atomic_t forwarded_signal;
-static pid_t signal_target;
-
-static void forward_signal(int sig)
-{
-	forwarded_signal = sig;
-	if (signal_target > 0)
-		kill(-signal_target, sig);
-}
 
 struct hk_cage_reader {
 	pid_t pid;
@@ -620,7 +611,6 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	memset(r, 0, sizeof(*r));
 	/* A signal forwarded to an earlier run of this process (a previous phase) is not this
 	 * run's. */
-	forwarded_signal = 0;
 	r->abi = r->real_abi = -1;
 	r->lost_before = r->lost_after = -1;
 	r->ms_reader_ahead = -1;
@@ -680,17 +670,13 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	close(st[1]);
 	r->started = true;
 	r->namespaces = o->namespaces;
-	signal_target = child;
-	struct sigaction sa = { 0 };
-	sa.sa_handler = forward_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* The process's interrupt context passes SIGINT/TERM/HUP to the command's group. */
+	hk_interrupt_forward_to(child);
 
 	struct hk_linereader status;
 	hk_linereader_init(&status, st[0]);
 	bool exited = supervise(o, r, rd, child, &status, t_cmd);
-	signal_target = 0;
+	hk_interrupt_forward_to(0);
 	r->ms_command = hk_now_ms() - t_cmd;
 	/* Through an init, its exit is the command's, and what it killed the command's leftovers. */
 	if (exited)
@@ -713,10 +699,10 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		hk_cage_finish(&r, 1); /* adds its own time to ms_total */
 	else
 		r->deferred = rd->pid > 0;
-	r->interrupted_by = (int)forwarded_signal;
-	if (forwarded_signal)
+	r->interrupted_by = hk_interrupted();
+	if (hk_interrupted())
 		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
-			       (int)forwarded_signal);
+			       hk_interrupted());
 	return 0;
 }
 
