@@ -16,16 +16,6 @@ const char *hk_dsc_mode_name(enum hk_dsc_mode m)
 	return "binary";
 }
 
-const char *hk_probe_class_name(enum hk_probe_class c)
-{
-	switch (c) {
-	case HK_PROBE_INERT: return "inert";
-	case HK_PROBE_INFLUENCE: return "influence";
-	case HK_PROBE_UNDECIDED: return "undecided";
-	}
-	return "undecided";
-}
-
 /* sbuild's environment for dpkg-buildpackage (sbuild 0.85, lib/Sbuild/Build.pm and
  * sbuild.conf(5)): its PATH, LC_ALL=C.UTF-8, SHELL=/bin/sh and a HOME that does not exist, so
  * a build that writes to $HOME fails as on a buildd.  No TZ: dpkg-buildpackage sets none, and

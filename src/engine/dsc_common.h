@@ -12,6 +12,7 @@
 #include "engine/build.h"
 #include "core/debexpect.h"
 #include "core/dsc.h"
+#include "core/dsc_rules.h"
 #include "core/json.h"
 #include "core/strset.h"
 #include "core/strv.h"
@@ -76,13 +77,6 @@ struct hk_dsc_macro_need {
 	char *macro;                /* "PKG_PROG_PKG_CONFIG" */
 	char *file;                 /* "/usr/share/aclocal/pkg.m4" */
 	char *line;                 /* the log's line that says it was missing */
-};
-
-/* What a probe does to the .debs (docs/debian-builds.md, "--decide-probes"). */
-enum hk_probe_class {
-	HK_PROBE_INERT,             /* granted, the .debs are byte for byte the same */
-	HK_PROBE_INFLUENCE,         /* granted, the .debs differ: an undeclared influence */
-	HK_PROBE_UNDECIDED,         /* no answer, and why (the control differs, a build failed) */
 };
 
 /* One build --decide-probes ran beside the first, and what it showed. */
@@ -183,9 +177,6 @@ struct hk_dsc_result {
 
 /* "binary", "any", "all" (dpkg-buildpackage --build=…). */
 const char *hk_dsc_mode_name(enum hk_dsc_mode m);
-
-/* "inert", "influence", "undecided". */
-const char *hk_probe_class_name(enum hk_probe_class c);
 
 /* The fixed environment of every phase of a Debian build, "KEY=VALUE" each, NULL-terminated
  * (SOURCE_DATE_EPOCH comes apart: it is the package's): sbuild's, as Debian's buildds run

@@ -461,17 +461,21 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 		extra_build(b, eo, NULL, control_out, control, &br);
 		hk_build_result_free(&br);
 	}
+	/* What the builds show, decided by the one rule (core/dsc_rules.h); the why it gives is
+	 * completed here with what only these builds know. */
+	struct hk_probe_facts facts = { 0 };
+	const char *rule;
 	if (rc) {
 		/* the work directory failed: said by the caller */
-	} else if (!compared(control_out, first_out, "the first build", "the control", dd.scratch,
-			     control)) {
-		hk_autofree char *why = hk_xasprintf("the control build gave no answer: %s",
+	} else if (!(facts.control_compared = compared(control_out, first_out, "the first build",
+						       "the control", dd.scratch, control))) {
+		enum hk_probe_class cls = hk_probe_decide(&facts, &rule);
+		hk_autofree char *why = hk_xasprintf("%s: %s", rule,
 						     control->error ? control->error : control->phases);
-		decide_all(d, &names, HK_PROBE_UNDECIDED, why, NULL);
-	} else if (!control->identical) {
-		decide_all(d, &names, HK_PROBE_UNDECIDED,
-			   "not reproducible here: the control, built again with nothing changed, "
-			   "already makes other .debs", control);
+		decide_all(d, &names, cls, why, NULL);
+	} else if (!(facts.control_identical = control->identical)) {
+		enum hk_probe_class cls = hk_probe_decide(&facts, &rule);
+		decide_all(d, &names, cls, rule, control);
 	} else {
 		struct hk_dsc_extra_build *last = NULL;
 		hk_autofree char *all_out = grant_rounds(b, eo, &dd, &names, &specs, &paths, &last);
@@ -482,27 +486,29 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 		for (size_t i = 0; last && i < last->n_new_probes; i++)
 			set_aside(d, &names, &specs, &paths, last->new_probes[i],
 				  "met only in the last round of granting allowed, never granted");
+		struct hk_probe_facts denied = facts;
+		denied.still_denied = true;
+		(void)hk_probe_decide(&denied, &rule);
 		for (size_t i = 0; last && i < last->n_still_denied; i++)
-			set_aside(d, &names, &specs, &paths, last->still_denied[i],
-				  "granted, but the build was denied it all the same (a path its files "
-				  "do not hold, such as a link its maintainer scripts make): its effect "
-				  "on the .debs was not measured");
+			set_aside(d, &names, &specs, &paths, last->still_denied[i], rule);
+		if (names.n > 0)
+			facts.granted_compared = last && compared(all_out, first_out, "the first build",
+								  "the probes granted", dd.scratch,
+								  last);
+		facts.granted_identical = facts.granted_compared && last->identical;
+		enum hk_probe_class cls = hk_probe_decide(&facts, &rule);
 		if (names.n == 0) {
 			/* nothing left to decide by comparison */
-		} else if (!last || !compared(all_out, first_out, "the first build",
-					      "the probes granted", dd.scratch, last)) {
+		} else if (!facts.granted_compared) {
 			hk_autofree char *why = hk_xasprintf(
-				"the build with them granted gave no answer: %s",
+				"%s: %s", rule,
 				!last ? "it did not run" : last->error ? last->error : last->phases);
-			decide_all(d, &names, HK_PROBE_UNDECIDED, why, NULL);
-		} else if (last->identical) {
-			decide_all(d, &names, HK_PROBE_INERT,
-				   "granted, the .debs are byte for byte the first build's", NULL);
-		} else if (names.n == 1) {
-			record_decision(d, names.v[0], HK_PROBE_INFLUENCE,
-			       "granted, the .debs differ from the first build's", last);
+			decide_all(d, &names, cls, why, NULL);
+		} else if (cls == HK_PROBE_INERT || names.n == 1) {
+			decide_all(d, &names, cls, rule, cls == HK_PROBE_INFLUENCE ? last : NULL);
 		} else {
-			/* Copied: attribute() adds records, which may move the array. */
+			/* Several, and the .debs differ: each is left out in turn to tell which.
+			 * Copied: attribute() adds records, which may move the array. */
 			struct hk_dsc_extra_build all = *last;
 			attribute(b, eo, &dd, &names, &specs, all_out, &all);
 		}

@@ -283,43 +283,30 @@ size_t dsc_first_failed_phase(const struct hk_build_result *br)
  * if the second build gets through that phase without them, they were not needed there, even
  * when a later phase then fails on something else (named by the second build's own findings:
  * python-pip gets past `import Cython` and then meets pygments). */
-enum dsc_confirm_answer dsc_confirm_answer(const struct hk_dsc_result *r)
+enum hk_confirm_answer dsc_confirm_answer(const struct hk_dsc_result *r)
 {
-	if (!r->confirmed_ran)
-		return CONFIRM_NONE;
 	const struct hk_build_result *c = &r->confirm;
 	size_t failed = dsc_first_failed_phase(&r->build);
-	if (r->confirm_error || failed >= r->build.n_phases)
-		return CONFIRM_NO_ANSWER;
-	if (c->n_phases > failed && !hk_cage_failed(&c->phases[failed].res))
-		return CONFIRM_NOT_NEEDED;
-	if (c->n_phases <= failed)
-		return CONFIRM_NO_ANSWER;
-	/* Failed again: a need only if nothing else it was denied could be the cause. */
-	struct dsc_findings rep;
-	dsc_confirm_findings(r, &rep);
-	bool other = false;
-	for (size_t i = 0; i < rep.n && !other; i++)
-		other = rep.f[i].need;
-	dsc_findings_free(&rep);
-	return other ? CONFIRM_UNDECIDED : CONFIRM_STILL_FAILS;
+	struct hk_confirm_facts f = {
+		.ran = r->confirmed_ran,
+		.error = r->confirm_error != NULL,
+		.first_failed = failed < r->build.n_phases,
+		.reached = r->confirmed_ran && c->n_phases > failed,
+	};
+	if (f.ran && f.first_failed && f.reached) {
+		f.phase_failed = hk_cage_failed(&c->phases[failed].res);
+		struct dsc_findings rep;
+		dsc_confirm_findings(r, &rep);
+		for (size_t i = 0; i < rep.n && !f.other_needs; i++)
+			f.other_needs = rep.f[i].need;
+		dsc_findings_free(&rep);
+	}
+	return hk_confirm_decide(&f);
 }
 
 bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r)
 {
-	return dsc_confirm_answer(r) == CONFIRM_UNDECIDED;
-}
-
-const char *dsc_confirm_answer_name(enum dsc_confirm_answer a)
-{
-	switch (a) {
-	case CONFIRM_NOT_NEEDED: return "not_needed";
-	case CONFIRM_STILL_FAILS: return "still_fails";
-	case CONFIRM_UNDECIDED: return "undecided";
-	case CONFIRM_NO_ANSWER: return "no_answer";
-	case CONFIRM_NONE: break;
-	}
-	return NULL;
+	return dsc_confirm_answer(r) == HK_CONFIRM_UNDECIDED;
 }
 
 bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r)

@@ -64,22 +64,12 @@ void dsc_findings_free(struct dsc_findings *rep);
 void dsc_phase_findings(const struct hk_dsc_result *r, const struct phase_result *pr,
 			struct dsc_findings *rep);
 
-/* --confirm's answer: the second build succeeded without the packages (not needs), or failed
- * again (needs, or another cause its own report names), or could not give one. */
-enum dsc_confirm_answer {
-	CONFIRM_NONE,
-	CONFIRM_NOT_NEEDED,         /* the phase succeeded without them */
-	CONFIRM_STILL_FAILS,        /* it failed again, denied nothing it needed: they are needs */
-	CONFIRM_UNDECIDED,          /* it failed again on other denials: no answer about them */
-	CONFIRM_NO_ANSWER,          /* the second build gave no verdict for that phase */
-};
 
 /* The first phase of `br` that failed, or br->n_phases when none did. */
 size_t dsc_first_failed_phase(const struct hk_build_result *br);
-/* --confirm's answer, about the phase the first build failed in (docs/debian-builds.md). */
-enum dsc_confirm_answer dsc_confirm_answer(const struct hk_dsc_result *r);
-/* "not_needed", "still_fails", "undecided", "no_answer" (NULL for none). */
-const char *dsc_confirm_answer_name(enum dsc_confirm_answer a);
+/* --confirm's answer, about the phase the first build failed in (docs/debian-builds.md): the
+ * facts of r's builds, decided by core/dsc_rules.h. */
+enum hk_confirm_answer dsc_confirm_answer(const struct hk_dsc_result *r);
 
 /* The missing Build-Depends the report names that are store artifacts (those --confirm can leave
  * out of the view), into `out`. */

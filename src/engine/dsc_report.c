@@ -133,8 +133,8 @@ static void converse_human(const struct hk_dsc_result *r, FILE *out)
 
 static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 {
-	enum dsc_confirm_answer a = dsc_confirm_answer(r);
-	if (a == CONFIRM_NONE)
+	enum hk_confirm_answer a = dsc_confirm_answer(r);
+	if (a == HK_CONFIRM_NONE)
 		return;
 	for (size_t k = 0; k < r->n_confirm_rounds; k++) {
 		const struct hk_dsc_confirm_round *cr = &r->confirm_rounds[k];
@@ -160,29 +160,29 @@ static void confirm_human(const struct hk_dsc_result *r, FILE *out)
 	size_t failed = dsc_first_failed_phase(&r->build);
 	const char *phase = failed < r->build.n_phases ? r->build.phases[failed].label : "?";
 	switch (a) {
-	case CONFIRM_NOT_NEEDED:
+	case HK_CONFIRM_NOT_NEEDED:
 		fprintf(out, "    %s succeeded without them: NOT needs. The build failed on being "
 			     "denied what a machine without them would not show (a probe the store "
 			     "view made fatal); leave them undeclared.\n", phase);
 		if (!dsc_completed(&r->confirm))
 			fprintf(out, "    A later phase then failed on its own; its findings:\n");
 		break;
-	case CONFIRM_STILL_FAILS:
+	case HK_CONFIRM_STILL_FAILS:
 		fprintf(out, "    %s failed again without them, denied nothing else it needed: "
 			     "needs.\n", phase);
 		break;
-	case CONFIRM_UNDECIDED:
+	case HK_CONFIRM_UNDECIDED:
 		fprintf(out, "    %s failed again without them, on other denials: undecided (each "
 			     "may be a need or another probe the view made fatal):\n", phase);
 		break;
-	case CONFIRM_NO_ANSWER:
+	case HK_CONFIRM_NO_ANSWER:
 		fprintf(out, "    no answer: %s\n",
 			r->confirm_error ? r->confirm_error : "the second build gave no verdicts");
 		return;
-	case CONFIRM_NONE:
+	case HK_CONFIRM_NONE:
 		return;
 	}
-	if (a == CONFIRM_STILL_FAILS || dsc_completed(&r->confirm))
+	if (a == HK_CONFIRM_STILL_FAILS || dsc_completed(&r->confirm))
 		return;
 	struct dsc_findings rep;
 	dsc_confirm_findings(r, &rep);
@@ -625,8 +625,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_arr_end(j);
 	hk_json_obj_end(j);
 	hk_json_key(j, "confirm");
-	enum dsc_confirm_answer ca = dsc_confirm_answer(r);
-	if (ca == CONFIRM_NONE) {
+	enum hk_confirm_answer ca = dsc_confirm_answer(r);
+	if (ca == HK_CONFIRM_NONE) {
 		hk_json_null(j);
 	} else {
 		hk_json_obj_begin(j);
@@ -635,7 +635,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		for (size_t i = 0; i < r->n_confirm_hidden; i++)
 			hk_json_str(j, r->confirm_hidden[i]);
 		hk_json_arr_end(j);
-		hk_json_kv_str(j, "answer", dsc_confirm_answer_name(ca));
+		hk_json_kv_str(j, "answer", hk_confirm_answer_name(ca));
 		hk_json_key(j, "rounds_before");
 		hk_json_arr_begin(j);
 		for (size_t k = 0; k < r->n_confirm_rounds; k++) {
