@@ -63,3 +63,39 @@ const char *hk_probe_class_name(enum hk_probe_class c)
 	}
 	return "undecided";
 }
+
+enum hk_dsc_class hk_dsc_classify(const struct hk_dsc_class_facts *f)
+{
+	/* A failed build that named what it lacked is told by that: "missing" says more than
+	 * "failed", and a build that failed on a need is the need's. */
+	if (!f->completed)
+		return f->missing ? HK_DSC_MISSING : HK_DSC_FAILED;
+	if (f->no_evidence)
+		return HK_DSC_NO_EVIDENCE;
+	if (f->missing)
+		return HK_DSC_MISSING;
+	if (f->influences)
+		return HK_DSC_INFLUENCE;
+	if (f->unattributed)
+		return HK_DSC_UNATTRIBUTED;
+	if (f->undecided_probes)
+		return HK_DSC_PROBES;
+	if (f->inert_probes)
+		return HK_DSC_INERT_PROBES;
+	return HK_DSC_HERMETIC;
+}
+
+const char *hk_dsc_class_name(enum hk_dsc_class c)
+{
+	switch (c) {
+	case HK_DSC_FAILED: return "failed";
+	case HK_DSC_NO_EVIDENCE: return "no_evidence";
+	case HK_DSC_MISSING: return "missing";
+	case HK_DSC_INFLUENCE: return "influence";
+	case HK_DSC_UNATTRIBUTED: return "unattributed";
+	case HK_DSC_PROBES: return "probes";
+	case HK_DSC_INERT_PROBES: return "inert_probes";
+	case HK_DSC_HERMETIC: return "hermetic";
+	}
+	return "failed";
+}

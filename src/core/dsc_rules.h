@@ -51,4 +51,30 @@ enum hk_probe_class hk_probe_decide(const struct hk_probe_facts *f, const char *
 /* "inert", "influence", "undecided". */
 const char *hk_probe_class_name(enum hk_probe_class c);
 
+/* A Debian package's class: its worst finding, the headline a census counts (docs/debian-
+ * builds.md, "The package's class"), worst first in this order. */
+enum hk_dsc_class {
+	HK_DSC_FAILED,              /* the build did not complete, and named no missing package */
+	HK_DSC_NO_EVIDENCE,         /* a phase's verdict is NoEvidence: nothing below is vouched */
+	HK_DSC_MISSING,             /* missing Build-Depends: a need the build was denied */
+	HK_DSC_INFLUENCE,           /* an undeclared package changes the .debs */
+	HK_DSC_UNATTRIBUTED,        /* a denied path no package of the store or the base ships */
+	HK_DSC_PROBES,              /* probes survived, not decided (or undecided) */
+	HK_DSC_INERT_PROBES,        /* probes survived, each shown not to change the .debs */
+	HK_DSC_HERMETIC,            /* every phase Hermetic (expected denials aside) */
+};
+
+struct hk_dsc_class_facts {
+	bool completed;             /* every phase ran and exited 0 */
+	bool no_evidence;           /* a phase's verdict is NoEvidence (or missing) */
+	size_t missing;             /* needs, by denial or named from the log */
+	size_t influences, undecided_probes, inert_probes;
+	size_t unattributed;        /* irreducible denials (policy bugs are harkaq's, not counted) */
+};
+
+enum hk_dsc_class hk_dsc_classify(const struct hk_dsc_class_facts *f);
+/* "failed", "no_evidence", "missing", "influence", "unattributed", "probes", "inert_probes",
+ * "hermetic". */
+const char *hk_dsc_class_name(enum hk_dsc_class c);
+
 #endif

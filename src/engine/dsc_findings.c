@@ -330,3 +330,47 @@ void dsc_phase_findings(const struct hk_dsc_result *r, const struct phase_result
 	if (rep->n)
 		qsort(rep->f, rep->n, sizeof(*rep->f), cmp_finding);
 }
+
+/* A probe's class as --decide-probes decided it, or undecided when it did not. */
+static enum hk_probe_class probe_class_of(const struct hk_dsc_result *r, const char *pkg)
+{
+	for (size_t i = 0; i < r->decide.n_decisions; i++)
+		if (strcmp(r->decide.decisions[i].package, pkg) == 0)
+			return r->decide.decisions[i].cls;
+	return HK_PROBE_UNDECIDED;
+}
+
+enum hk_dsc_class hk_dsc_package_class(const struct hk_dsc_result *r)
+{
+	struct hk_dsc_class_facts f = { .completed = r->built && dsc_completed(&r->build) };
+	for (size_t i = 0; r->built && i < r->build.n_phases; i++) {
+		const struct phase_result *pr = &r->build.phases[i];
+		if (r->build.cage && (!pr->has_verdict || pr->verdict.state == HK_NOEVIDENCE))
+			f.no_evidence = true;
+	}
+	if (r->built && !r->build.cage)
+		f.no_evidence = true;
+	struct dsc_findings rep;
+	dsc_findings_of(r, &rep);
+	for (size_t i = 0; i < rep.n; i++) {
+		if (rep.f[i].need) {
+			f.missing++;
+			continue;
+		}
+		switch (probe_class_of(r, rep.f[i].package)) {
+		case HK_PROBE_INFLUENCE: f.influences++; break;
+		case HK_PROBE_INERT: f.inert_probes++; break;
+		case HK_PROBE_UNDECIDED: f.undecided_probes++; break;
+		}
+	}
+	for (size_t i = 0; i < rep.n_l; i++)
+		if (strcmp(rep.l[i].class_, "policy_bug") != 0)
+			f.unattributed++;
+	dsc_findings_free(&rep);
+	/* Named from the log: a need when the build failed, else a probe no build decided. */
+	if (r->build.failed_phase)
+		f.missing += r->n_macro_needs;
+	else
+		f.undecided_probes += r->n_macro_needs;
+	return hk_dsc_classify(&f);
+}

@@ -93,4 +93,7 @@ void hk_dsc_denied_paths(const struct hk_build_result *br, struct hk_strset *out
  * and its policy read (docs/attestations.md, "Debian builds"). */
 bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r);
 
+/* The package's class, its worst finding (core/dsc_rules.h: the facts gathered here). */
+enum hk_dsc_class hk_dsc_package_class(const struct hk_dsc_result *r);
+
 #endif

@@ -351,6 +351,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 		fprintf(out, "  not built: %s\n", r->error ? r->error : "(see above)");
 		return;
 	}
+	fprintf(out, "  class: %s\n", hk_dsc_class_name(hk_dsc_package_class(r)));
 	fprintf(out, "  phases:");
 	for (size_t i = 0; i < r->build.n_phases; i++) {
 		const struct phase_result *pr = &r->build.phases[i];
@@ -664,6 +665,11 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_build_result_json(&r->confirm, j);
 		hk_json_obj_end(j);
 	}
+	hk_json_key(j, "class");
+	if (r->built)
+		hk_json_str(j, hk_dsc_class_name(hk_dsc_package_class(r)));
+	else
+		hk_json_null(j);
 	hk_json_key(j, "decide");
 	decide_json(r, j);
 	hk_json_key(j, "outputs");

@@ -507,5 +507,13 @@ check_eq "with the file: the JSON lists the package's entry beside the set" "tru
 own_pkg "$W/ownbad" $'/usr/include/curses.h cat fine\nusr/include/term.h cat no leading slash'
 bad "a malformed debian/harkaq-expect" "$W/ownbad/hkcalc_1.0.dsc" \
 	"hkcalc_1.0.dsc: debian/harkaq-expect:2:1: pattern 'usr/include/term.h': not an absolute path"
+# --- the package's class: its worst finding ----------------------------------------------------
+# From the builds above, one of each (the control of each class is the others'): complete
+# Build-Depends, a need, a failed build that named nothing, a probe left undecided, one
+# decided inert, one decided an influence, one undecided for want of a reproducible control.
+check_eq "the package's class, from its worst finding" \
+	"calc:hermetic sl3:hermetic noyacc:missing nobison:failed own0:probes d-inert:inert_probes d-influence:influence d-noisy:probes" \
+	"$(for f in calc sl3 noyacc nobison own0 d-inert d-influence d-noisy; do printf '%s:%s ' "$f" "$(jq -r '.class' "$W/$f.json")"; done | sed 's/ $//')"
+check_contains "the class is said to people" "$(cat "$W/d-influence.log")" "  class: influence"
 sec "done"
 finish

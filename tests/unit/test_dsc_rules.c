@@ -55,3 +55,28 @@ TEST(a_probe_is_inert_or_an_influence_only_where_the_control_holds)
 	CHECK_STR_EQ("influence", hk_probe_class_name(HK_PROBE_INFLUENCE));
 	CHECK_STR_EQ("inert", hk_probe_class_name(HK_PROBE_INERT));
 }
+
+TEST(a_package_is_classed_by_its_worst_finding)
+{
+	struct hk_dsc_class_facts f = { .completed = true };
+	CHECK_EQ_INT(HK_DSC_HERMETIC, hk_dsc_classify(&f));
+	f.inert_probes = 2;
+	CHECK_EQ_INT(HK_DSC_INERT_PROBES, hk_dsc_classify(&f));
+	f.undecided_probes = 1;
+	CHECK_EQ_INT(HK_DSC_PROBES, hk_dsc_classify(&f));
+	f.unattributed = 1;
+	CHECK_EQ_INT(HK_DSC_UNATTRIBUTED, hk_dsc_classify(&f));
+	f.influences = 1;
+	CHECK_EQ_INT(HK_DSC_INFLUENCE, hk_dsc_classify(&f));
+	f.missing = 1;
+	CHECK_EQ_INT(HK_DSC_MISSING, hk_dsc_classify(&f));
+	f.no_evidence = true;
+	CHECK_EQ_INT(HK_DSC_NO_EVIDENCE, hk_dsc_classify(&f));
+	/* A build that did not complete: the need it named, else failed. */
+	f.completed = false;
+	CHECK_EQ_INT(HK_DSC_MISSING, hk_dsc_classify(&f));
+	f.missing = 0;
+	CHECK_EQ_INT(HK_DSC_FAILED, hk_dsc_classify(&f));
+	CHECK_STR_EQ("inert_probes", hk_dsc_class_name(HK_DSC_INERT_PROBES));
+	CHECK_STR_EQ("hermetic", hk_dsc_class_name(HK_DSC_HERMETIC));
+}
