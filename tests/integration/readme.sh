@@ -8,8 +8,8 @@ cd "$(dirname "$0")/../.."
 T=$(mktemp -d /tmp/harkaq-readme.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# verbs MAIN_C: the commands of the table, one a line ({ "name", "summary", cmd_… }).
-verbs() { sed -nE 's/^[[:space:]]*\{ "([a-z-]+)", ".*", cmd_[a-z_]+ \},?$/\1/p' "$1"; }
+# verbs MAIN_C: the commands of the table, one a line ({ "name", "summary", cmd_…[, true] }).
+verbs() { sed -nE 's/^[[:space:]]*\{ "([a-z-]+)", ".*", cmd_[a-z_]+(, (true|false))? \},?$/\1/p' "$1"; }
 # unlisted MAIN_C README: the commands the README's indented usage lines never show.
 unlisted() {
 	local v
