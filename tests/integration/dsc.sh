@@ -32,82 +32,10 @@ S=$W/store
 export TMPDIR=$W/tmp
 mkdir -p "$TMPDIR"
 
-# make_pkg DIR BUILD-DEPENDS [FORMAT]: the source package hkcalc 1.0 (a calculator from a yacc
-# grammar), made with dpkg-source -b into DIR.
+# make_pkg DIR BUILD-DEPENDS: the source package hkcalc 1.0, a calculator from a yacc grammar
+# (tests/fixtures/hkcalc.sh), made with dpkg-source -b into DIR.
 make_pkg() {
-	local d=$1 bd=$2 format=${3:-3.0 (native)} t=$1/hkcalc-1.0
-	mkdir -p "$t/debian/source"
-	cat >"$t/calc.y" <<'EOF'
-%{
-#include <ctype.h>
-#include <stdio.h>
-int yylex(void);
-void yyerror(const char *s);
-%}
-%token NUM
-%left '+' '-'
-%left '*'
-%%
-line: expr '\n' { printf("%d\n", $1); } ;
-expr: expr '+' expr { $$ = $1 + $3; }
-    | expr '-' expr { $$ = $1 - $3; }
-    | expr '*' expr { $$ = $1 * $3; }
-    | NUM ;
-%%
-int yylex(void)
-{
-	int c = getchar();
-	while (c == ' ')
-		c = getchar();
-	if (isdigit(c)) {
-		int v = 0;
-		for (; isdigit(c); c = getchar())
-			v = v * 10 + c - '0';
-		ungetc(c, stdin);
-		yylval = v;
-		return NUM;
-	}
-	return c == EOF ? 0 : c;
-}
-void yyerror(const char *s) { fprintf(stderr, "%s\n", s); }
-int main(void) { return yyparse(); }
-EOF
-	printf '%s\n' "$format" >"$t/debian/source/format"
-	cat >"$t/debian/control" <<EOF
-Source: hkcalc
-Section: misc
-Priority: optional
-Maintainer: harkaq tests <tests@harkaq.invalid>
-Build-Depends: $bd
-Standards-Version: 4.6.2
-Rules-Requires-Root: no
-
-Package: hkcalc
-Architecture: any
-Description: a calculator made with yacc and cc
- harkaq's test of a Debian build that calls yacc and cc.
-EOF
-	cat >"$t/debian/changelog" <<'EOF'
-hkcalc (1.0) unstable; urgency=medium
-
-  * A test package.
-
- -- harkaq tests <tests@harkaq.invalid>  Thu, 01 Jun 2023 00:00:00 +0000
-EOF
-	printf '%s\n' '#!/usr/bin/make -f' \
-		'build build-arch:' $'\tyacc -o calc.c calc.y' $'\tcc -O2 -o hkcalc calc.c' \
-		'build-indep:' \
-		'clean:' $'\trm -rf calc.c hkcalc debian/files debian/tmp' \
-		'binary binary-arch: build' $'\trm -rf debian/tmp' \
-		$'\tinstall -d debian/tmp/DEBIAN debian/tmp/usr/bin' \
-		$'\tinstall -m 755 hkcalc debian/tmp/usr/bin/hkcalc' \
-		$'\tdpkg-gencontrol -phkcalc -Pdebian/tmp' \
-		$'\tdpkg-deb --root-owner-group --build debian/tmp ..' \
-		'binary-indep:' \
-		'.PHONY: build build-arch build-indep clean binary binary-arch binary-indep' \
-		>"$t/debian/rules"
-	chmod 755 "$t/debian/rules"
-	(cd "$d" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in $d"
+	"$ROOT/tests/fixtures/hkcalc.sh" "$1" "$2" >/dev/null || not_ok "the hkcalc fixture in $1"
 }
 
 artifacts() { "$HARKAQ" store --store "$S" list 2>/dev/null | wc -l; }
