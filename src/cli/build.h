@@ -140,6 +140,30 @@ struct phase_result {
 	char evidence_id[HK_B3_ID_LEN];
 };
 
+/* The engine's steps, each timed once (-1: not reached): where a build's wall time goes beside
+ * its phases (bench/debian/pairs, "Where the time goes"). */
+enum hk_build_step {
+	HK_BUILD_T_OPEN,             /* the recipe, the build user, the store opened */
+	HK_BUILD_T_DERIVE,           /* the closure and the policy (hk_build_derive) */
+	HK_BUILD_T_VIEW,             /* the store view, found or made, and expectations */
+	HK_BUILD_T_SANDBOX_PLAN,     /* collapse planning and the mount plan */
+	HK_BUILD_T_MOUNT_VERIFY,     /* the merged view mounted, the closure verified */
+	HK_BUILD_T_POLICY_FILES,     /* the policy written for the cage */
+	HK_BUILD_T_BINDS,            /* what bubblewrap binds, checked as the build user */
+	HK_BUILD_T_SOURCE,           /* the source copied into /src */
+	HK_BUILD_T_READS_START,      /* fanotify's watch for the converse set */
+	HK_BUILD_T_PHASES,           /* every phase (each one's parts: its timing_ms) */
+	HK_BUILD_T_READS_STOP,       /* fanotify's watch stopped, what it saw kept */
+	HK_BUILD_T_STAGE,            /* /out copied, normalised and hashed */
+	HK_BUILD_T_RELEASE,          /* the merged view unmounted, the work directory removed */
+	HK_BUILD_T_EVIDENCE_FINISH,  /* the last deallocation records awaited */
+	HK_BUILD_T_VERDICTS,         /* verdicts, diagnosis and evidence objects */
+	HK_BUILD_T_SEAL,             /* the output added to the store */
+	HK_BUILD_T_COUNT
+};
+
+const char *hk_build_step_name(enum hk_build_step s);
+
 struct hk_build_result {
 	bool cage;
 	bool recipe_loaded;
@@ -151,6 +175,8 @@ struct hk_build_result {
 	struct phase_result phases[HK_PHASE_COUNT];
 	size_t n_phases;
 	long long ms_evidence_finish;    /* awaiting the phases' deferred deallocation records */
+	long long ms_steps[HK_BUILD_T_COUNT];   /* enum hk_build_step; -1: not reached */
+	long long ms_total;              /* hk_build_run, whole */
 	const char *failed_phase;
 	/* The artifact the install output makes, whether or not it entered the store (empty
 	 * when a phase failed or the recipe installs nothing), and, once stored, its directory. */
