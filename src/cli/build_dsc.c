@@ -231,8 +231,22 @@ static int unpack(struct dsc_build *b)
 	hk_run_result_free(&res);
 	if (rc < 0)
 		return rc;
-	/* SOURCE_DATE_EPOCH as dpkg-buildpackage sets it: the latest changelog entry's date. */
+	/* SOURCE_DATE_EPOCH as dpkg-buildpackage sets it: the latest changelog entry's date,
+	 * read here when its trailer has the usual form (dpkg-parsechangelog, a Perl program,
+	 * costs ~40 ms of every build), else asked of dpkg-parsechangelog. */
 	hk_autofree char *changelog = hk_xasprintf("%s/debian/changelog", dest);
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error ignored;
+	long long when;
+	if (hk_file_read(changelog, &text, &ignored) == 0 &&
+	    hk_changelog_timestamp(hk_buf_str(&text), text.len, &when) == 0) {
+		hk_buf_free(&text);
+		b->r->source_date_epoch = hk_xasprintf("%lld", when);
+		dsc_say(b, "unpacked with dpkg-source -x into /src/%s (Format %s); SOURCE_DATE_EPOCH=%s "
+		       "from debian/changelog", b->r->srcdir, d->format, b->r->source_date_epoch);
+		return 0;
+	}
+	hk_buf_free(&text);
 	const char *argv2[] = { "dpkg-parsechangelog", "-l", changelog, "-STimestamp", NULL };
 	rc = hk_run_capture(argv2, NULL, &res, b->err);
 	if (rc < 0)
