@@ -107,6 +107,9 @@ struct hk_build_opts {
 	const char *const *phase_labels; /* HK_PHASE_COUNT names for the phases ("build" …) */
 	const char *dpkg_db;             /* host directory bound read-only at /var/lib/dpkg */
 	bool observe_opens;              /* record the files the phases opened (cli/reads.h) */
+	/* The recipe's [source] directory is the caller's own copy, used once: it is moved into
+	 * the work directory (a rename, when on the same file system) instead of copied. */
+	bool source_disposable;
 	const char *const *view_hide;    /* artifact names the store view leaves out */
 	size_t n_view_hide;
 	const char *const *dpkg_db_files;   /* its files as sandbox paths, granted read-only */

@@ -675,6 +675,10 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		eo.dpkg_db_files = (const char *const *)b.dpkg_db_files.v;
 		eo.n_dpkg_db_files = b.dpkg_db_files.n;
 		eo.observe_opens = bo->cage;
+		/* The unpacked source is the front end's own: the engine takes it rather than
+		 * copying it, unless a second build (--confirm, --decide-probes) needs it again
+		 * or --keep keeps it for the reader. */
+		eo.source_disposable = !o->confirm && !o->decide_probes && !bo->keep;
 		/* --decide-probes compares the first build's .debs with the others' as built,
 		 * sealed or not. */
 		hk_autofree char *first_out = o->decide_probes ? hk_xasprintf("%s/first-out", r->work)

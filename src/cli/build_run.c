@@ -84,9 +84,11 @@ static int chown_tree(const char *dir, uid_t uid, gid_t gid, struct hk_error *er
 	return r == 0 ? 0 : (r < 0 ? r : -EIO);
 }
 
-/* Puts the recipe's source into work/src. */
+/* Puts the recipe's source into work/src: a disposable source directory is moved there (src
+ * is still empty, so the rename replaces it), which spares copying a whole tree; across file
+ * systems (EXDEV) it is copied as any other. */
 static int prepare_source(const struct hk_recipe *r, const char *work, const char *src,
-			  bool quiet, struct hk_error *err)
+			  bool quiet, bool disposable, struct hk_error *err)
 {
 	switch (r->source.kind) {
 	case HK_SOURCE_DIR: {
@@ -95,6 +97,8 @@ static int prepare_source(const struct hk_recipe *r, const char *work, const cha
 			return hk_fail(err, ENOENT, "%s:%u:%u: source directory %s does not exist",
 				       r->path ? r->path : "recipe", r->source.pos.line,
 				       r->source.pos.col, r->source.path);
+		if (disposable && rename(r->source.path, src) == 0)
+			return 0;
 		return copy_tree(r->source.path, src, err);
 	}
 	case HK_SOURCE_TARBALL: {
@@ -530,7 +534,8 @@ static void print_plan(const struct build *b)
 /* The source in /src, owned (with /out) by the build user. */
 static int place_source(struct build *b)
 {
-	if (prepare_source(b->r, b->br->work, b->src, b->bo->quiet, b->err) < 0)
+	if (prepare_source(b->r, b->br->work, b->src, b->bo->quiet, b->bo->source_disposable,
+			   b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_FETCH, HK_EXIT_SOFTWARE);
 	if (chown_tree(b->src, b->uid, b->gid, b->err) < 0 ||
 	    chown_tree(b->out, b->uid, b->gid, b->err) < 0)
