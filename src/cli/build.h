@@ -200,6 +200,7 @@ struct hk_build_result {
 	 * that the kernel dropped some. */
 	struct hk_strset opened;
 	bool opened_observed, opened_incomplete;
+	uint64_t opened_events;          /* fanotify events read for `opened` */
 	char *opened_note;
 	/* The options' expectation set (borrowed: valid while the caller's set is), and how many
 	 * paths of it the policy expects (those it does not grant). */

@@ -102,6 +102,16 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	hk_json_key(j, "total");
 	hk_json_int(j, br->ms_total);
 	hk_json_obj_end(j);
+	/* fanotify's watch for the converse (cli/reads.h): events read, distinct paths kept. */
+	hk_json_key(j, "opens_observed");
+	if (br->opened_observed) {
+		hk_json_obj_begin(j);
+		hk_json_kv_uint(j, "events", br->opened_events);
+		hk_json_kv_uint(j, "paths", br->opened.len);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
 	hk_json_key(j, "phases");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < br->n_phases; i++) {

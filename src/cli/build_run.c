@@ -730,6 +730,7 @@ static void keep_opens(struct build *b)
 	b->reads.paths = (struct hk_strset)HK_STRSET_INIT;
 	br->opened_observed = true;
 	br->opened_incomplete = b->reads.overflow;
+	br->opened_events = b->reads.events;
 	hk_reads_free(&b->reads);
 }
 
