@@ -115,6 +115,11 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -Isrc -static -o $@ $< $(LDFLAGS)
 
+# The converse's fanotify watch, exercised as the build runs it: links src/sys and the core.
+$(BUILD)/tests/helpers/openwatch_once: tests/helpers/openwatch_once.c $(BUILD)/libharkaq-sys.a $(BUILD)/libharkaq-core.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g $(SANFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(BUILD)/libharkaq-sys.a $(BUILD)/libharkaq-core.a $(LDFLAGS)
+
 test: all
 	tests/run
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "core/strv.h"
 #include "core/util.h"
@@ -621,4 +622,75 @@ int hk_dsc_parse(const char *text, size_t len, const char *filename, struct hk_d
 	if (r < 0)
 		hk_dsc_free(out);
 	return r;
+}
+
+/* ---- debian/changelog -------------------------------------------------------------------- */
+
+/* "DD MON YYYY HH:MM:SS +ZZZZ" (the day name already skipped): the strict RFC 5322 form
+ * debian-policy 4.4 asks of a trailer, month names in English whatever the locale. */
+static int parse_trailer_date(const char *p, long long *out)
+{
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	int day, year, hh, mm, ss, n = 0;
+	char mon[4], sign;
+	unsigned zone;
+	if (sscanf(p, "%2d %3s %4d %2d:%2d:%2d %c%4u%n", &day, mon, &year, &hh, &mm, &ss, &sign,
+		   &zone, &n) != 8 || n == 0)
+		return -1;
+	for (const char *t = p + n; *t && *t != '\n'; t++)
+		if (*t != ' ' && *t != '\t')
+			return -1;
+	/* The zone must be four digits exactly ("+0100"), as must the year. */
+	const char *z = p + n - 4;
+	if ((sign != '+' && sign != '-') || !isdigit((unsigned char)z[0]) || z[-1] != sign)
+		return -1;
+	int month = -1;
+	for (int i = 0; i < 12; i++)
+		if (strcmp(mon, months[i]) == 0)
+			month = i;
+	if (month < 0 || day < 1 || day > 31 || year < 1970 || hh > 23 || mm > 59 || ss > 60)
+		return -1;
+	struct tm tm = { .tm_year = year - 1900, .tm_mon = month, .tm_mday = day, .tm_hour = hh,
+			 .tm_min = mm, .tm_sec = ss };
+	time_t t = timegm(&tm);
+	/* timegm normalises an impossible date (31 Feb): such a trailer is not this form. */
+	if (t == (time_t)-1 || tm.tm_mday != day || tm.tm_mon != month)
+		return -1;
+	long long off = (long long)(zone / 100) * 3600 + (long long)(zone % 100) * 60;
+	if (zone % 100 > 59)
+		return -1;
+	*out = (long long)t - (sign == '+' ? off : -off);
+	return 0;
+}
+
+int hk_changelog_timestamp(const char *text, size_t len, long long *out)
+{
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		if (eol - p > 4 && memcmp(p, " -- ", 4) == 0) {
+			/* NAME <EMAIL>, then one or two spaces, then the date. */
+			const char *gt = memchr(p, '>', (size_t)(eol - p));
+			if (!gt || gt + 1 >= eol || gt[1] != ' ')
+				return -1;
+			hk_autofree char *date = hk_xstrndup(gt + 1, (size_t)(eol - gt - 1));
+			const char *d = date;
+			while (*d == ' ')
+				d++;
+			if (d - date > 2)
+				return -1;
+			/* An optional day name: "Mon, ". */
+			if (isalpha((unsigned char)d[0])) {
+				if (!isalpha((unsigned char)d[1]) || !isalpha((unsigned char)d[2]) ||
+				    d[3] != ',' || d[4] != ' ')
+					return -1;
+				d += 5;
+			}
+			return parse_trailer_date(d, out);
+		}
+		p = eol + 1;
+	}
+	return -1;
 }

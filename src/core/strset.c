@@ -45,6 +45,14 @@ bool hk_strset_contains(const struct hk_strset *set, const char *s)
 	return set->index[find_slot(set, s)] != 0;
 }
 
+size_t hk_strset_find(const struct hk_strset *set, const char *s)
+{
+	if (set->index_cap == 0)
+		return (size_t)-1;
+	size_t at = set->index[find_slot(set, s)];
+	return at ? at - 1 : (size_t)-1;
+}
+
 bool hk_strset_add_owned(struct hk_strset *set, char *s)
 {
 	/* Keep the table at most half full so probe sequences stay short. */

@@ -35,6 +35,9 @@ bool hk_strset_add_owned(struct hk_strset *set, char *s);
 /* Adds every item of `src` (in src's order). */
 void hk_strset_add_all(struct hk_strset *dst, const struct hk_strset *src);
 bool hk_strset_contains(const struct hk_strset *set, const char *s);
+/* The position of `s` in items, or (size_t)-1 when it is not in the set: a caller may keep
+ * values beside the items in a parallel array (valid until hk_strset_sort). */
+size_t hk_strset_find(const struct hk_strset *set, const char *s);
 /* Sorts items by strcmp (byte order); idempotent.  Later insertions append unsorted. */
 void hk_strset_sort(struct hk_strset *set);
 /* Removes every item; keeps no storage. */

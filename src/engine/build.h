@@ -111,6 +111,9 @@ struct hk_build_opts {
 	const char *const *phase_labels; /* HK_PHASE_COUNT names for the phases ("build" …) */
 	const char *dpkg_db;             /* host directory bound read-only at /var/lib/dpkg */
 	bool observe_opens;              /* record the files the phases opened (engine/reads.h) */
+	/* The recipe's [source] directory is the caller's own copy, used once: it is moved into
+	 * the work directory (a rename, when on the same file system) instead of copied. */
+	bool source_disposable;
 	const char *const *view_hide;    /* artifact names the store view leaves out */
 	size_t n_view_hide;
 	const char *const *dpkg_db_files;   /* its files as sandbox paths, granted read-only */
@@ -148,6 +151,30 @@ struct phase_result {
 	bool has_diag;
 };
 
+/* The engine's steps, each timed once (-1: not reached): where a build's wall time goes beside
+ * its phases (bench/debian/pairs, "Where the time goes"). */
+enum hk_build_step {
+	HK_BUILD_T_OPEN,             /* the recipe, the build user, the store opened */
+	HK_BUILD_T_DERIVE,           /* the closure and the policy (hk_build_derive) */
+	HK_BUILD_T_VIEW,             /* the store view, found or made, and expectations */
+	HK_BUILD_T_SANDBOX_PLAN,     /* collapse planning and the mount plan */
+	HK_BUILD_T_MOUNT_VERIFY,     /* the merged view mounted, the closure verified */
+	HK_BUILD_T_POLICY_FILES,     /* the policy written for the cage */
+	HK_BUILD_T_BINDS,            /* what bubblewrap binds, checked as the build user */
+	HK_BUILD_T_SOURCE,           /* the source copied into /src */
+	HK_BUILD_T_READS_START,      /* fanotify's watch for the converse set */
+	HK_BUILD_T_PHASES,           /* every phase (each one's parts: its timing_ms) */
+	HK_BUILD_T_READS_STOP,       /* fanotify's watch stopped, what it saw kept */
+	HK_BUILD_T_STAGE,            /* /out copied, normalised and hashed */
+	HK_BUILD_T_RELEASE,          /* the merged view unmounted, the work directory removed */
+	HK_BUILD_T_EVIDENCE_FINISH,  /* the last deallocation records awaited */
+	HK_BUILD_T_VERDICTS,         /* verdicts, diagnosis and evidence objects */
+	HK_BUILD_T_SEAL,             /* the output added to the store */
+	HK_BUILD_T_COUNT
+};
+
+const char *hk_build_step_name(enum hk_build_step s);
+
 struct hk_build_result {
 	bool cage;
 	bool recipe_loaded;
@@ -159,6 +186,8 @@ struct hk_build_result {
 	struct phase_result phases[HK_PHASE_COUNT];
 	size_t n_phases;
 	long long ms_evidence_finish;    /* awaiting the phases' deferred deallocation records */
+	long long ms_steps[HK_BUILD_T_COUNT];   /* enum hk_build_step; -1: not reached */
+	long long ms_total;              /* hk_build_run, whole */
 	const char *failed_phase;
 	/* The artifact the install output makes, whether or not it entered the store (empty
 	 * when a phase failed or the recipe installs nothing), and, once stored, its directory. */
@@ -179,6 +208,7 @@ struct hk_build_result {
 	 * that the kernel dropped some. */
 	struct hk_strset opened;
 	bool opened_observed, opened_incomplete;
+	uint64_t opened_events;          /* fanotify events read for `opened` */
 	char *opened_note;
 	/* The options' expectation set (borrowed: valid while the caller's set is), and how many
 	 * paths of it the policy expects (those it does not grant). */

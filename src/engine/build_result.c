@@ -7,6 +7,29 @@
 #include "engine/report.h"
 #include "core/util.h"
 
+const char *hk_build_step_name(enum hk_build_step s)
+{
+	static const char *const names[HK_BUILD_T_COUNT] = {
+		[HK_BUILD_T_OPEN] = "open",
+		[HK_BUILD_T_DERIVE] = "derive",
+		[HK_BUILD_T_VIEW] = "store_view",
+		[HK_BUILD_T_SANDBOX_PLAN] = "sandbox_plan",
+		[HK_BUILD_T_MOUNT_VERIFY] = "mount_verify",
+		[HK_BUILD_T_POLICY_FILES] = "policy_files",
+		[HK_BUILD_T_BINDS] = "binds",
+		[HK_BUILD_T_SOURCE] = "source",
+		[HK_BUILD_T_READS_START] = "converse_start",
+		[HK_BUILD_T_PHASES] = "phases",
+		[HK_BUILD_T_READS_STOP] = "converse_stop",
+		[HK_BUILD_T_STAGE] = "stage",
+		[HK_BUILD_T_RELEASE] = "release",
+		[HK_BUILD_T_EVIDENCE_FINISH] = "evidence_finish",
+		[HK_BUILD_T_VERDICTS] = "verdicts",
+		[HK_BUILD_T_SEAL] = "seal",
+	};
+	return (unsigned)s < HK_BUILD_T_COUNT ? names[s] : "?";
+}
+
 void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 {
 	hk_json_obj_begin(j);
@@ -66,6 +89,29 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	 * adds this to the phases). */
 	hk_json_key(j, "evidence_finish_ms");
 	hk_json_int(j, br->ms_evidence_finish);
+	/* Where the whole build's time went, step by step (null: not reached). */
+	hk_json_key(j, "timings_ms");
+	hk_json_obj_begin(j);
+	for (int s = 0; s < HK_BUILD_T_COUNT; s++) {
+		hk_json_key(j, hk_build_step_name((enum hk_build_step)s));
+		if (br->ms_steps[s] >= 0)
+			hk_json_int(j, br->ms_steps[s]);
+		else
+			hk_json_null(j);
+	}
+	hk_json_key(j, "total");
+	hk_json_int(j, br->ms_total);
+	hk_json_obj_end(j);
+	/* fanotify's watch for the converse (cli/reads.h): events read, distinct paths kept. */
+	hk_json_key(j, "opens_observed");
+	if (br->opened_observed) {
+		hk_json_obj_begin(j);
+		hk_json_kv_uint(j, "events", br->opened_events);
+		hk_json_kv_uint(j, "paths", br->opened.len);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
 	hk_json_key(j, "phases");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < br->n_phases; i++) {

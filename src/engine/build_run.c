@@ -69,9 +69,11 @@ static int chown_tree(const char *dir, uid_t uid, gid_t gid, struct hk_error *er
 	return r == 0 ? 0 : (r < 0 ? r : -EIO);
 }
 
-/* Puts the recipe's source into work/src. */
+/* Puts the recipe's source into work/src: a disposable source directory is moved there (src
+ * is still empty, so the rename replaces it), which spares copying a whole tree; across file
+ * systems (EXDEV) it is copied as any other. */
 static int prepare_source(const struct hk_recipe *r, const char *work, const char *src,
-			  bool quiet, struct hk_error *err)
+			  bool quiet, bool disposable, struct hk_error *err)
 {
 	switch (r->source.kind) {
 	case HK_SOURCE_DIR: {
@@ -80,6 +82,8 @@ static int prepare_source(const struct hk_recipe *r, const char *work, const cha
 			return hk_fail(err, ENOENT, "%s:%u:%u: source directory %s does not exist",
 				       r->path ? r->path : "recipe", r->source.pos.line,
 				       r->source.pos.col, r->source.path);
+		if (disposable && rename(r->source.path, src) == 0)
+			return 0;
 		return copy_tree(r->source.path, src, err);
 	}
 	case HK_SOURCE_TARBALL: {
@@ -247,6 +251,12 @@ static int stop_interrupted(struct build *b)
 	return stop_at(b, HK_BUILD_STAGE_SETUP, interrupted(b->err));
 }
 
+/* Records how long step `s` took since `t0` (hk_build_result.ms_steps). */
+static void step_done(struct build *b, enum hk_build_step s, long long t0)
+{
+	b->br->ms_steps[s] = hk_now_ms() - t0;
+}
+
 /* The recipe, the build user and the store.  A store that must resolve deps must exist
  * (opening it must not create an empty one that then "lacks" every dep, nor a ./store
  * wherever harkaq happens to run). */
@@ -359,6 +369,7 @@ static int add_set_expects(struct build *b)
 static int plan_build(struct build *b)
 {
 	struct hk_build_result *br = b->br;
+	long long t0 = hk_now_ms();
 	if (hk_build_derive(b->r, br->store, b->bo->profile, &b->sb, &br->plan, b->err) < 0) {
 		enum hk_build_stage stage = br->plan.fail_stage ? br->plan.fail_stage
 								 : HK_BUILD_STAGE_SETUP;
@@ -366,6 +377,8 @@ static int plan_build(struct build *b)
 		return stop_at(b, stage, hk_exit_for_errno(b->err->code));
 	}
 	br->plan_ok = true;
+	step_done(b, HK_BUILD_T_DERIVE, t0);
+	t0 = hk_now_ms();
 	/* bubblewrap runs as the build user: what it cannot reach would fail the first phase
 	 * inside bubblewrap.  Asked before the store view is made, so that a refusal leaves the
 	 * store as it was (docs/store.md, "What a build needs of the machine"). */
@@ -390,6 +403,8 @@ static int plan_build(struct build *b)
 	br->plan.base.view = hk_xstrdup(br->view.id);
 	if (b->bo->expect_set && add_set_expects(b) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+	step_done(b, HK_BUILD_T_VIEW, t0);
+	t0 = hk_now_ms();
 	b->sb.view_root = br->view.path;
 	b->sb.view_links = b->bo->cage ? br->view.links : br->view.links_plain;
 	if (hk_build_collapse(&br->plan, br->view.path, b->err) < 0)
@@ -404,6 +419,7 @@ static int plan_build(struct build *b)
 		}
 		return stop_at(b, HK_BUILD_STAGE_SETUP, code);
 	}
+	step_done(b, HK_BUILD_T_SANDBOX_PLAN, t0);
 	return 0;
 }
 
@@ -503,7 +519,8 @@ static void print_plan(const struct build *b)
 /* The source in /src, owned (with /out) by the build user. */
 static int place_source(struct build *b)
 {
-	if (prepare_source(b->r, b->br->work, b->src, b->bo->quiet, b->err) < 0)
+	if (prepare_source(b->r, b->br->work, b->src, b->bo->quiet, b->bo->source_disposable,
+			   b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_FETCH, HK_EXIT_SOFTWARE);
 	if (chown_tree(b->src, b->uid, b->gid, b->err) < 0 ||
 	    chown_tree(b->out, b->uid, b->gid, b->err) < 0)
@@ -696,6 +713,7 @@ static void keep_opens(struct build *b)
 	b->reads.paths = (struct hk_strset)HK_STRSET_INIT;
 	br->opened_observed = true;
 	br->opened_incomplete = b->reads.overflow;
+	br->opened_events = b->reads.events;
 	hk_reads_free(&b->reads);
 }
 
@@ -867,6 +885,8 @@ static int give_verdicts(struct build *b)
 	long long t_finish = hk_now_ms();
 	hk_cage_finish(b->pending, b->n_pending);
 	br->ms_evidence_finish = hk_now_ms() - t_finish;
+	br->ms_steps[HK_BUILD_T_EVIDENCE_FINISH] = br->ms_evidence_finish;
+	long long t_verdicts = hk_now_ms();
 
 	int code = HK_EXIT_HERMETIC;
 	struct hk_suggester *sugg = bo->cage ? hk_report_build_suggester(br) : NULL;
@@ -900,6 +920,7 @@ static int give_verdicts(struct build *b)
 		code = worse(code, pcode);
 	}
 	hk_suggester_free(sugg);
+	step_done(b, HK_BUILD_T_VERDICTS, t_verdicts);
 	if (br->failed_phase) {
 		code = worse(code, HK_EXIT_COMMAND_FAILED);
 		if (!bo->quiet)
@@ -918,27 +939,45 @@ static int prepare_and_run(struct build *b)
 		return code;
 	if (hk_interrupted())
 		return stop_interrupted(b);
+	long long t0 = hk_now_ms();
 	if ((code = make_work(b)) || (code = mount_view_and_verify(b)))
 		return code;
+	step_done(b, HK_BUILD_T_MOUNT_VERIFY, t0);
+	t0 = hk_now_ms();
 	if (b->bo->cage && (code = write_policy_files(b)))
 		return code;
+	step_done(b, HK_BUILD_T_POLICY_FILES, t0);
+	t0 = hk_now_ms();
 	if ((code = check_binds(b)))
 		return code;
+	step_done(b, HK_BUILD_T_BINDS, t0);
 	print_plan(b);
+	t0 = hk_now_ms();
 	if ((code = place_source(b)))
 		return code;
+	step_done(b, HK_BUILD_T_SOURCE, t0);
+	t0 = hk_now_ms();
 	watch_opens(b);
+	step_done(b, HK_BUILD_T_READS_START, t0);
+	t0 = hk_now_ms();
 	code = run_phases(b);
+	step_done(b, HK_BUILD_T_PHASES, t0);
+	t0 = hk_now_ms();
 	keep_opens(b);
+	step_done(b, HK_BUILD_T_READS_STOP, t0);
+	t0 = hk_now_ms();
 	if (code || (code = stage_output(b)))
 		return code;
+	step_done(b, HK_BUILD_T_STAGE, t0);
 	if (b->bo->keep_out && rename(b->out, b->bo->keep_out) < 0) {
 		hk_fail_errno(b->err, errno, "keeping /out as %s", b->bo->keep_out);
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	}
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
+	t0 = hk_now_ms();
 	release_work(b);
+	step_done(b, HK_BUILD_T_RELEASE, t0);
 	return 0;
 }
 
@@ -947,13 +986,18 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	memset(br, 0, sizeof(*br));
 	br->cage = bo->cage;
 	br->opened = (struct hk_strset)HK_STRSET_INIT;
+	for (int s = 0; s < HK_BUILD_T_COUNT; s++)
+		br->ms_steps[s] = -1;
+	long long t_run = hk_now_ms();
 	struct build b = { .bo = bo, .br = br, .err = err, .r = &br->recipe,
 			   .reads = { .fd = -1, .stop = { -1, -1 } } };
 	int code = open_inputs(&b);
 	if (code) {
 		free(b.exec_path);
+		br->ms_total = hk_now_ms() - t_run;
 		return code;
 	}
+	step_done(&b, HK_BUILD_T_OPEN, t_run);
 	/* The first phase's audit reader starts now and gets ready while the build plans, mounts,
 	 * verifies and copies the source (~10 ms of start-up off the build's path).  It proves
 	 * what a reader started by the phase proves: docs/audit-reader.md, "Started ahead". */
@@ -966,9 +1010,11 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	if (code == 0)
 		code = give_verdicts(&b);
 	if (code < HK_EXIT_USAGE) {
+		long long t_seal = hk_now_ms();
 		int stored = store_output(&b);
 		if (stored)
 			code = stored;
+		step_done(&b, HK_BUILD_T_SEAL, t_seal);
 	}
 	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
 	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
@@ -992,5 +1038,6 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	free(b.stage);
 	free(b.policy_path);
 	free(b.collapse_path);
+	br->ms_total = hk_now_ms() - t_run;
 	return code;
 }

@@ -496,6 +496,7 @@ int dsc_import_closure(struct dsc_build *b)
 		return rc;
 	char hex[2 * HK_BLAKE3_OUT_LEN + 1];
 	hk_debstate_id(b->base, b->closure_arts, r->n_closure, hex);
+	long long t_state = hk_now_ms();
 	/* Two builds of one closure at once make its state once: the second waits, then finds it
 	 * (two makings could differ in a byte and leave one version under two ids). */
 	hk_autofree char *lock_path = hk_xasprintf("%s/.dpkg-state.lock", hk_store_dir(b->store));
@@ -518,6 +519,7 @@ int dsc_import_closure(struct dsc_build *b)
 	if (rc == 0)
 		rc = find_or_make_state(b, hex);
 	close(lock);
+	dsc_step_add(r, HK_DSC_T_DPKG_STATE, hk_now_ms() - t_state);
 	return rc;
 }
 

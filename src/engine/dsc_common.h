@@ -121,7 +121,32 @@ struct hk_dsc_output {
 	char sha256[65];
 };
 
+/* The front end's steps, each timed once (-1: not reached): the JSON result's "timings_ms",
+ * beside the engine's own (hk_build_result.ms_steps). */
+enum hk_dsc_step {
+	HK_DSC_T_CHECKSUMS,          /* the .dsc read, its files' sizes and SHA-256 */
+	HK_DSC_T_ARCH,               /* dpkg-architecture */
+	HK_DSC_T_UNPACK,             /* dpkg-source -x, and the changelog's date */
+	HK_DSC_T_EXPECTATIONS,       /* the expectation set */
+	HK_DSC_T_BASE,               /* the store and the base's package database, reach */
+	HK_DSC_T_REDUCE,             /* the relations reduced for the host */
+	HK_DSC_T_RESOLUTION,         /* the closure, apt's answer (kept or asked) */
+	HK_DSC_T_IMPORTS,            /* --see, downloads, .deb imports */
+	HK_DSC_T_DPKG_STATE,         /* the closure's dpkg state, found or made */
+	HK_DSC_T_DPKG_DB,            /* the package database's files listed */
+	HK_DSC_T_RECIPE,             /* the recipe written */
+	HK_DSC_T_ENGINE,             /* harkaq build, whole (its own steps: result.timings_ms) */
+	HK_DSC_T_LOG,                /* macros the log says were missing */
+	HK_DSC_T_OUTPUTS,            /* the .debs' SHA-256 */
+	HK_DSC_T_CONVERSE,           /* Build-Depends nothing was read of */
+	HK_DSC_T_COUNT
+};
+
+const char *hk_dsc_step_name(enum hk_dsc_step s);
+
 struct hk_dsc_result {
+	long long ms_steps[HK_DSC_T_COUNT];
+	long long ms_total;
 	bool dsc_loaded;
 	struct hk_dsc dsc;
 	char dsc_sha256[65];

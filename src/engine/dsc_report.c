@@ -440,9 +440,45 @@ static void json_finding(struct hk_json *j, const struct dsc_finding *f)
 	hk_json_obj_end(j);
 }
 
+const char *hk_dsc_step_name(enum hk_dsc_step s)
+{
+	static const char *const names[HK_DSC_T_COUNT] = {
+		[HK_DSC_T_CHECKSUMS] = "checksums",
+		[HK_DSC_T_ARCH] = "architecture",
+		[HK_DSC_T_UNPACK] = "unpack",
+		[HK_DSC_T_EXPECTATIONS] = "expectations",
+		[HK_DSC_T_BASE] = "base",
+		[HK_DSC_T_REDUCE] = "reduce",
+		[HK_DSC_T_RESOLUTION] = "resolution",
+		[HK_DSC_T_IMPORTS] = "imports",
+		[HK_DSC_T_DPKG_STATE] = "dpkg_state",
+		[HK_DSC_T_DPKG_DB] = "dpkg_db",
+		[HK_DSC_T_RECIPE] = "recipe",
+		[HK_DSC_T_ENGINE] = "engine",
+		[HK_DSC_T_LOG] = "log",
+		[HK_DSC_T_OUTPUTS] = "outputs",
+		[HK_DSC_T_CONVERSE] = "converse",
+	};
+	return (unsigned)s < HK_DSC_T_COUNT ? names[s] : "?";
+}
+
 void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 {
 	hk_json_obj_begin(j);
+	/* Where the front end's time went (null: not reached); the engine's steps are the
+	 * result's own "timings_ms". */
+	hk_json_key(j, "timings_ms");
+	hk_json_obj_begin(j);
+	for (int s = 0; s < HK_DSC_T_COUNT; s++) {
+		hk_json_key(j, hk_dsc_step_name((enum hk_dsc_step)s));
+		if (r->ms_steps[s] >= 0)
+			hk_json_int(j, r->ms_steps[s]);
+		else
+			hk_json_null(j);
+	}
+	hk_json_key(j, "total");
+	hk_json_int(j, r->ms_total);
+	hk_json_obj_end(j);
 	hk_json_key(j, "dsc");
 	if (r->dsc_loaded) {
 		hk_json_obj_begin(j);

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/fanotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int hk_sys_fanotify_init(int *fd, struct hk_error *err)
@@ -22,6 +23,17 @@ int hk_sys_fanotify_watch_fs(int fd, const char *path, struct hk_error *err)
 			  AT_FDCWD, path) < 0)
 		return hk_fail_errno(err, errno, "fanotify_mark of the filesystem of %s", path);
 	return 0;
+}
+
+/* The ignore mark of hk_sys_fanotify_drain: best effort (a file it fails on is reported
+ * again, which changes nothing but the cost). */
+static void ignore_from_now(int fanfd, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+		return;
+	(void)fanotify_mark(fanfd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
+			    FAN_OPEN | FAN_OPEN_EXEC, fd, NULL);
 }
 
 int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
@@ -51,8 +63,11 @@ int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify
 				}
 			}
 			fn(ctx, &ev);
-			if (m->fd >= 0)
+			if (m->fd >= 0) {
+				if (ev.path)
+					ignore_from_now(fd, m->fd);
 				close(m->fd);
+			}
 		}
 	}
 }

@@ -26,7 +26,11 @@ struct hk_fanotify_event {
 };
 
 /* Reads the events queued now, calls `fn` for each (closing its descriptor after), and returns
- * how many it read (0: none queued), or -errno. */
+ * how many it read (0: none queued), or -errno.  A file reported is not reported again: its
+ * inode gets an ignore mark (FAN_MARK_IGNORED_MASK, kept when the file is modified), so that
+ * the thousands of opens of the same shell, library or Perl module cost one event, not an
+ * event, a descriptor and a readlink each — unless the file has other links: a hard link may
+ * be opened later under another name, which must still be reported. */
 int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
 			  void *ctx);
 

@@ -217,3 +217,32 @@ TEST(malformed_relations_are_errors_whatever_the_reduction)
 	hk_autofree char *e = reduced("foo (>= 1) [i386]", NULL, 0);
 	CHECK_STR_EQ("", e);
 }
+
+TEST(the_changelog_date_is_the_first_trailers)
+{
+	/* Values from dpkg-parsechangelog -STimestamp on the same text. */
+	static const char two[] =
+		"sl (5.02-1) unstable; urgency=medium\n\n  * New upstream release.\n\n"
+		" -- Hiroyuki Yamamoto <yama1066@gmail.com>  Mon, 26 Dec 2022 01:30:00 +0900\n\n"
+		"sl (3.03-17) unstable; urgency=low\n\n  * Older.\n\n"
+		" -- Someone Else <a@b.org>  Tue, 03 Jan 2012 10:00:00 +0000\n";
+	long long t = 0;
+	CHECK_EQ_INT(0, hk_changelog_timestamp(two, strlen(two), &t));
+	CHECK(t == 1671985800LL);
+	/* No day name, one space, a negative zone. */
+	static const char west[] = "x (1) u; urgency=low\n\n  * a\n\n"
+				   " -- A <a@b> 5 Jan 2020 12:00:00 -0130\n";
+	CHECK_EQ_INT(0, hk_changelog_timestamp(west, strlen(west), &t));
+	CHECK(t == 1578231000LL);
+	/* Forms it does not answer for: the caller asks dpkg-parsechangelog instead. */
+	static const char *const refused[] = {
+		"x (1) u; urgency=low\n\n -- A <a@b>  Mon, 26 Dec 2022 01:30:00 CET\n",
+		"x (1) u; urgency=low\n\n -- A <a@b>  Mon, 31 Feb 2022 01:30:00 +0000\n",
+		"x (1) u; urgency=low\n\n -- A <a@b>  Mon, 26 Dez 2022 01:30:00 +0000\n",
+		"x (1) u; urgency=low\n\n -- A <a@b>  Mon, 26 Dec 2022 01:30:00 +100\n",
+		"x (1) u; urgency=low\n\n -- A <a@b>  Mon, 26 Dec 2022 01:30:00 +0000 x\n",
+		"x (1) u; urgency=low\n\n  * no trailer\n",
+	};
+	for (size_t i = 0; i < HK_ARRAY_LEN(refused); i++)
+		CHECK_EQ_INT(-1, hk_changelog_timestamp(refused[i], strlen(refused[i]), &t));
+}

@@ -71,3 +71,20 @@ TEST(many_items)
 	hk_strset_free(&s);
 	hk_strset_free(&copy);
 }
+
+TEST(find_gives_the_position)
+{
+	/* A parallel array keyed by position: the position found is the item's, for every
+	 * item; a string not in the set, and the empty set, give (size_t)-1. */
+	struct hk_strset s = HK_STRSET_INIT;
+	CHECK(hk_strset_find(&s, "/usr") == (size_t)-1);
+	for (int i = 0; i < 1000; i++) {
+		hk_autofree char *p = hk_xasprintf("/usr/share/d%04d", (i * 31) % 1000);
+		hk_strset_add(&s, p);
+	}
+	for (size_t i = 0; i < s.len; i++)
+		CHECK(hk_strset_find(&s, s.items[i]) == i);
+	CHECK(hk_strset_find(&s, "/usr/share/d1000") == (size_t)-1);
+	CHECK(hk_strset_find(&s, "/usr/share") == (size_t)-1);
+	hk_strset_free(&s);
+}
