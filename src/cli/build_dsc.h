@@ -177,6 +177,9 @@ struct hk_dsc_result {
 	char *confirm_error;        /* why the second build stopped before its verdicts, or NULL */
 	struct hk_dsc_decide decide;    /* --decide-probes */
 	char *work;                 /* the front end's work directory */
+	/* The closure's .debs could not be downloaded (apt-get download failed): the error is
+	 * the network's or the mirror's, not the package's (a sweep reports it apart). */
+	bool fetch_failed;
 	const char *error;
 };
 
