@@ -84,7 +84,7 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 {
 	struct hk_sweep_summary s;
 	hk_sweep_summarise(d->items, d->n_items, &s);
-	hk_buf_printf(b, "harkaq sweep: %zu recipe(s)", d->n_items);
+	hk_buf_printf(b, "harkaq sweep: %zu item(s)", d->n_items);
 	if (d->shard_count)
 		hk_buf_printf(b, ", shard %u/%u of a catalogue of %zu", d->shard_index,
 			      d->shard_count, d->catalogue_size);
@@ -340,7 +340,7 @@ static void html_head(const struct hk_sweep_doc *d, const struct hk_sweep_summar
 		       "<title>harkaq sweep</title>\n<style>");
 	hk_buf_puts(b, html_css);
 	hk_buf_puts(b, "</style></head><body>\n<h1>harkaq sweep</h1>\n<div class=\"sub\">");
-	hk_buf_printf(b, "%zu recipe(s)", d->n_items);
+	hk_buf_printf(b, "%zu item(s)", d->n_items);
 	if (d->shard_count)
 		hk_buf_printf(b, " — shard %u/%u of %zu", d->shard_index, d->shard_count,
 			      d->catalogue_size);
@@ -607,10 +607,10 @@ static void html_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summ
 			total += ms[i];
 		hk_buf_printf(b, "<div class=\"metric\">Time per package (wall, %zu built): median "
 				 "<b>%.0f s</b>, 95th percentile <b>%.0f s</b>, longest %.0f s, "
-				 "%.1f h in all.</div>\n",
+				 "%.1f min in all.</div>\n",
 			      n_ms, (double)ms[(n_ms * 50 + 99) / 100 - 1] / 1000.0,
 			      (double)ms[(n_ms * 95 + 99) / 100 - 1] / 1000.0,
-			      (double)ms[n_ms - 1] / 1000.0, (double)total / 3600000.0);
+			      (double)ms[n_ms - 1] / 1000.0, (double)total / 60000.0);
 	}
 	free(ms);
 	hk_buf_printf(b, "<h2>Packages named most often as undeclared (%zu distinct)</h2>\n",

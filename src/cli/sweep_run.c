@@ -1250,6 +1250,14 @@ static bool reap_job(struct sweep_run *sr)
 		kill(-jb->pid, SIGKILL);
 		struct hk_sweep_item *it = &sr->d.items[jb->item];
 		finish_job(jb, status, it);
+		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
+		 * said, it was cut short, not measured. */
+		if (stop_signal && !jb->term_at && it->fail_code) {
+			hk_autofree char *r = hk_xasprintf("the sweep was interrupted (signal %d) "
+							   "while this item was being built",
+							   (int)stop_signal);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
+		}
 		if (jb->tmp) {
 			struct hk_error ignored;
 			hk_store_remove_tree(jb->tmp, &ignored);
@@ -1333,7 +1341,7 @@ static void run_builds(struct sweep_run *sr)
 		if (sr->d.items[i].n_phases == 0 && !sr->d.items[i].fail_code) {
 			char *msg = hk_xasprintf("the sweep was interrupted (signal %d) before this "
 						 "item was built", (int)stop_signal);
-			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
+			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_INTERRUPTED, msg);
 			free(msg);
 		}
 	sr->d.interrupted = (int)stop_signal;

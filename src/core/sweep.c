@@ -175,6 +175,9 @@ enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
 	/* A build stopped by the sweep's limit measured nothing, whatever it had seen. */
 	if (fail_is(it, HK_SWEEP_FAIL_TIMEOUT))
 		return HK_SWEEP_TIMED_OUT;
+	/* Nor did one the sweep's own stop cut short. */
+	if (fail_is(it, HK_SWEEP_FAIL_INTERRUPTED))
+		return HK_SWEEP_FAILED;
 	if (it->deb)
 		return deb_outcome(it);
 	if (it->n_phases == 0)

@@ -64,6 +64,8 @@ const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
 #define HK_SWEEP_FAIL_SETUP  "setup"    /* harkaq build stopped with a set-up error */
 #define HK_SWEEP_FAIL_TIMEOUT "timeout" /* the item's wall-clock limit ran out */
 #define HK_SWEEP_FAIL_CRASH  "crash"    /* the build's process died of a signal */
+#define HK_SWEEP_FAIL_INTERRUPTED "interrupted"   /* the sweep was stopped before or while
+                                                   * the item was built */
 
 /* How a debt path is classified (design.md §8): which artifacts of the store provide it (none:
  * irreducible).  The classification is made once, over the whole catalogue's items, against
