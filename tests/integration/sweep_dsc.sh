@@ -9,6 +9,7 @@
 #     hkyacc are taken from their records (their logs and records untouched), the others built;
 #   - hkhang (its build sleeps past --item-timeout): timed out, its processes gone (its sleep
 #     seen while it ran), nothing of it left (no work directory, no artifact, no result);
+#   - hkcrash, whose build process is killed with SIGSEGV: failed (crash), and the sweep goes on;
 #   - sweep merge of the result = the sweep's own summary, byte for byte;
 #   - the HTML report opened in headless Chromium: the screenshot is not blank (a blank page's
 #     is, the control).
@@ -32,76 +33,20 @@ S=$W/store
 	not_ok "import the buildd base"
 
 # make_pkg DIR NAME BUILD-DEPENDS SLEEP: a source package NAME 1.0 (a calculator from a yacc
-# grammar, as in dsc.sh) whose build first sleeps SLEEP seconds, made with dpkg-source -b.
+# grammar, as in dsc.sh) whose build first sleeps SLEEP seconds.
 make_pkg() {
-	local d=$1 name=$2 bd=$3 nap=$4 t=$1/$2-1.0
-	mkdir -p "$t/debian/source"
-	cat >"$t/calc.y" <<'EOF'
-%{
-#include <ctype.h>
-#include <stdio.h>
-int yylex(void);
-void yyerror(const char *s);
-%}
-%token NUM
-%left '+'
-%%
-line: expr '\n' { printf("%d\n", $1); } ;
-expr: expr '+' expr { $$ = $1 + $3; } | NUM ;
-%%
-int yylex(void)
-{
-	int c = getchar();
-	if (isdigit(c)) {
-		int v = 0;
-		for (; isdigit(c); c = getchar())
-			v = v * 10 + c - '0';
-		ungetc(c, stdin);
-		yylval = v;
-		return NUM;
-	}
-	return c == EOF ? 0 : c;
-}
-void yyerror(const char *s) { fprintf(stderr, "%s\n", s); }
-int main(void) { return yyparse(); }
-EOF
-	echo "3.0 (native)" >"$t/debian/source/format"
-	{
-		printf 'Source: %s\nSection: misc\nPriority: optional\n' "$name"
-		printf 'Maintainer: harkaq tests <tests@harkaq.invalid>\n'
-		[ -n "$bd" ] && printf 'Build-Depends: %s\n' "$bd"
-		printf 'Standards-Version: 4.6.2\nRules-Requires-Root: no\n\n'
-		printf 'Package: %s\nArchitecture: any\nDescription: a test calculator\n' "$name"
-		printf ' harkaq sweep test package.\n'
-	} >"$t/debian/control"
-	printf '%s (1.0) unstable; urgency=medium\n\n  * A test package.\n\n -- harkaq tests <tests@harkaq.invalid>  Thu, 01 Jun 2023 00:00:00 +0000\n' \
-		"$name" >"$t/debian/changelog"
-	printf '%s\n' '#!/usr/bin/make -f' \
-		'build build-arch:' $'\t'"sleep $nap" $'\tyacc -o calc.c calc.y' \
-		$'\tcc -O2 -o '"$name"' calc.c' \
-		'build-indep:' \
-		'clean:' $'\trm -rf calc.c '"$name"' debian/files debian/tmp' \
-		'binary binary-arch: build' $'\trm -rf debian/tmp' \
-		$'\tinstall -d debian/tmp/DEBIAN debian/tmp/usr/bin' \
-		$'\tinstall -m 755 '"$name"' debian/tmp/usr/bin/'"$name" \
-		$'\tdpkg-gencontrol -p'"$name"' -Pdebian/tmp' \
-		$'\tdpkg-deb --root-owner-group --build debian/tmp ..' \
-		'binary-indep:' \
-		'.PHONY: build build-arch build-indep clean binary binary-arch binary-indep' \
-		>"$t/debian/rules"
-	chmod 755 "$t/debian/rules"
-	(cd "$d" && dpkg-source -b "$name-1.0" >/dev/null 2>&1) || not_ok "dpkg-source -b $name"
+	"$ROOT/tests/fixtures/testpkg.sh" "$@" >/dev/null || not_ok "make the test package $2"
 }
 
 # A long directory: the report must show its paths whole.
 LONG=$W/pkgs/a-directory-with-a-rather-long-name-so-that-the-report-has-to-wrap-it
-mkdir -p "$LONG/calc" "$W/pkgs/yacc" "$W/hang" "$W/sources/hkslow_1.0"
+mkdir -p "$LONG/calc" "$W/pkgs/yacc" "$W/hang" "$W/crash" "$W/sources/hkslow_1.0"
 make_pkg "$LONG/calc" hkcalc bison 0
 make_pkg "$W/pkgs/yacc" hkyacc "" 0
 make_pkg "$W/hang" hkhang bison 3137
+make_pkg "$W/crash" hkcrash bison 4242
 # hkslow=1.0 as a pin already fetched: the sweep's cache holds its source, marked complete.
 make_pkg "$W/sources/hkslow_1.0" hkslow bison 12
-rm -rf "$W/sources/hkslow_1.0/hkslow-1.0"
 touch "$W/sources/hkslow_1.0/.complete"
 printf '# pins\nhknope=1.0    a source no archive has\nhkslow=1.0\n' >"$W/list.txt"
 O=$W/out
@@ -156,18 +101,32 @@ before=$(stamp "$calc_log" $records)
 # ---- run 2: resumed, with hkhang past the limit ----------------------------------------------
 sec "run 2, resumed"
 sleep 1.1   # a file rewritten now would have another mtime
-sweep "$W/pkgs" "$W/hang" --jobs 2 >"$W/run2.out" 2>"$W/run2.err" &
+sweep "$W/pkgs" "$W/hang" "$W/crash" --jobs 2 >"$W/run2.out" 2>"$W/run2.err" &
 SWEEP_PID=$!
-hang_seen=0
+hang_seen=0 crash_seen=0 crashed=
 while kill -0 "$SWEEP_PID" 2>/dev/null; do
 	pgrep -f '^sleep 3137$' >/dev/null && hang_seen=1
+	# hkcrash's build in its phases: its process (the sweep's child that is an ancestor of
+	# the sleep) dies of SIGSEGV, as a build that crashes.
+	if [ -z "$crashed" ] && s=$(pgrep -f '^sleep 4242$'); then
+		crash_seen=1
+		p=$s
+		while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+			pp=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
+			if [ "$pp" = "$SWEEP_PID" ]; then
+				kill -SEGV "$p" && crashed=$p
+				break
+			fi
+			p=$pp
+		done
+	fi
 	sleep 0.5
 done
 wait "$SWEEP_PID"; rc=$?
 SWEEP_PID=
 check_eq "the resumed sweep completes" 0 "$rc"
 check_eq "...not interrupted" null "$(j .interrupted)"
-check_eq "five items" 5 "$(j '.recipes | length')"
+check_eq "six items" 6 "$(j '.recipes | length')"
 check_eq "hkcalc and hkyacc taken from their records" "true true" \
 	"$(echo $(item hkcalc_1.0.dsc .run.resumed) $(item hkyacc_1.0.dsc .run.resumed))"
 # shellcheck disable=SC2086
@@ -178,8 +137,16 @@ check_eq "hkslow=1.0 built this time (the control: the resumed run builds)" "fal
 check_contains "...as a Debian item of class Hermetic or probes only" "hermetic probes_only" "$(item hkslow=1.0 .outcome)"
 check_eq "hknope=1.0 tried again (a fetch failure is not recorded)" "false fetch_failed" \
 	"$(item hknope=1.0 '"\(.run.resumed) \(.outcome)"')"
-check_contains "progress on stderr: done/total and the rate" "$(cat "$W/run2.err")" "5/5 done (2 resumed)"
+check_contains "progress on stderr: done/total and the rate" "$(cat "$W/run2.err")" "6/6 done (2 resumed)"
 check_contains "...and the time left" "$(cat "$W/run2.err")" " left"
+
+sec "a build that crashed"
+check_eq "hkcrash's build ran, and its process was killed with SIGSEGV" "1 yes" "$crash_seen ${crashed:+yes}"
+check_eq "hkcrash: failed, code crash" "failed crash" "$(item hkcrash_1.0.dsc '"\(.outcome) \(.failure.code)"')"
+check_contains "...saying so" "$(item hkcrash_1.0.dsc .failure.reason)" "killed by signal 11"
+check_eq "...its processes gone" "" "$(pgrep -af '^sleep 4242$')"
+check_eq "...not recorded: a resumed sweep builds it again" "" \
+	"$(grep -l hkcrash "$O"/done/*.json)"
 
 sec "the item past its limit"
 check_eq "hkhang's sleep ran (the control for 'its processes gone')" 1 "$hang_seen"
@@ -194,9 +161,9 @@ check_not_contains "...hkhang's are not" "$arts" "hkhang"
 check_eq "...and no temporary in the store" 0 "$(find "$S" -maxdepth 1 -name '.tmp-*' | wc -l)"
 
 sec "summary and merge"
-check_eq "the classes add up" 5 "$(jq '.summary | .hermetic + .probes_only + .missing_build_depends + .failed + .no_evidence + .fetch_failed + .timed_out + .declarable + .irreducible' "$O/summary.json")"
+check_eq "the classes add up" 6 "$(jq '.summary | .hermetic + .probes_only + .missing_build_depends + .failed + .no_evidence + .fetch_failed + .timed_out + .declarable + .irreducible' "$O/summary.json")"
 check_eq "bison is named by one source package, as missing" "1 1" "$(jq -r '.summary.debian.named[] | select(.package == "bison") | "\(.sources) \(.missing)"' "$O/summary.json")"
-check "time per item in the run data" jq -e '.run.item_ms.items == 5 and .run.item_ms.median > 0' "$O/result.json"
+check "time per item in the run data" jq -e '.run.item_ms.items == 6 and .run.item_ms.median > 0' "$O/result.json"
 "$HARKAQ" sweep merge "$O" --store "$S" --out "$W/merged" >/dev/null 2>"$W/merge.err"
 check_eq "sweep merge reads the Debian items back" 0 $?
 check "...its summary.json is the sweep's, byte for byte" cmp "$O/summary.json" "$W/merged/summary.json"
