@@ -87,13 +87,11 @@ static int find_dsc(const char *dir, const char *name, char **out, struct hk_err
 		return hk_fail_errno(err, errno, "reading %s", dir);
 	hk_autofree char *prefix = hk_xasprintf("%s_", name);
 	char *found = NULL;
-	size_t n = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 		if (l <= 4 || strcmp(e->d_name + l - 4, ".dsc") != 0)
 			continue;
-		n++;
 		if (!found || strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
 			free(found);
 			found = hk_xasprintf("%s/%s", dir, e->d_name);
@@ -102,7 +100,6 @@ static int find_dsc(const char *dir, const char *name, char **out, struct hk_err
 	closedir(d);
 	if (!found)
 		return hk_fail(err, ENOENT, "apt-get source left no .dsc in %s", dir);
-	(void)n;
 	*out = found;
 	return 0;
 }

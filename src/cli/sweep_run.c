@@ -1061,7 +1061,7 @@ static char *record_path(const struct sweep_run *sr, const char *key, const char
 }
 
 /* Takes the item from its record when there is one (a one-item harkaq.sweep.v1 document). */
-static bool try_resume(struct sweep_run *sr, struct hk_sweep_item *it, const char *record)
+static bool try_resume(struct hk_sweep_item *it, const char *record)
 {
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error e;
@@ -1080,7 +1080,6 @@ static bool try_resume(struct sweep_run *sr, struct hk_sweep_item *it, const cha
 	memset(&one.items[0], 0, sizeof(one.items[0]));
 	hk_sweep_doc_free(&one);
 	it->resumed = true;
-	(void)sr;
 	return true;
 }
 
@@ -1149,13 +1148,14 @@ static void start_jobs(struct sweep_run *sr)
 			free(line);
 			continue;
 		}
-		hk_autofree char *content = NULL, *base = NULL;
+		hk_autofree char *content = NULL;
+		hk_autofree char *base = NULL;
 		hk_autofree char *record = NULL;
 		if (sr->records) {
 			item_identity(sr, it, k, &r, &content, &base);
 			record = record_path(sr, it->key, content, base);
 		}
-		if (record && try_resume(sr, it, record)) {
+		if (record && try_resume(it, record)) {
 			if (k == ITEM_RECIPE)
 				hk_recipe_free(&r);
 			sr->done++;
