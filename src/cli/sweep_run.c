@@ -1262,10 +1262,12 @@ static bool reap_job(struct sweep_run *sr)
 			struct hk_error ignored;
 			hk_store_remove_tree(jb->tmp, &ignored);
 		}
-		/* A build the sweep's own stop interrupted is not finished, nor is one that could
+		/* A build the sweep's own stop interrupted is not finished, nor one a signal sent to
+		 * it stopped (its result names the signal), nor is one that could
 		 * not fetch (the mirror may answer next time) or whose process died: those are
 		 * built again on resume. */
-		if (jb->record && !stop_signal && it->outcome != HK_SWEEP_FETCH_FAILED &&
+		if (jb->record && !stop_signal && !it->stopped_by &&
+		    it->outcome != HK_SWEEP_FETCH_FAILED &&
 		    !(it->fail_code && strcmp(it->fail_code, HK_SWEEP_FAIL_CRASH) == 0))
 			write_record(sr, it, jb->record);
 		job_free(jb);

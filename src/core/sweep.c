@@ -284,6 +284,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 	struct hk_build_failure failure;
 	if (hk_build_failure_decode(b, &failure, err) < 0)
 		return hk_wrap(err, "not a harkaq build result");
+	it->stopped_by = failure.signal;
 	if (error && !it->fail_code) {
 		it->fail_code = hk_xstrdup(fail_code_of(failure.stage));
 		it->reason = hk_xstrdup(error);

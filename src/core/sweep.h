@@ -166,6 +166,8 @@ struct hk_sweep_item {
 	char *artifact;
 	int64_t ms;
 	bool resumed;            /* taken from an earlier run's record, not built again */
+	int stopped_by;          /* the signal that stopped the build (its result says so), or 0:
+	                          * such a result is not the item's, and is never recorded */
 	int exit_status;         /* of harkaq build; -1 when it did not run */
 	char *log;               /* the build's log file, or NULL */
 };
