@@ -15,7 +15,12 @@
 # HARKAQ_RESULTS (default results), HARKAQ_STORE (the node's own store, default
 # /var/lib/harkaq/store), HARKAQ_BUNDLE (a bundle imported into it first: idempotent and
 # verified, so every task may import it), HARKAQ_JOBS (builds at a time, default 2),
-# HARKAQ_SHARDS (N, default the array's task count).
+# HARKAQ_SHARDS (N, default the array's task count).  Debian source packages (docs/sweep.md,
+# "Debian source packages"): HARKAQ_CATALOGUE may hold .dsc files, HARKAQ_DSC_LIST names a list
+# of NAME=VERSION pins (then HARKAQ_CATALOGUE="" sweeps the pins alone), HARKAQ_SOURCES is where
+# the node fetches them (default RESULTS/shard-I/sources), HARKAQ_ITEM_TIMEOUT the limit per
+# item in seconds.  A bundle of the hub's store (export --all) carries the base and the
+# closures; a package whose closure the bundle lacks is fetched by the node itself.
 #
 # --exclusive: one task per node, because audit is per host (one reader per host, one backlog
 # shared by every build on it).  Runs as root: the reader needs CAP_AUDIT_READ (and
@@ -41,5 +46,11 @@ grep -Eq '^Landlock +ABI ([7-9]|[1-9][0-9])' <<<"$probe" ||
 if [ -n "${HARKAQ_BUNDLE:-}" ]; then
 	harkaq store --store "$STORE" import "$HARKAQ_BUNDLE" >/dev/null
 fi
-exec harkaq sweep "${HARKAQ_CATALOGUE:-catalogue}" --shard "$I/$N" --jobs "${HARKAQ_JOBS:-2}" \
+args=()
+CAT=${HARKAQ_CATALOGUE-catalogue}
+[ -n "$CAT" ] && args+=("$CAT")
+[ -n "${HARKAQ_DSC_LIST:-}" ] && args+=(--dsc-list "$HARKAQ_DSC_LIST")
+[ -n "${HARKAQ_SOURCES:-}" ] && args+=(--sources "$HARKAQ_SOURCES")
+[ -n "${HARKAQ_ITEM_TIMEOUT:-}" ] && args+=(--item-timeout "$HARKAQ_ITEM_TIMEOUT")
+exec harkaq sweep "${args[@]}" --shard "$I/$N" --jobs "${HARKAQ_JOBS:-2}" \
 	--store "$STORE" --out "$RESULTS/shard-$I" --quiet

@@ -26,7 +26,7 @@
 static void sweep_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: harkaq sweep RECIPE...|DIR... [OPTIONS]\n"
+		"usage: harkaq sweep RECIPE...|FILE.dsc...|DIR... [--dsc-list FILE] [OPTIONS]\n"
 		"       harkaq sweep merge RESULT... --store DIR [--json] [--out DIR] [--html FILE]\n"
 		"\n"
 		"Builds every recipe under the cage (each in its own 'harkaq build' process) and\n"
@@ -35,8 +35,14 @@ static void sweep_usage(FILE *f)
 		"most frequent debt paths with the artifacts that provide them, and the base debt\n"
 		"(what a policy of closure + whole base root would have hidden).  A DIR is searched\n"
 		"for files named recipe.toml (not below a directory that has one: those are its\n"
-		"sources).  No recipe is dropped: one that cannot be read, resolved, fetched or\n"
-		"built is reported as failed, with its reason.\n"
+		"sources) and for .dsc files.  No recipe is dropped: one that cannot be read,\n"
+		"resolved, fetched or built is reported as failed, with its reason.\n"
+		"\n"
+		"Debian source packages (a FILE.dsc, the .dsc files of a DIR, or the NAME=VERSION\n"
+		"pins of --dsc-list) are built each as 'harkaq build --dsc' builds it, and classed\n"
+		"as its report decides: Hermetic / probes only / missing Build-Depends / failed /\n"
+		"no evidence, or fetch failed (apt-get source or the closure's .debs, before any\n"
+		"cage) or timed out.\n"
 		"\n"
 		"options:\n"
 		"  --jobs N           builds at a time (default 1)\n"
@@ -50,11 +56,29 @@ static void sweep_usage(FILE *f)
 		"  --json             the result JSON on stdout instead of the table\n"
 		"  --html FILE        a self-contained HTML report\n"
 		"  --timeout SECONDS  per phase, passed to harkaq build\n"
+		"  --item-timeout S   wall-clock limit per item: then the build is stopped (SIGTERM,\n"
+		"                     SIGKILL to its process group 30 s later), nothing of it kept,\n"
+		"                     and the item is 'timed out'\n"
+		"  --dsc-list FILE    Debian source packages: NAME=VERSION first on each line ('#'\n"
+		"                     comments), fetched with apt-get source --download-only\n"
+		"  --sources DIR      where pins are fetched, and kept (default OUT/sources)\n"
+		"  --base NAME        the base of the Debian builds (default debian-12-buildd)\n"
+		"  --see PKG[,PKG...] passed to each Debian build (harkaq build --see)\n"
 		"  --profile NAME     base runtime profile, passed to harkaq build\n"
 		"  --user USER        build user, passed to harkaq build\n"
 		"  --quiet            no progress line on stderr\n"
 		"  --list             only list the recipes found (this shard's, with --shard), one\n"
 		"                     key a line, and the catalogue's id and size on stderr\n"
+		"\n"
+		"resuming: with --out, each finished item is recorded in OUT/done/, keyed by the\n"
+		"item (its key and content: the recipe's hash, the .dsc's SHA-256, or the pin), the\n"
+		"code's identity (the BLAKE3 of this harkaq executable), the id of the base it\n"
+		"builds on, and the options that change a build (--timeout, --profile, --user,\n"
+		"--base, --see, --item-timeout).  The same command run again after an interruption\n"
+		"(^C, SIGTERM) takes those items from their records and builds only the others.\n"
+		"Items whose fetch failed, whose build process died, or that the interruption\n"
+		"stopped are built again.  Progress (done/total, rate, time left, the running\n"
+		"items) goes to stderr.\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
 		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
@@ -182,7 +206,8 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 }
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
-       OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_LIST, OPT_HELP };
+       OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_LIST, OPT_HELP, OPT_DSC_LIST, OPT_SOURCES,
+       OPT_BASE, OPT_SEE, OPT_ITEM_TIMEOUT };
 
 static const struct option sweep_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
@@ -197,6 +222,11 @@ static const struct option sweep_options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "dsc-list", required_argument, NULL, OPT_DSC_LIST },
+	{ "sources", required_argument, NULL, OPT_SOURCES },
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "see", required_argument, NULL, OPT_SEE },
+	{ "item-timeout", required_argument, NULL, OPT_ITEM_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -238,6 +268,21 @@ int cmd_sweep(int argc, char **argv)
 			o.timeout = optarg;
 			break;
 		}
+		case OPT_ITEM_TIMEOUT: {
+			char *end;
+			long t = strtol(optarg, &end, 10);
+			if (*end || end == optarg || t <= 0) {
+				fprintf(stderr, "%s: --item-timeout wants seconds, not '%s'\n", who,
+					optarg);
+				return HK_EXIT_USAGE;
+			}
+			o.item_timeout = t;
+			break;
+		}
+		case OPT_DSC_LIST: o.dsc_list = optarg; break;
+		case OPT_SOURCES: o.sources = optarg; break;
+		case OPT_BASE: o.base = optarg; break;
+		case OPT_SEE: o.see = optarg; break;
 		case OPT_PROFILE: o.profile = optarg; break;
 		case OPT_USER: o.user = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
@@ -256,7 +301,8 @@ int cmd_sweep(int argc, char **argv)
 		who = "harkaq sweep merge";
 		optind++;
 	}
-	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list)) {
+	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list ||
+		      o.dsc_list || o.sources || o.base || o.see || o.item_timeout)) {
 		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);
 		return HK_EXIT_USAGE;
 	}
@@ -267,9 +313,10 @@ int cmd_sweep(int argc, char **argv)
 				"the merge classifies every debt path against it\n", who);
 		return HK_EXIT_USAGE;
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !(o.dsc_list && !merge)) {
 		fprintf(stderr, "%s: give %s (see 'harkaq sweep --help')\n", who,
-			merge ? "the shards' results" : "recipes or directories of recipes");
+			merge ? "the shards' results"
+			      : "recipes, .dsc files, directories of them, or --dsc-list FILE");
 		return HK_EXIT_USAGE;
 	}
 	if (o.out_dir && !merge && !o.list) {

@@ -3,6 +3,7 @@
  *   cmd_sweep.c  the command: options, the outputs every sweep and merge write, the merge
  *   sweep_run.c  one sweep: finding the recipes, the store snapshot, the builds, their results,
  *                and the one classification of debt paths a sweep and a merge share
+ *   sweep_deb.c  Debian source packages: the pin list, the fetch, the build of one package
  */
 #ifndef HK_CLI_SWEEP_H
 #define HK_CLI_SWEEP_H
@@ -11,6 +12,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/strv.h"
 #include "core/error.h"
 #include "core/store.h"
 #include "core/suggest.h"
@@ -27,7 +29,32 @@ struct sweep_opts {
 	const char *user;
 	bool json, quiet;
 	bool list;               /* --list: the recipes found (this shard's), nothing built */
+	const char *dsc_list;    /* --dsc-list FILE: NAME=VERSION pins, one a line */
+	const char *sources;     /* --sources DIR: where pins are fetched (default OUT/sources) */
+	const char *base;        /* --base NAME: the base Debian items build on */
+	const char *see;         /* --see PKG,…: passed to each Debian build */
+	long item_timeout;       /* --item-timeout S: wall-clock limit per item; 0: none */
 };
+
+/* ---- Debian source packages (sweep_deb.c) ---- */
+
+/* Reads a list of pins (bench/debian/corpus.txt's form: NAME=VERSION first on a line, '#'
+ * comments) into `pins`; a line that is not one is an error naming FILE:LINE. */
+int sweep_read_dsc_list(const char *file, struct hk_strv *pins, struct hk_error *err);
+/* The source package's name: a pin's NAME, or a .dsc file's name up to its '_'. */
+char *sweep_deb_source_name(const char *key, bool pin);
+
+struct sweep_deb_job {
+	const struct sweep_opts *o;
+	const char *key;         /* a .dsc path, or NAME=VERSION when pin */
+	bool pin;
+	const char *sources;     /* the fetch cache */
+	const char *store_dir;
+	const char *result_path; /* where the child writes harkaq.sweep.debian-build.v1 */
+};
+/* In the child process of one Debian item: fetch (a pin), then hk_dsc_build_run, then the
+ * result document at job->result_path; its log is stderr.  Returns the exit status. */
+int sweep_deb_child(const struct sweep_deb_job *job);
 
 /* Runs the sweep over the recipes and directories named; returns the exit status. */
 int sweep_run(char **args, size_t n_args, const struct sweep_opts *o);

@@ -44,12 +44,47 @@ static void suggestion(struct hk_buf *b, const struct hk_sweep_debt *d)
 }
 
 #define TABLE_TOP_PATHS 15
+#define TOP_NAMED 15
+
+/* The outcomes worth a line: the recipes' five when there are recipes, the Debian classes
+ * when there are Debian packages, and any other that occurred. */
+static bool outcome_shown(const struct hk_sweep_summary *s, int o)
+{
+	bool recipes = s->recipes > s->debian;
+	switch (o) {
+	case HK_SWEEP_HERMETIC:
+	case HK_SWEEP_NOEVIDENCE:
+	case HK_SWEEP_FAILED:
+		return true;
+	case HK_SWEEP_DECLARABLE:
+	case HK_SWEEP_IRREDUCIBLE:
+		return recipes || s->counts[o];
+	case HK_SWEEP_PROBES:
+	case HK_SWEEP_MISSING:
+	case HK_SWEEP_FETCH_FAILED:
+		return s->debian || s->counts[o];
+	default:
+		return s->counts[o] > 0;
+	}
+}
+
+static void put_findings(struct hk_buf *b, const char *what, const struct hk_sweep_finding *f,
+			 size_t n)
+{
+	if (!n)
+		return;
+	hk_buf_printf(b, " — %s: ", what);
+	for (size_t i = 0; i < n; i++) {
+		hk_buf_printf(b, "%s", i ? ", " : "");
+		put_human(b, f[i].package);
+	}
+}
 
 void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 {
 	struct hk_sweep_summary s;
 	hk_sweep_summarise(d->items, d->n_items, &s);
-	hk_buf_printf(b, "harkaq sweep: %zu recipe(s)", d->n_items);
+	hk_buf_printf(b, "harkaq sweep: %zu item(s)", d->n_items);
 	if (d->shard_count)
 		hk_buf_printf(b, ", shard %u/%u of a catalogue of %zu", d->shard_index,
 			      d->shard_count, d->catalogue_size);
@@ -84,6 +119,12 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 		}
 		if (it->failed_phase)
 			hk_buf_printf(b, "%s[%s failed]", it->n_phases ? " " : "", it->failed_phase);
+		if (it->deb) {
+			put_findings(b, "missing", it->deb->missing, it->deb->n_missing);
+			put_findings(b, "probes", it->deb->probes, it->deb->n_probes);
+			if (it->deb->n_unopened)
+				hk_buf_printf(b, " — %zu declared, none opened", it->deb->n_unopened);
+		}
 		if (it->fail_code) {
 			hk_buf_printf(b, "%s%s: ", it->n_phases ? " — " : "", it->fail_code);
 			put_human(b, it->reason ? it->reason : "");
@@ -93,9 +134,26 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 
 	hk_buf_printf(b, "\n%-22s %5zu\n", "total", s.recipes);
 	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
-		hk_buf_printf(b, "  %-20s %5zu  ", hk_sweep_outcome_label(o), s.counts[o]);
+		if (!outcome_shown(&s, o))
+			continue;
+		hk_buf_printf(b, "  %-21s %5zu  ", hk_sweep_outcome_label(o), s.counts[o]);
 		pct(b, s.counts[o], s.recipes);
 		hk_buf_putc(b, '\n');
+	}
+	if (s.debian) {
+		hk_buf_printf(b, "\nDebian source packages: %zu; packages named most often (by how many "
+				 "source packages; missing of them):\n", s.debian);
+		for (size_t i = 0; i < s.n_named && i < TOP_NAMED; i++) {
+			hk_buf_printf(b, "  %5zu  %5zu  ", s.named[i].sources, s.named[i].missing);
+			put_human(b, s.named[i].package);
+			hk_buf_putc(b, '\n');
+		}
+		if (s.n_named > TOP_NAMED)
+			hk_buf_printf(b, "  … %zu more in the JSON result\n", s.n_named - TOP_NAMED);
+		if (s.debian == s.recipes) {
+			hk_sweep_summary_free(&s);
+			return;
+		}
 	}
 	hk_buf_printf(b, "\nirreducible rate: %zu of %zu measured = ", s.counts[HK_SWEEP_IRREDUCIBLE],
 		      s.measured);
@@ -171,7 +229,8 @@ void hk_html_escape(struct hk_buf *out, const char *s)
 }
 
 static const char *const outcome_colour[HK_SWEEP_OUTCOME_COUNT] = {
-	"#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#546e7a",
+	"#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#546e7a", "#0277bd", "#e65100", "#8d6e63",
+	"#263238",
 };
 
 static const char html_css[] =
@@ -192,7 +251,18 @@ static const char html_css[] =
 	".pill{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-size:12px;"
 	"white-space:nowrap}"
 	"code{font:12px ui-monospace,Menlo,Consolas,monospace;word-break:break-all}"
-	".reason{color:#8a1c1c}.muted{color:#5b6670}ul{margin:0;padding-left:16px}";
+	".reason{color:#8a1c1c}.muted{color:#5b6670}ul{margin:0;padding-left:16px}"
+	/* Bar charts as HTML, not SVG text: a label wraps instead of being clipped, so a long
+	 * path stays readable whole. */
+	".bars{display:grid;grid-template-columns:minmax(220px,46%) 1fr;gap:5px 12px;"
+	"background:#fff;border:1px solid #dde2e6;border-radius:8px;padding:10px 14px;"
+	"max-width:1100px}"
+	".bars .lbl{font:12px ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere;"
+	"text-align:right}"
+	".bars .val{display:flex;align-items:center;gap:6px;font-size:12px}"
+	".bars .bar{height:15px;border-radius:3px;min-width:2px}"
+	"a.ev{font:11px ui-monospace,Menlo,Consolas,monospace;color:#1565c0}"
+	".legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}";
 
 static void html_pill(struct hk_buf *b, enum hk_sweep_outcome o)
 {
@@ -202,6 +272,17 @@ static void html_pill(struct hk_buf *b, enum hk_sweep_outcome o)
 
 #define HTML_TOP_PATHS 20
 
+/* One row of a bar chart: the label (wrapping), a bar of `frac` of the width, the count. */
+static void html_bar(struct hk_buf *b, const char *label, double frac, const char *colour,
+		     const char *count)
+{
+	hk_buf_puts(b, "<div class=\"lbl\">");
+	hk_html_escape(b, label);
+	hk_buf_printf(b, "</div><div class=\"val\"><div class=\"bar\" style=\"width:%.1f%%;"
+			 "background:%s\"></div>%s</div>\n",
+		      frac * 85.0, colour, count);
+}
+
 static void html_chart(struct hk_buf *b, const struct hk_sweep_summary *s)
 {
 	size_t n = s->n_paths < HTML_TOP_PATHS ? s->n_paths : HTML_TOP_PATHS;
@@ -209,48 +290,22 @@ static void html_chart(struct hk_buf *b, const struct hk_sweep_summary *s)
 		hk_buf_puts(b, "<p class=\"muted\">No debt path in this sweep.</p>\n");
 		return;
 	}
-	const int label_w = 430, bar_w = 520, row_h = 24, top = 8;
 	size_t max = s->paths[0].recipes ? s->paths[0].recipes : 1;
-	int height = top * 2 + (int)n * row_h + 18;
-	hk_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-			 "role=\"img\" aria-label=\"most frequent debt paths\" "
-			 "style=\"background:#fff;border:1px solid #dde2e6;border-radius:8px\">\n",
-		      label_w + bar_w + 60, height);
+	hk_buf_puts(b, "<div class=\"bars\" role=\"img\" aria-label=\"most frequent debt "
+		       "paths\">\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct hk_sweep_path_count *p = &s->paths[i];
-		int y = top + (int)i * row_h;
-		int w = (int)((double)bar_w * (double)p->recipes / (double)max);
-		if (w < 2)
-			w = 2;
-		/* Long paths keep their tail (the file name is the informative end). */
-		const char *shown = p->path;
-		size_t len = strlen(shown);
-		bool cut = len > 62;
-		if (cut)
-			shown += len - 61;
-		hk_buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"12\" "
-				 "font-family=\"ui-monospace,Menlo,Consolas,monospace\">%s",
-			      label_w - 8, y + 16, cut ? "…" : "");
-		hk_html_escape(b, shown);
-		hk_buf_printf(b, "<title>");
-		hk_html_escape(b, p->path);
-		hk_buf_printf(b, "</title></text>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				 "rx=\"3\" fill=\"%s\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"12\">%zu"
-				 "</text>\n",
-			      label_w, y + 3, w, row_h - 6,
-			      p->irreducible ? outcome_colour[HK_SWEEP_IRREDUCIBLE]
-					     : outcome_colour[HK_SWEEP_DECLARABLE],
-			      label_w + w + 6, y + 16, p->recipes);
+		char count[32];
+		snprintf(count, sizeof(count), "%zu", p->recipes);
+		html_bar(b, p->path, (double)p->recipes / (double)max,
+			 p->irreducible ? outcome_colour[HK_SWEEP_IRREDUCIBLE]
+					: outcome_colour[HK_SWEEP_DECLARABLE],
+			 count);
 	}
-	int ly = top + (int)n * row_h + 12;
-	hk_buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			 "<text x=\"%d\" y=\"%d\" font-size=\"11\">declarable (the store provides "
-			 "it)</text>\n<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			 "<text x=\"%d\" y=\"%d\" font-size=\"11\">irreducible (nobody provides it)"
-			 "</text>\n",
-		      label_w, ly - 9, outcome_colour[HK_SWEEP_DECLARABLE], label_w + 14, ly,
-		      label_w + 230, ly - 9, outcome_colour[HK_SWEEP_IRREDUCIBLE], label_w + 244, ly);
-	hk_buf_puts(b, "</svg>\n");
+	hk_buf_printf(b, "</div>\n<div class=\"legend muted\"><span style=\"background:%s\"></span>"
+			 "declarable (the store provides it)<span style=\"background:%s\"></span>"
+			 "irreducible (nobody provides it)</div>\n",
+		      outcome_colour[HK_SWEEP_DECLARABLE], outcome_colour[HK_SWEEP_IRREDUCIBLE]);
 }
 
 static void html_distribution(struct hk_buf *b, const struct hk_sweep_summary *s)
@@ -285,7 +340,7 @@ static void html_head(const struct hk_sweep_doc *d, const struct hk_sweep_summar
 		       "<title>harkaq sweep</title>\n<style>");
 	hk_buf_puts(b, html_css);
 	hk_buf_puts(b, "</style></head><body>\n<h1>harkaq sweep</h1>\n<div class=\"sub\">");
-	hk_buf_printf(b, "%zu recipe(s)", d->n_items);
+	hk_buf_printf(b, "%zu item(s)", d->n_items);
 	if (d->shard_count)
 		hk_buf_printf(b, " — shard %u/%u of %zu", d->shard_index, d->shard_count,
 			      d->catalogue_size);
@@ -293,9 +348,10 @@ static void html_head(const struct hk_sweep_doc *d, const struct hk_sweep_summar
 	hk_html_escape(b, d->catalogue_id);
 	hk_buf_puts(b, "</code></div>\n<div class=\"cards\">\n");
 	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++)
-		hk_buf_printf(b, "<div class=\"card\" style=\"border-top:4px solid %s\"><b>%zu</b>"
-				 "<span>%s</span></div>\n",
-			      outcome_colour[o], s->counts[o], hk_sweep_outcome_label(o));
+		if (outcome_shown(s, o))
+			hk_buf_printf(b, "<div class=\"card\" style=\"border-top:4px solid %s\">"
+					 "<b>%zu</b><span>%s</span></div>\n",
+				      outcome_colour[o], s->counts[o], hk_sweep_outcome_label(o));
 	hk_buf_puts(b, "</div>\n");
 	html_distribution(b, s);
 }
@@ -437,18 +493,242 @@ static void html_recipe_row(const struct hk_sweep_item *it, struct hk_buf *b)
 	hk_buf_puts(b, "</td></tr>\n");
 }
 
+/* ---- Debian source packages ---- */
+
+/* A link to the stored evidence object of the item's phase `phase` (the file in the store, and
+ * the command that verifies and shows it), or nothing when the build stored none. */
+static void html_evidence(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
+			  const char *phase, struct hk_buf *b)
+{
+	const char *id = NULL;
+	for (size_t i = 0; phase && i < it->n_phases; i++)
+		if (strcmp(it->phases[i].phase, phase) == 0)
+			id = it->phases[i].evidence;
+	if (!id || strncmp(id, "b3:", 3) != 0)
+		return;
+	hk_buf_puts(b, " <a class=\"ev\"");
+	if (d->store) {
+		hk_buf_puts(b, " href=\"file://");
+		hk_html_escape(b, d->store);
+		hk_buf_puts(b, "/.evidence/");
+		hk_html_escape(b, id + 3);
+		hk_buf_puts(b, ".json\"");
+	}
+	hk_buf_puts(b, " title=\"harkaq evidence");
+	if (d->store) {
+		hk_buf_puts(b, " --store ");
+		hk_html_escape(b, d->store);
+	}
+	hk_buf_puts(b, " show ");
+	hk_html_escape(b, id);
+	hk_buf_printf(b, "\">evidence %.15s…</a>", id);
+}
+
+static void html_findings(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
+			  const struct hk_sweep_finding *f, size_t n, struct hk_buf *b)
+{
+	if (!n) {
+		hk_buf_puts(b, "<span class=\"muted\">none</span>");
+		return;
+	}
+	hk_buf_puts(b, "<ul>");
+	for (size_t i = 0; i < n; i++) {
+		hk_buf_puts(b, "<li><b>");
+		hk_html_escape(b, f[i].package);
+		hk_buf_puts(b, "</b>");
+		if (f[i].from_log) {
+			hk_buf_puts(b, " <span class=\"muted\">named from the build log");
+			if (f[i].path) {
+				hk_buf_puts(b, " (its macro file <code>");
+				hk_html_escape(b, f[i].path);
+				hk_buf_puts(b, "</code>)");
+			}
+			hk_buf_puts(b, "</span></li>");
+			continue;
+		}
+		hk_buf_puts(b, " <span class=\"muted\">");
+		if (f[i].phase)
+			hk_html_escape(b, f[i].phase);
+		hk_buf_puts(b, ": </span><code>");
+		hk_html_escape(b, f[i].path ? f[i].path : "?");
+		hk_buf_puts(b, "</code>");
+		if (f[i].exe) {
+			const char *e = strrchr(f[i].exe, '/');
+			hk_buf_puts(b, " <span class=\"muted\">by ");
+			hk_html_escape(b, e ? e + 1 : f[i].exe);
+			hk_buf_puts(b, "</span>");
+		}
+		if (f[i].paths > 1)
+			hk_buf_printf(b, " <span class=\"muted\">(%llu paths)</span>",
+				      (unsigned long long)f[i].paths);
+		html_evidence(d, it, f[i].phase, b);
+		hk_buf_puts(b, "</li>");
+	}
+	hk_buf_puts(b, "</ul>");
+}
+
+static int cmp_ms(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void html_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summary *s,
+			struct hk_buf *b)
+{
+	hk_buf_printf(b, "<h2>Debian source packages (%zu)</h2>\n", s->debian);
+	/* Counts per class, of the Debian packages only. */
+	size_t counts[HK_SWEEP_OUTCOME_COUNT] = { 0 };
+	int64_t *ms = hk_xcalloc(d->n_items + 1, sizeof(int64_t));
+	size_t n_ms = 0;
+	for (size_t i = 0; i < d->n_items; i++) {
+		const struct hk_sweep_item *it = &d->items[i];
+		if (!it->deb)
+			continue;
+		counts[it->outcome]++;
+		if (it->ms > 0)
+			ms[n_ms++] = it->ms;
+	}
+	hk_buf_puts(b, "<table style=\"width:auto\"><tr><th>class</th><th>packages</th>"
+		       "<th>share</th></tr>\n");
+	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
+		if (!counts[o] && (o == HK_SWEEP_DECLARABLE || o == HK_SWEEP_IRREDUCIBLE))
+			continue;
+		hk_buf_puts(b, "<tr><td>");
+		html_pill(b, (enum hk_sweep_outcome)o);
+		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%.1f %%</td></tr>\n",
+			      counts[o], 100.0 * (double)counts[o] / (double)s->debian);
+	}
+	hk_buf_puts(b, "</table>\n");
+	if (n_ms) {
+		qsort(ms, n_ms, sizeof(int64_t), cmp_ms);
+		int64_t total = 0;
+		for (size_t i = 0; i < n_ms; i++)
+			total += ms[i];
+		hk_buf_printf(b, "<div class=\"metric\">Time per package (wall, %zu built): median "
+				 "<b>%.0f s</b>, 95th percentile <b>%.0f s</b>, longest %.0f s, "
+				 "%.1f min in all.</div>\n",
+			      n_ms, (double)ms[(n_ms * 50 + 99) / 100 - 1] / 1000.0,
+			      (double)ms[(n_ms * 95 + 99) / 100 - 1] / 1000.0,
+			      (double)ms[n_ms - 1] / 1000.0, (double)total / 60000.0);
+	}
+	free(ms);
+	hk_buf_printf(b, "<h2>Packages named most often as undeclared (%zu distinct)</h2>\n",
+		      s->n_named);
+	if (!s->n_named) {
+		hk_buf_puts(b, "<p class=\"muted\">No build was denied a package.</p>\n");
+	} else {
+		hk_buf_puts(b, "<div class=\"bars\" role=\"img\" aria-label=\"packages named most "
+			       "often\">\n");
+		size_t max = s->named[0].sources ? s->named[0].sources : 1;
+		for (size_t i = 0; i < s->n_named && i < HTML_TOP_PATHS; i++) {
+			char count[64];
+			if (s->named[i].missing)
+				snprintf(count, sizeof(count), "%zu (%zu missing)", s->named[i].sources,
+					 s->named[i].missing);
+			else
+				snprintf(count, sizeof(count), "%zu", s->named[i].sources);
+			html_bar(b, s->named[i].package,
+				 (double)s->named[i].sources / (double)max,
+				 s->named[i].missing ? outcome_colour[HK_SWEEP_MISSING]
+						     : outcome_colour[HK_SWEEP_PROBES],
+				 count);
+		}
+		hk_buf_printf(b, "</div>\n<div class=\"legend muted\"><span style=\"background:%s\">"
+				 "</span>named as a missing Build-Depends by some package<span "
+				 "style=\"background:%s\"></span>only as a probe</div>\n",
+			      outcome_colour[HK_SWEEP_MISSING], outcome_colour[HK_SWEEP_PROBES]);
+	}
+	hk_buf_puts(b, "<h2>Per package</h2>\n<table><tr><th>package</th><th>class</th>"
+		       "<th>phases</th><th>missing Build-Depends</th><th>probes survived</th>"
+		       "<th>declared, none opened</th><th>time</th><th>reason</th></tr>\n");
+	for (size_t i = 0; i < d->n_items; i++) {
+		const struct hk_sweep_item *it = &d->items[i];
+		if (!it->deb)
+			continue;
+		hk_buf_puts(b, "<tr><td><b>");
+		hk_html_escape(b, item_label(it));
+		hk_buf_puts(b, "</b>");
+		if (it->version) {
+			hk_buf_puts(b, " ");
+			hk_html_escape(b, it->version);
+		}
+		hk_buf_puts(b, "<br><code class=\"muted\">");
+		hk_html_escape(b, it->key);
+		hk_buf_printf(b, "</code><br><span class=\"muted\">closure %zu</span></td><td>",
+			      it->deb->closure);
+		html_pill(b, it->outcome);
+		hk_buf_puts(b, "</td><td>");
+		for (size_t k = 0; k < it->n_phases; k++) {
+			const struct hk_sweep_phase *p = &it->phases[k];
+			hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
+			hk_html_escape(b, p->phase);
+			hk_buf_puts(b, ": ");
+			hk_html_escape(b, p->state ? p->state : "no verdict");
+			if (p->reason) {
+				hk_buf_puts(b, " (");
+				hk_html_escape(b, p->reason);
+				hk_buf_puts(b, ")");
+			}
+			if (p->exit_code > 0)
+				hk_buf_printf(b, ", exit %d", p->exit_code);
+			hk_buf_puts(b, "</span>");
+			html_evidence(d, it, p->phase, b);
+			hk_buf_puts(b, "<br>");
+		}
+		hk_buf_puts(b, "</td><td>");
+		html_findings(d, it, it->deb->missing, it->deb->n_missing, b);
+		hk_buf_puts(b, "</td><td>");
+		html_findings(d, it, it->deb->probes, it->deb->n_probes, b);
+		if (it->deb->unattributed)
+			hk_buf_printf(b, "<br><span class=\"muted\">and %zu path(s) no package "
+					 "ships</span>", it->deb->unattributed);
+		hk_buf_puts(b, "</td><td>");
+		if (!it->deb->converse)
+			hk_buf_puts(b, "<span class=\"muted\">not computed</span>");
+		else if (!it->deb->n_unopened)
+			hk_buf_puts(b, "<span class=\"muted\">none</span>");
+		for (size_t k = 0; k < it->deb->n_unopened; k++) {
+			hk_buf_puts(b, k ? "<br><code>" : "<code>");
+			hk_html_escape(b, it->deb->unopened[k]);
+			hk_buf_puts(b, "</code>");
+		}
+		hk_buf_puts(b, "</td><td class=\"num\">");
+		if (it->ms > 0)
+			hk_buf_printf(b, "%.0f s%s", (double)it->ms / 1000.0,
+				      it->resumed ? "<br><span class=\"muted\">resumed</span>" : "");
+		hk_buf_puts(b, "</td><td class=\"reason\">");
+		if (it->fail_code) {
+			hk_html_escape(b, it->fail_code);
+			hk_buf_puts(b, ": ");
+			hk_html_escape(b, it->reason ? it->reason : "");
+		}
+		hk_buf_puts(b, "</td></tr>\n");
+	}
+	hk_buf_puts(b, "</table>\n");
+}
+
 void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 {
 	struct hk_sweep_summary s;
 	hk_sweep_summarise(d->items, d->n_items, &s);
 	html_head(d, &s, b);
-	html_metrics(&s, b);
-	html_top_paths(&s, b);
-	hk_buf_puts(b, "<h2>Recipes</h2>\n<table><tr><th>recipe</th><th>outcome</th><th>phases</th>"
-		       "<th>debt paths</th><th>base</th><th>reason</th></tr>\n");
-	for (size_t i = 0; i < d->n_items; i++)
-		html_recipe_row(&d->items[i], b);
-	hk_buf_puts(b, "</table>\n<p class=\"muted\">Generated by harkaq sweep. Outcome rule, base "
-		       "debt and the success metric: docs/sweep.md.</p>\n</body></html>\n");
+	bool recipes = s.recipes > s.debian || s.recipes == 0;
+	if (recipes) {
+		html_metrics(&s, b);
+		html_top_paths(&s, b);
+	}
+	if (s.debian)
+		html_debian(d, &s, b);
+	if (recipes) {
+		hk_buf_puts(b, "<h2>Recipes</h2>\n<table><tr><th>recipe</th><th>outcome</th>"
+			       "<th>phases</th><th>debt paths</th><th>base</th><th>reason</th></tr>\n");
+		for (size_t i = 0; i < d->n_items; i++)
+			if (!d->items[i].deb)
+				html_recipe_row(&d->items[i], b);
+		hk_buf_puts(b, "</table>\n");
+	}
+	hk_buf_puts(b, "<p class=\"muted\">Generated by harkaq sweep. Outcome rule, base debt, the "
+		       "success metric and the Debian classes: docs/sweep.md.</p>\n</body></html>\n");
 	hk_sweep_summary_free(&s);
 }

@@ -19,11 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/build.h"
 #include "cli/commands.h"
+#include "engine/build.h"
+#include "engine/build_dsc.h"
 #include "engine/proc.h"
+#include "engine/sign.h"
 #include "cli/sweep.h"
+#include "core/hex.h"
 #include "core/recipe.h"
+#include "core/strset.h"
 #include "core/store.h"
 #include "core/suggest.h"
 #include "core/file.h"
@@ -46,6 +50,12 @@ static void recipes_add(struct recipes *r, char *key)
 		r->keys = hk_xrealloc(r->keys, r->cap * sizeof(char *));
 	}
 	r->keys[r->n++] = key;
+}
+
+static bool is_dsc_name(const char *name)
+{
+	size_t l = strlen(name);
+	return l > 4 && strcmp(name + l - 4, ".dsc") == 0;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -91,11 +101,14 @@ static int walk(const char *dir, const char *shown, struct recipes *out, int dep
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		hk_autofree char *sub = hk_xasprintf("%s/%s", dir, names[i]);
+		hk_autofree char *subshown =
+			hk_xasprintf("%s%s%s", shown, *shown ? "/" : "", names[i]);
 		/* lstat: a symlinked directory could loop or leave the catalogue. */
 		if (rc == 0 && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-			hk_autofree char *subshown =
-				hk_xasprintf("%s%s%s", shown, *shown ? "/" : "", names[i]);
 			rc = walk(sub, subshown, out, depth + 1, err);
+		} else if (rc == 0 && S_ISREG(st.st_mode) && is_dsc_name(names[i])) {
+			/* A Debian source package (docs/sweep.md, "Debian source packages"). */
+			recipes_add(out, hk_xstrdup(subshown));
 		}
 		free(names[i]);
 	}
@@ -126,8 +139,8 @@ static int find_recipes(char **args, size_t n_args, struct recipes *out, struct 
 		if (rc < 0)
 			return rc;
 		if (out->n == before)
-			return hk_fail(err, ENOENT, "%s: no " RECIPE_FILE " in this directory or below",
-				       args[i]);
+			return hk_fail(err, ENOENT, "%s: no " RECIPE_FILE " and no .dsc in this "
+				       "directory or below", args[i]);
 	}
 	return 0;
 }
@@ -290,7 +303,7 @@ static void prime_bases(struct sweep_classifier *c, const struct hk_sweep_doc *d
 	for (size_t i = 0; c && i < d->n_items; i++) {
 		struct hk_recipe r;
 		struct hk_error e;
-		if (hk_recipe_load(d->items[i].key, &r, &e) < 0)
+		if (d->items[i].deb || hk_recipe_load(d->items[i].key, &r, &e) < 0)
 			continue;
 		const struct hk_artifact *a = NULL;
 		if (r.base_kind == HK_BASE_STORE && hk_base_find(c->store, r.base, &a, &e) == 0)
@@ -326,9 +339,14 @@ static void on_signal(int sig)
 
 struct job {
 	size_t item;             /* index into the doc's items */
-	pid_t pid;
+	pid_t pid;               /* also its process group: each build leads its own */
 	long long t0;
 	char *result_path, *log_path, *abs_recipe, *base_root;
+	bool deb;                /* a Debian source package (sweep_deb.c) */
+	char *tmp;               /* a Debian build's TMPDIR, removed when it ends */
+	char *record;            /* where its resume record goes (--out), or NULL */
+	long long term_at;       /* when the item's limit ran out and SIGTERM was sent; 0 */
+	bool killed;             /* ... and SIGKILL, when it did not stop in time */
 };
 
 static char *file_slug(size_t pos, const char *key)
@@ -366,6 +384,17 @@ static char *clean_reason(const char *msg, const char *abs_recipe, const char *k
 {
 	char *s = hk_xstrdup(msg);
 	replace_all(&s, abs_recipe, key);
+	/* The Debian front end's (mkdtemp: six letters or digits) wherever TMPDIR was. */
+	for (char *q = s; (q = strstr(q, "/harkaq-dsc-"));) {
+		char *h = q + strlen("/harkaq-dsc-"), *e = h;
+		while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z'))
+			e++;
+		if (e - h == 6) {
+			memmove(h + 3, e, strlen(e) + 1);
+			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
+		}
+		q = h;
+	}
 	const char *tag = "/var/tmp/harkaq-build-";
 	char *p = s;
 	while ((p = strstr(p, tag))) {
@@ -407,10 +436,79 @@ static char *reason_from_log(const char *log)
 	return found;
 }
 
+/* A Debian item's end, from the child's document (sweep_deb.c): fetch failed, the report, or
+ * — without a document — the child's death, said as such. */
+static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it)
+{
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error e = { 0 };
+	struct hk_jval *v = NULL;
+	bool have = access(jb->result_path, F_OK) == 0 &&
+		    hk_file_read(jb->result_path, &text, &e) == 0 &&
+		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
+	const struct hk_jval *fetch = have ? hk_jobj_get(v, "fetch") : NULL;
+	const struct hk_jval *rep = have ? hk_jobj_get(v, "report") : NULL;
+	if (fetch && fetch->type == HK_JOBJ) {
+		size_t n;
+		hk_autofree char *why = hk_jval_bytes(hk_jobj_get(fetch, "reason"), &n);
+		const char *what = hk_jobj_str(fetch, "what");
+		hk_autofree char *msg = hk_xasprintf("%s: %s", what ? what : "fetch",
+						     why ? why : "(no reason given)");
+		/* The report of a build whose closure was not fetched still names the .dsc. */
+		if (rep && rep->type == HK_JOBJ)
+			hk_sweep_item_from_dsc(it, rep, &e);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_FETCH, msg);
+	} else if (rep && rep->type == HK_JOBJ && hk_sweep_item_from_dsc(it, rep, &e) == 0) {
+		if (it->reason) {
+			char *r = clean_reason(it->reason, NULL, it->key);
+			free(it->reason);
+			it->reason = r;
+		}
+		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
+			hk_autofree char *r = hk_xasprintf("harkaq build --dsc stopped with status %d",
+							   it->exit_status);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
+		}
+	} else if (WIFSIGNALED(status)) {
+		hk_autofree char *r = hk_xasprintf("the build's process was killed by signal %d "
+						   "and left no result (its log: %s)",
+						   WTERMSIG(status), jb->log_path);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_CRASH, r);
+	} else {
+		hk_autofree char *r = hk_xasprintf("the build's process exited with status %d and "
+						   "left no result%s%s", it->exit_status,
+						   e.msg[0] ? ": " : "", e.msg);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
+	}
+	if (!it->deb) {
+		/* Never read: still a Debian item (its class is a Debian class). */
+		it->deb = hk_xcalloc(1, sizeof(*it->deb));
+		it->deb->source = it->name ? hk_xstrdup(it->name) : NULL;
+		it->outcome = hk_sweep_outcome_of(it);
+	}
+	hk_jval_free(v);
+	hk_buf_free(&text);
+}
+
 static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
 {
 	it->ms = hk_now_ms() - jb->t0;
 	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (jb->term_at) {
+		/* The sweep's limit, not the build, ended it: whatever the build wrote is not a
+		 * measurement of the item. */
+		unlink(jb->result_path);
+		hk_autofree char *r = hk_xasprintf(
+			"still running after the sweep's limit of %lld s per item (--item-timeout): "
+			"stopped with SIGTERM%s; its processes are gone and its work removed",
+			(jb->term_at - jb->t0) / 1000, jb->killed ? ", then SIGKILL" : "");
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_TIMEOUT, r);
+		return;
+	}
+	if (jb->deb) {
+		finish_deb(jb, status, it);
+		return;
+	}
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error e = { 0 };
 	struct hk_jval *v = NULL;
@@ -502,33 +600,19 @@ static bool preflight(struct hk_sweep_item *it, struct hk_store *store, const ch
 
 static bool tty_progress;
 
-static void progress(const struct sweep_opts *o, size_t done, size_t total, const struct job *jobs,
-		     size_t n_jobs, const struct hk_sweep_doc *d, long long t0, const char *finished)
+/* "42s", "5m03s", "7h12m" */
+static void put_duration(struct hk_buf *b, long long s)
 {
-	if (o->quiet)
-		return;
-	long long s = (hk_now_ms() - t0) / 1000;
-	if (!tty_progress) {
-		if (finished)
-			fprintf(stderr, "[sweep] %zu/%zu %s (%lld:%02lld elapsed)\n", done, total,
-				finished, s / 60, s % 60);
-		return;
-	}
-	struct hk_buf b = HK_BUF_INIT;
-	hk_buf_printf(&b, "\r\033[K[sweep] %zu/%zu done · %zu running", done, total, n_jobs);
-	for (size_t i = 0; i < n_jobs; i++) {
-		const struct hk_sweep_item *it = &d->items[jobs[i].item];
-		hk_buf_printf(&b, "%s%s", i ? ", " : ": ", it->name ? it->name : it->key);
-		if (b.len > 110) {
-			hk_buf_puts(&b, "…");
-			break;
-		}
-	}
-	hk_buf_printf(&b, " · %lld:%02lld", s / 60, s % 60);
-	fputs(hk_buf_str(&b), stderr);
-	fflush(stderr);
-	hk_buf_free(&b);
+	if (s < 60)
+		hk_buf_printf(b, "%llds", s);
+	else if (s < 3600)
+		hk_buf_printf(b, "%lldm%02llds", s / 60, s % 60);
+	else
+		hk_buf_printf(b, "%lldh%02lldm", s / 3600, s / 60 % 60);
 }
+
+struct sweep_run;
+static void progress(struct sweep_run *sr, const char *finished);
 
 static char *self_exe(void)
 {
@@ -579,6 +663,10 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 		return hk_fail_errno(err, e, "fork");
 	}
 	if (pid == 0) {
+		/* Its own process group: the item's limit stops the build and everything it
+		 * started, and a terminal's ^C reaches the sweep only, which stops the builds
+		 * cleanly (run_builds). */
+		setpgid(0, 0);
 		int nul = open("/dev/null", O_RDWR);
 		if (nul >= 0) {
 			dup2(nul, 0);
@@ -597,8 +685,50 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 		fprintf(stderr, "harkaq build: could not run %s: %s\n", self, strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	close(logfd);
 	hk_argv_free(a.v);
+	return pid;
+}
+
+/* A Debian source package's build: a child process (its own reader and canaries, like a
+ * recipe's `harkaq build`, and a crash of it ends only this item) that runs the engine's
+ * function itself (sweep_deb_child) with TMPDIR its own directory. */
+static pid_t spawn_deb(const struct sweep_deb_job *dj, const struct job *jb,
+		       struct hk_error *err)
+{
+	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(logfd);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		dup2(logfd, 2);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		setenv("TMPDIR", jb->tmp, 1);
+		int code = sweep_deb_child(dj);
+		fflush(NULL);
+		_exit(code & 0xff);
+	}
+	setpgid(pid, pid);
+	close(logfd);
 	return pid;
 }
 
@@ -618,8 +748,79 @@ struct sweep_run {
 	char *logs, *builds, *self;
 	struct job *jobs;
 	size_t n_jobs, next, done;
+	size_t built;               /* items whose build ended in this run */
+	size_t resumed;             /* items taken from an earlier run's records */
 	long long t0;
+	long long last_beat;        /* the last progress line without a terminal */
+	/* Debian source packages and resuming (docs/sweep.md) */
+	struct hk_strset pins;      /* keys that are NAME=VERSION pins */
+	char *sources;              /* the fetch cache */
+	char *tmp;                  /* the Debian builds' TMPDIRs */
+	char *records;              /* OUT/done: one record per finished item; NULL without --out */
+	char code_id[HK_B3_ID_LEN]; /* BLAKE3 of the harkaq executable */
+	char *deb_base;             /* the Debian base's id in the store (else its name) */
 };
+
+/* What an item is, from its key. */
+enum item_kind { ITEM_RECIPE, ITEM_DSC, ITEM_PIN };
+
+static enum item_kind item_kind(const struct sweep_run *sr, const char *key)
+{
+	if (hk_strset_contains(&sr->pins, key))
+		return ITEM_PIN;
+	return is_dsc_name(key) ? ITEM_DSC : ITEM_RECIPE;
+}
+
+static void progress(struct sweep_run *sr, const char *finished)
+{
+	const struct sweep_opts *o = sr->o;
+	if (o->quiet)
+		return;
+	long long now = hk_now_ms();
+	long long el = now - sr->t0;
+	size_t total = sr->d.n_items;
+	/* Without a terminal: a line per finished item, and one a minute while builds run. */
+	if (!tty_progress && !finished && now - sr->last_beat < 60000)
+		return;
+	sr->last_beat = now;
+	struct hk_buf b = HK_BUF_INIT;
+	hk_buf_printf(&b, "%s[sweep] %zu/%zu done", tty_progress ? "\r\033[K" : "", sr->done,
+		      total);
+	if (sr->resumed)
+		hk_buf_printf(&b, " (%zu resumed)", sr->resumed);
+	hk_buf_puts(&b, " · ");
+	put_duration(&b, el / 1000);
+	/* The rate of this run's builds (resumed items cost nothing), and the time left at it. */
+	if (sr->built && el > 0) {
+		double per_h = (double)sr->built * 3600000.0 / (double)el;
+		hk_buf_printf(&b, " · %.1f/h", per_h);
+		if (sr->done < total) {
+			hk_buf_puts(&b, " · ~");
+			put_duration(&b, (long long)((double)(total - sr->done) * 3600.0 / per_h));
+			hk_buf_puts(&b, " left");
+		}
+	}
+	if (finished)
+		hk_buf_printf(&b, " · %s", finished);
+	if (sr->n_jobs) {
+		hk_buf_puts(&b, tty_progress ? " · running: " : "\n        running: ");
+		for (size_t i = 0; i < sr->n_jobs; i++) {
+			const struct hk_sweep_item *it = &sr->d.items[sr->jobs[i].item];
+			hk_buf_printf(&b, "%s%s (", i ? ", " : "", it->name ? it->name : it->key);
+			put_duration(&b, (now - sr->jobs[i].t0) / 1000);
+			hk_buf_putc(&b, ')');
+			if (tty_progress && b.len > 160) {
+				hk_buf_puts(&b, "…");
+				break;
+			}
+		}
+	}
+	if (!tty_progress)
+		hk_buf_putc(&b, '\n');
+	fputs(hk_buf_str(&b), stderr);
+	fflush(stderr);
+	hk_buf_free(&b);
+}
 
 static void release_sweep(struct sweep_run *sr)
 {
@@ -628,6 +829,11 @@ static void release_sweep(struct sweep_run *sr)
 		hk_store_remove_tree(sr->work, &ignored);
 	}
 	sweep_classifier_free(sr->cls);
+	hk_strset_free(&sr->pins);
+	free(sr->sources);
+	free(sr->tmp);
+	free(sr->records);
+	free(sr->deb_base);
 	free(sr->jobs);
 	free(sr->positions);
 	free(sr->self);
@@ -642,6 +848,18 @@ static void release_sweep(struct sweep_run *sr)
 static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 {
 	struct recipes found = { 0 };
+	sr->pins = (struct hk_strset)HK_STRSET_INIT;
+	if (sr->o->dsc_list) {
+		hk_autostrv struct hk_strv pins = HK_STRV_INIT;
+		if (sweep_read_dsc_list(sr->o->dsc_list, &pins, &sr->err) < 0) {
+			fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+			return HK_EXIT_DATAERR;
+		}
+		for (size_t i = 0; i < pins.n; i++) {
+			hk_strset_add(&sr->pins, pins.v[i]);
+			recipes_add(&found, hk_xstrdup(pins.v[i]));
+		}
+	}
 	if (find_recipes(args, n_args, &found, &sr->err) < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		for (size_t i = 0; i < found.n; i++)
@@ -665,8 +883,19 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 	for (size_t i = 0; i < found.n; i++) {
 		if (code == 0 && hk_sweep_in_shard(i, d->shard_index, d->shard_count)) {
 			sr->positions[d->n_items] = i;
-			d->items[d->n_items].exit_status = -1;
-			d->items[d->n_items++].key = found.keys[i];
+			struct hk_sweep_item *it = &d->items[d->n_items++];
+			it->exit_status = -1;
+			it->key = found.keys[i];
+			enum item_kind k = item_kind(sr, it->key);
+			if (k != ITEM_RECIPE) {
+				/* A Debian item from the start: whatever becomes of it, its class
+				 * is a Debian class. */
+				it->deb = hk_xcalloc(1, sizeof(*it->deb));
+				it->deb->source = sweep_deb_source_name(it->key, k == ITEM_PIN);
+				it->name = hk_xstrdup(it->deb->source);
+				if (k == ITEM_PIN)
+					it->version = hk_xstrdup(strchr(it->key, '=') + 1);
+			}
 		} else {
 			free(found.keys[i]);
 		}
@@ -680,17 +909,28 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 static int open_snapshot(struct sweep_run *sr)
 {
 	const struct sweep_opts *o = sr->o;
+	bool debian = false;
+	for (size_t i = 0; i < sr->d.n_items; i++)
+		debian |= sr->d.items[i].deb != NULL;
 	if (o->store_opt || (getenv("HARKAQ_STORE") && *getenv("HARKAQ_STORE"))) {
 		sr->store_dir = hk_xstrdup(hk_store_choose_dir(o->store_opt));
 	} else {
 		for (size_t i = 0; i < sr->d.n_items && !sr->store_dir; i++) {
 			struct hk_recipe r;
 			struct hk_error e;
-			if (hk_recipe_load(sr->d.items[i].key, &r, &e) == 0) {
+			if (!sr->d.items[i].deb && hk_recipe_load(sr->d.items[i].key, &r, &e) == 0) {
 				sr->store_dir = hk_build_store_dir(&r, NULL);
 				hk_recipe_free(&r);
 			}
 		}
+	}
+	/* A Debian package has no recipe to find a store from, and its closure and base must
+	 * come from one: never a guess. */
+	if (!sr->store_dir && debian) {
+		fprintf(stderr, "harkaq sweep: Debian source packages need the store that holds "
+				"their base (%s): give --store DIR or $HARKAQ_STORE\n",
+			o->base ? o->base : HK_DSC_DEFAULT_BASE);
+		return HK_EXIT_USAGE;
 	}
 	if (!sr->store_dir)
 		return 0;
@@ -708,6 +948,25 @@ static int open_snapshot(struct sweep_run *sr)
 		sr->store_dir = abs;
 	}
 	sr->d.store = hk_xstrdup(sr->store_dir);
+	/* The base Debian items stand on, by id: part of their identity for resuming. */
+	const char *bname = o->base ? o->base : HK_DSC_DEFAULT_BASE;
+	const struct hk_artifact *a = NULL;
+	struct hk_error e;
+	sr->deb_base = hk_xstrdup(sr->store && hk_base_find(sr->store, bname, &a, &e) == 0 ? a->id
+											    : bname);
+	return 0;
+}
+
+/* The code's identity: the BLAKE3 of the harkaq executable that runs the sweep (and, as its
+ * children, the builds).  A rebuilt harkaq is other code: an earlier run's records do not
+ * stand for it. */
+static int code_identity(struct sweep_run *sr)
+{
+	uint8_t h[HK_BLAKE3_OUT_LEN];
+	if (hk_blake3_file(sr->self, h, &sr->err) < 0)
+		return -1;
+	memcpy(sr->code_id, "b3:", 3);
+	hk_hex(h, sizeof(h), sr->code_id + 3);
 	return 0;
 }
 
@@ -726,6 +985,8 @@ static int make_workspace(struct sweep_run *sr)
 			sr->work = NULL;
 			return HK_EXIT_SOFTWARE;
 		}
+		/* A Debian build's source is unpacked below it, for the build user to read. */
+		chmod(sr->work, 0755);
 	}
 	/* A result left by an earlier sweep in --out must not stand for this one if this one is
 	 * killed before it writes its own: a merge would take it for this shard. */
@@ -740,15 +1001,24 @@ static int make_workspace(struct sweep_run *sr)
 	}
 	sr->logs = hk_xasprintf("%s/logs", sr->work);
 	sr->builds = hk_xasprintf("%s/builds", sr->work);
+	sr->tmp = hk_xasprintf("%s/tmp", sr->work);
+	sr->sources = sr->o->sources ? hk_xstrdup(sr->o->sources)
+				     : hk_xasprintf("%s/sources", sr->work);
+	/* The records of finished items outlive an interruption: only with --out. */
+	sr->records = sr->scratch ? NULL : hk_xasprintf("%s/done", sr->work);
 	sr->self = self_exe();
 	if (!sr->self) {
 		fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
 		return HK_EXIT_SOFTWARE;
 	}
-	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 || sweep_mkdir_p(sr->builds, &sr->err) < 0) {
+	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 || sweep_mkdir_p(sr->builds, &sr->err) < 0 ||
+	    sweep_mkdir_p(sr->tmp, &sr->err) < 0 ||
+	    (sr->records && sweep_mkdir_p(sr->records, &sr->err) < 0) ||
+	    code_identity(sr) < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		return HK_EXIT_SOFTWARE;
 	}
+	chmod(sr->tmp, 0755);
 	return 0;
 }
 
@@ -758,10 +1028,108 @@ static void job_free(struct job *jb)
 	free(jb->log_path);
 	free(jb->abs_recipe);
 	free(jb->base_root);
+	free(jb->tmp);
+	free(jb->record);
 }
 
-/* Starts builds while there are slots and recipes: each checked first (preflight), then
- * built by its own `harkaq build` child. */
+/* ---- resuming (docs/sweep.md, "Resuming") ---- */
+
+/* The record of a finished item: OUT/done/<BLAKE3>.json, the hash over the item (its key and
+ * its content: the recipe's hash, the .dsc's SHA-256, or the pin), the code's identity, the
+ * base it builds on, and every option that changes a build.  Any of them changed, the item is
+ * built again. */
+static char *record_path(const struct sweep_run *sr, const char *key, const char *content,
+			 const char *base)
+{
+	const struct sweep_opts *o = sr->o;
+	struct hk_buf id = HK_BUF_INIT;
+	hk_buf_printf(&id, "harkaq-sweep-item-v1%c%s%c%s%c%s%c%s%c", 0, key, 0,
+		      content ? content : "", 0, sr->code_id, 0, base ? base : "", 0);
+	hk_buf_printf(&id, "timeout=%s%cprofile=%s%cuser=%s%cbase=%s%csee=%s%citem-timeout=%ld",
+		      o->timeout ? o->timeout : "", 0, o->profile ? o->profile : "", 0,
+		      o->user ? o->user : "", 0, o->base ? o->base : "", 0, o->see ? o->see : "", 0,
+		      o->item_timeout);
+	struct hk_blake3 h;
+	hk_blake3_init(&h);
+	hk_blake3_update(&h, id.data, id.len);
+	uint8_t d[HK_BLAKE3_OUT_LEN];
+	hk_blake3_finalize(&h, d, sizeof(d));
+	char hex[2 * HK_BLAKE3_OUT_LEN + 1];
+	hk_hex(d, sizeof(d), hex);
+	hk_buf_free(&id);
+	return hk_xasprintf("%s/%s.json", sr->records, hex);
+}
+
+/* Takes the item from its record when there is one (a one-item harkaq.sweep.v1 document). */
+static bool try_resume(struct hk_sweep_item *it, const char *record)
+{
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error e;
+	struct hk_sweep_doc one;
+	bool ok = access(record, F_OK) == 0 && hk_file_read(record, &text, &e) == 0 &&
+		  hk_sweep_doc_parse(hk_buf_str(&text), text.len, record, &one, &e) == 0;
+	hk_buf_free(&text);
+	if (!ok)
+		return false;
+	if (one.n_items != 1 || strcmp(one.items[0].key, it->key) != 0) {
+		hk_sweep_doc_free(&one);
+		return false;
+	}
+	hk_sweep_item_free(it);
+	*it = one.items[0];
+	memset(&one.items[0], 0, sizeof(one.items[0]));
+	hk_sweep_doc_free(&one);
+	it->resumed = true;
+	return true;
+}
+
+static void write_record(const struct sweep_run *sr, struct hk_sweep_item *it,
+			 const char *record)
+{
+	struct hk_sweep_doc one = { .catalogue_size = 1, .items = it, .n_items = 1 };
+	memcpy(one.catalogue_id, sr->d.catalogue_id, HK_B3_ID_LEN);
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 0);
+	hk_sweep_doc_json(&one, true, &j);
+	hk_buf_putc(&b, '\n');
+	struct hk_error e;
+	if (hk_file_write_atomic(record, b.data, b.len, 0644, &e) < 0 && !sr->o->quiet)
+		fprintf(stderr, "harkaq sweep: %s (the item will be built again on resume)\n",
+			e.msg);
+	hk_buf_free(&b);
+}
+
+/* An item's identity for its record: its content, and the base it builds on. */
+static void item_identity(const struct sweep_run *sr, const struct hk_sweep_item *it,
+			  enum item_kind k, const struct hk_recipe *r, char **content, char **base)
+{
+	if (k == ITEM_RECIPE) {
+		*content = it->recipe_hash ? hk_xstrdup(it->recipe_hash) : NULL;
+		const struct hk_artifact *a = NULL;
+		struct hk_error e;
+		if (r->base_kind == HK_BASE_STORE && sr->store &&
+		    hk_base_find(sr->store, r->base, &a, &e) == 0)
+			*base = hk_xstrdup(a->id);
+		else
+			*base = base_root_of(sr->store, r);
+		return;
+	}
+	*base = hk_xstrdup(sr->deb_base ? sr->deb_base : "");
+	if (k == ITEM_PIN) {
+		*content = hk_xstrdup(it->key);
+		return;
+	}
+	/* The .dsc pins every file of the source by its checksum. */
+	char sha[HK_SHA256_HEX_LEN];
+	struct hk_error e;
+	*content = hk_sha256_file(it->key, sha, &e) == 0 ? hk_xstrdup(sha) : NULL;
+}
+
+/* ---- the builds ---- */
+
+/* Starts builds while there are slots and items: a recipe checked first (preflight), an item
+ * an earlier run finished taken from its record, the others built each by its own child. */
 static void start_jobs(struct sweep_run *sr)
 {
 	struct hk_sweep_doc *d = &sr->d;
@@ -769,27 +1137,68 @@ static void start_jobs(struct sweep_run *sr)
 		struct hk_sweep_item *it = &d->items[sr->next];
 		size_t pos = sr->positions[sr->next];
 		sr->next++;
+		enum item_kind k = item_kind(sr, it->key);
 		struct hk_recipe r;
-		if (!preflight(it, sr->store, sr->store_dir, &r)) {
+		memset(&r, 0, sizeof(r));
+		if (k == ITEM_RECIPE && !preflight(it, sr->store, sr->store_dir, &r)) {
 			sr->done++;
 			char *line = hk_xasprintf("%s: failed (%s)", it->name ? it->name : it->key,
 						  it->fail_code);
-			progress(sr->o, sr->done, d->n_items, sr->jobs, sr->n_jobs, d, sr->t0, line);
+			progress(sr, line);
+			free(line);
+			continue;
+		}
+		hk_autofree char *content = NULL;
+		hk_autofree char *base = NULL;
+		hk_autofree char *record = NULL;
+		if (sr->records) {
+			item_identity(sr, it, k, &r, &content, &base);
+			record = record_path(sr, it->key, content, base);
+		}
+		if (record && try_resume(it, record)) {
+			if (k == ITEM_RECIPE)
+				hk_recipe_free(&r);
+			sr->done++;
+			sr->resumed++;
+			char *line = hk_xasprintf("%s: %s (resumed: built by an earlier run)",
+						  it->name ? it->name : it->key,
+						  hk_sweep_outcome_label(it->outcome));
+			progress(sr, line);
 			free(line);
 			continue;
 		}
 		struct job *jb = &sr->jobs[sr->n_jobs];
 		memset(jb, 0, sizeof(*jb));
 		jb->item = (size_t)(it - d->items);
+		jb->record = record;
+		record = NULL;
 		hk_autofree char *slug = file_slug(pos, it->key);
 		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
 		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
-		jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
-		jb->base_root = base_root_of(sr->store, &r);
-		hk_recipe_free(&r);
 		unlink(jb->result_path);
-		jb->t0 = hk_now_ms();
-		jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
+		if (k == ITEM_RECIPE) {
+			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
+			jb->base_root = base_root_of(sr->store, &r);
+			hk_recipe_free(&r);
+			jb->t0 = hk_now_ms();
+			jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
+		} else {
+			jb->deb = true;
+			jb->tmp = hk_xasprintf("%s/%s", sr->tmp, slug);
+			struct hk_error ignored;
+			hk_store_remove_tree(jb->tmp, &ignored);
+			const struct sweep_deb_job dj = {
+				.o = sr->o, .key = it->key, .pin = k == ITEM_PIN,
+				.sources = sr->sources, .store_dir = sr->store_dir,
+				.result_path = jb->result_path,
+			};
+			jb->t0 = hk_now_ms();
+			if (hk_mkdir_p(jb->tmp, &sr->err) < 0 || chmod(jb->tmp, 0755) < 0 ||
+			    hk_mkdir_p(sr->sources, &sr->err) < 0)
+				jb->pid = -1;
+			else
+				jb->pid = spawn_deb(&dj, jb, &sr->err);
+		}
 		if (jb->pid < 0) {
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
 			job_free(jb);
@@ -804,6 +1213,28 @@ static void start_jobs(struct sweep_run *sr)
 	}
 }
 
+/* The wall-clock limit per item: SIGTERM when it runs out (the build stops cleanly: its
+ * sandbox killed, its work directory removed, nothing sealed), SIGKILL to its whole process
+ * group if it has not stopped 30 s later. */
+#define ITEM_GRACE_MS 30000
+
+static void enforce_limits(struct sweep_run *sr)
+{
+	if (!sr->o->item_timeout)
+		return;
+	long long now = hk_now_ms();
+	for (size_t i = 0; i < sr->n_jobs; i++) {
+		struct job *jb = &sr->jobs[i];
+		if (!jb->term_at && now - jb->t0 >= sr->o->item_timeout * 1000) {
+			kill(jb->pid, SIGTERM);
+			jb->term_at = now;
+		} else if (jb->term_at && !jb->killed && now - jb->term_at >= ITEM_GRACE_MS) {
+			kill(-jb->pid, SIGKILL);
+			jb->killed = true;
+		}
+	}
+}
+
 /* Reaps one finished build, if any, and reads its result.  Returns whether one was reaped. */
 static bool reap_job(struct sweep_run *sr)
 {
@@ -812,16 +1243,40 @@ static bool reap_job(struct sweep_run *sr)
 	if (pid <= 0)
 		return false;
 	for (size_t i = 0; i < sr->n_jobs; i++) {
-		if (sr->jobs[i].pid != pid)
+		struct job *jb = &sr->jobs[i];
+		if (jb->pid != pid)
 			continue;
-		struct hk_sweep_item *it = &sr->d.items[sr->jobs[i].item];
-		finish_job(&sr->jobs[i], status, it);
-		job_free(&sr->jobs[i]);
+		/* Whatever the build left running in its process group goes with it. */
+		kill(-jb->pid, SIGKILL);
+		struct hk_sweep_item *it = &sr->d.items[jb->item];
+		finish_job(jb, status, it);
+		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
+		 * said, it was cut short, not measured. */
+		if (stop_signal && !jb->term_at && it->fail_code) {
+			hk_autofree char *r = hk_xasprintf("the sweep was interrupted (signal %d) "
+							   "while this item was being built",
+							   (int)stop_signal);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
+		}
+		if (jb->tmp) {
+			struct hk_error ignored;
+			hk_store_remove_tree(jb->tmp, &ignored);
+		}
+		/* A build the sweep's own stop interrupted is not finished, nor one a signal sent to
+		 * it stopped (its result names the signal), nor is one that could
+		 * not fetch (the mirror may answer next time) or whose process died: those are
+		 * built again on resume. */
+		if (jb->record && !stop_signal && !it->stopped_by &&
+		    it->outcome != HK_SWEEP_FETCH_FAILED &&
+		    !(it->fail_code && strcmp(it->fail_code, HK_SWEEP_FAIL_CRASH) == 0))
+			write_record(sr, it, jb->record);
+		job_free(jb);
 		sr->jobs[i] = sr->jobs[--sr->n_jobs];
 		sr->done++;
+		sr->built++;
 		char *line = hk_xasprintf("%s: %s (%.1f s)", it->name ? it->name : it->key,
 					  hk_sweep_outcome_label(it->outcome), (double)it->ms / 1000.0);
-		progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0, line);
+		progress(sr, line);
 		free(line);
 		break;
 	}
@@ -850,10 +1305,16 @@ static void run_builds(struct sweep_run *sr)
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &saved);
 	sr->t0 = hk_now_ms();
-	if (!sr->o->quiet)
-		fprintf(stderr, "[sweep] %zu recipe(s)%s, %u at a time, store %s\n", sr->d.n_items,
+	sr->last_beat = sr->t0;
+	if (!sr->o->quiet) {
+		fprintf(stderr, "[sweep] %zu item(s)%s, %u at a time, store %s\n", sr->d.n_items,
 			sr->d.shard_count ? " in this shard" : "", sr->o->jobs,
 			sr->store_dir ? sr->store_dir : "(none)");
+		if (sr->records)
+			fprintf(stderr, "[sweep] finished items are recorded in %s (code %.19s…): "
+					"an interrupted sweep run again resumes from them\n",
+				sr->records, sr->code_id);
+	}
 	sr->jobs = hk_xcalloc(sr->o->jobs + 1, sizeof(*sr->jobs));
 	bool forwarded = false;
 	while (sr->next < sr->d.n_items || sr->n_jobs > 0) {
@@ -868,9 +1329,9 @@ static void run_builds(struct sweep_run *sr)
 				break;
 			continue;
 		}
+		enforce_limits(sr);
 		if (!reap_job(sr)) {
-			progress(sr->o, sr->done, sr->d.n_items, sr->jobs, sr->n_jobs, &sr->d, sr->t0,
-				 NULL);
+			progress(sr, NULL);
 			const struct timespec ts = { 0, 200 * 1000 * 1000 };
 			sigtimedwait(&chld, NULL, &ts);
 		}
@@ -881,8 +1342,8 @@ static void run_builds(struct sweep_run *sr)
 	for (size_t i = 0; i < sr->d.n_items; i++)
 		if (sr->d.items[i].n_phases == 0 && !sr->d.items[i].fail_code) {
 			char *msg = hk_xasprintf("the sweep was interrupted (signal %d) before this "
-						 "recipe was built", (int)stop_signal);
-			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_SETUP, msg);
+						 "item was built", (int)stop_signal);
+			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_INTERRUPTED, msg);
 			free(msg);
 		}
 	sr->d.interrupted = (int)stop_signal;
@@ -897,7 +1358,7 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 		for (size_t i = 0; i < sr.d.n_items; i++)
 			printf("%s\n", sr.d.items[i].key);
 		fflush(stdout);
-		fprintf(stderr, "catalogue %s: %zu recipe(s)", sr.d.catalogue_id, sr.d.catalogue_size);
+		fprintf(stderr, "catalogue %s: %zu item(s)", sr.d.catalogue_id, sr.d.catalogue_size);
 		if (sr.d.shard_count)
 			fprintf(stderr, "; shard %u/%u: %zu", sr.d.shard_index, sr.d.shard_count,
 				sr.d.n_items);
@@ -929,4 +1390,3 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 	release_sweep(&sr);
 	return stop_signal ? 128 + (int)stop_signal : code;
 }
-

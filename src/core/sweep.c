@@ -15,10 +15,12 @@
 #include "core/util.h"
 
 static const char *const outcome_names[HK_SWEEP_OUTCOME_COUNT] = {
-	"hermetic", "declarable", "irreducible", "no_evidence", "failed",
+	"hermetic", "declarable", "irreducible", "no_evidence", "failed", "probes_only",
+	"missing_build_depends", "fetch_failed", "timed_out",
 };
 static const char *const outcome_labels[HK_SWEEP_OUTCOME_COUNT] = {
 	"Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed",
+	"probes only", "missing Build-Depends", "fetch failed", "timed out",
 };
 
 const char *hk_sweep_outcome_name(enum hk_sweep_outcome o)
@@ -36,6 +38,30 @@ static void free_strv(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+static void findings_free(struct hk_sweep_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].package);
+		free(f[i].version);
+		free(f[i].phase);
+		free(f[i].path);
+		free(f[i].exe);
+	}
+	free(f);
+}
+
+void hk_sweep_deb_free(struct hk_sweep_deb *d)
+{
+	if (!d)
+		return;
+	free(d->source);
+	free(d->dsc_sha256);
+	findings_free(d->missing, d->n_missing);
+	findings_free(d->probes, d->n_probes);
+	free_strv(d->unopened, d->n_unopened);
+	free(d);
 }
 
 void hk_sweep_item_free(struct hk_sweep_item *it)
@@ -66,6 +92,7 @@ void hk_sweep_item_free(struct hk_sweep_item *it)
 	}
 	free(it->debts);
 	free_strv(it->policy_bugs, it->n_policy_bugs);
+	hk_sweep_deb_free(it->deb);
 	free(it->artifact);
 	free(it->log);
 	memset(it, 0, sizeof(*it));
@@ -95,8 +122,64 @@ void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *c
  *     started), without any debt                                   -> failed
  *  5. a phase without a verdict at all (built without the cage)    -> no evidence
  *  6. otherwise                                                    -> Hermetic */
+static bool fail_is(const struct hk_sweep_item *it, const char *code)
+{
+	return it->fail_code && strcmp(it->fail_code, code) == 0;
+}
+
+/* Whether every phase is Hermetic, or Impure only through harkaq's own policy bugs (the
+ * recipe's declarations suffice: the design's §4.10 counted such a gap as no debt).  A phase
+ * without a verdict (built without the cage) is neither. */
+static bool phases_clean(const struct hk_sweep_item *it)
+{
+	for (size_t i = 0; i < it->n_phases; i++) {
+		const struct hk_sweep_phase *p = &it->phases[i];
+		if (!p->state || (strcmp(p->state, "Hermetic") != 0 &&
+				  !(strcmp(p->state, "Impure") == 0 && p->debt == 0 &&
+				    p->policy_bug > 0)))
+			return false;
+	}
+	return true;
+}
+
+/* A Debian source package, as its report decides (docs/sweep.md, "Debian source packages"):
+ *  1. the source or the closure's .debs could not be fetched       -> fetch failed
+ *  2. no phase ran                                                  -> failed
+ *  3. a phase whose verdict is NoEvidence                          -> no evidence
+ *  4. a missing Build-Depends (denied only in phases that failed)  -> missing Build-Depends
+ *  5. a phase failed, or the build stopped                         -> failed
+ *  6. a phase without a verdict                                     -> no evidence
+ *  7. every phase Hermetic (policy bugs aside)                      -> Hermetic
+ *  8. otherwise: the build completed, denied only what it went on without -> probes only */
+static enum hk_sweep_outcome deb_outcome(const struct hk_sweep_item *it)
+{
+	if (fail_is(it, HK_SWEEP_FAIL_FETCH))
+		return HK_SWEEP_FETCH_FAILED;
+	if (it->n_phases == 0)
+		return HK_SWEEP_FAILED;
+	for (size_t i = 0; i < it->n_phases; i++)
+		if (it->phases[i].state && strcmp(it->phases[i].state, "NoEvidence") == 0)
+			return HK_SWEEP_NOEVIDENCE;
+	if (it->deb->n_missing)
+		return HK_SWEEP_MISSING;
+	if (it->fail_code || it->failed_phase)
+		return HK_SWEEP_FAILED;
+	for (size_t i = 0; i < it->n_phases; i++)
+		if (!it->phases[i].state)
+			return HK_SWEEP_NOEVIDENCE;
+	return phases_clean(it) ? HK_SWEEP_HERMETIC : HK_SWEEP_PROBES;
+}
+
 enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
 {
+	/* A build stopped by the sweep's limit measured nothing, whatever it had seen. */
+	if (fail_is(it, HK_SWEEP_FAIL_TIMEOUT))
+		return HK_SWEEP_TIMED_OUT;
+	/* Nor did one the sweep's own stop cut short. */
+	if (fail_is(it, HK_SWEEP_FAIL_INTERRUPTED))
+		return HK_SWEEP_FAILED;
+	if (it->deb)
+		return deb_outcome(it);
 	if (it->n_phases == 0)
 		return HK_SWEEP_FAILED;
 	for (size_t i = 0; i < it->n_phases; i++)
@@ -201,6 +284,7 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 	struct hk_build_failure failure;
 	if (hk_build_failure_decode(b, &failure, err) < 0)
 		return hk_wrap(err, "not a harkaq build result");
+	it->stopped_by = failure.signal;
 	if (error && !it->fail_code) {
 		it->fail_code = hk_xstrdup(fail_code_of(failure.stage));
 		it->reason = hk_xstrdup(error);
@@ -307,6 +391,167 @@ int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
 		it->reason = hk_xasprintf("%s exited with status %d (see the build log)",
 					  it->failed_phase, code);
 	}
+	it->outcome = hk_sweep_outcome_of(it);
+	return 0;
+}
+
+/* ---- reading a Debian build's report ---- */
+
+static char *jbytes_or_null(const struct hk_jval *obj, const char *key)
+{
+	const struct hk_jval *v = hk_jobj_get(obj, key);
+	if (!v || v->type == HK_JNULL)
+		return NULL;
+	size_t n;
+	return hk_jval_bytes(v, &n);
+}
+
+/* "debian/rules build-arch" (the report's words for a phase) -> "build", the phase's name in
+ * the build result, so that a finding leads to the phase's evidence object. */
+static char *phase_of_target(const struct hk_sweep_item *it, const char *target)
+{
+	if (!target)
+		return NULL;
+	static const char pre[] = "debian/rules ";
+	const char *t = strncmp(target, pre, sizeof(pre) - 1) == 0 ? target + sizeof(pre) - 1
+								    : target;
+	for (size_t i = 0; i < it->n_phases; i++) {
+		size_t l = strlen(it->phases[i].phase);
+		if (strncmp(t, it->phases[i].phase, l) == 0 &&
+		    (t[l] == '\0' || strcmp(t + l, "-arch") == 0 || strcmp(t + l, "-indep") == 0))
+			return hk_xstrdup(it->phases[i].phase);
+	}
+	return hk_xstrdup(t);
+}
+
+static void add_finding(struct hk_sweep_finding **v, size_t *n, struct hk_sweep_finding f)
+{
+	*v = hk_xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = f;
+}
+
+static void read_findings(struct hk_sweep_item *it, const struct hk_jval *arr,
+			  struct hk_sweep_finding **v, size_t *n)
+{
+	for (size_t i = 0; arr && arr->type == HK_JARR && i < arr->len; i++) {
+		const struct hk_jval *f = &arr->items[i];
+		const char *pkg = jstr(f, "package");
+		if (!pkg)
+			continue;
+		/* A trap of the store view stands for the package's symlink: the link is the
+		 * path the build used (as the report's own sentence names it). */
+		const char *how = jstr(f, "how");
+		char *via = jbytes_or_null(f, "via");
+		char *path = jbytes_or_null(f, "path");
+		if (how && strcmp(how, "link") == 0 && via) {
+			free(path);
+			path = via;
+			via = NULL;
+		}
+		free(via);
+		int64_t paths = 1;
+		jint(f, "paths", &paths);
+		add_finding(v, n, (struct hk_sweep_finding){
+			.package = hk_xstrdup(pkg),
+			.version = dup_or_null(jstr(f, "version")),
+			.phase = phase_of_target(it, jstr(f, "phase")),
+			.path = path,
+			.exe = jbytes_or_null(f, "exe"),
+			.paths = paths > 0 ? (uint64_t)paths : 1,
+		});
+	}
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	return strcmp(((const struct hk_sweep_finding *)a)->package,
+		      ((const struct hk_sweep_finding *)b)->package);
+}
+
+int hk_sweep_item_from_dsc(struct hk_sweep_item *it, const struct hk_jval *rep,
+			   struct hk_error *err)
+{
+	const struct hk_jval *dsc = hk_jobj_get(rep, "dsc");
+	if (!rep || rep->type != HK_JOBJ || !hk_jobj_get(rep, "missing") ||
+	    !hk_jobj_get(rep, "probes"))
+		return hk_fail(err, EINVAL, "not a harkaq build --dsc report (no missing or probes)");
+	const struct hk_jval *result = hk_jobj_get(rep, "result");
+	if (result && result->type == HK_JOBJ) {
+		if (hk_sweep_item_from_build(it, result, NULL, NULL, err) < 0)
+			return -1;
+	}
+	/* The report names packages, not paths: the build's raw debt paths are not the item's
+	 * debt (they would be classified against the store as a recipe's are). */
+	for (size_t i = 0; i < it->n_debts; i++) {
+		free(it->debts[i].path);
+		free_strv(it->debts[i].providers, it->debts[i].n_providers);
+		free(it->debts[i].exe);
+	}
+	free(it->debts);
+	it->debts = NULL;
+	it->n_debts = 0;
+	const char *error = jstr(rep, "error");
+	if (!it->fail_code && error) {
+		it->fail_code = hk_xstrdup(HK_SWEEP_FAIL_SETUP);
+		it->reason = hk_xstrdup(error);
+	}
+	hk_sweep_deb_free(it->deb);
+	struct hk_sweep_deb *d = it->deb = hk_xcalloc(1, sizeof(*d));
+	if (dsc && dsc->type == HK_JOBJ) {
+		d->source = dup_or_null(jstr(dsc, "source"));
+		d->dsc_sha256 = dup_or_null(jstr(dsc, "sha256"));
+		free(it->name);
+		free(it->version);
+		it->name = dup_or_null(d->source);
+		it->version = dup_or_null(jstr(dsc, "version"));
+	}
+	const struct hk_jval *cl = hk_jobj_get(rep, "closure");
+	d->closure = cl && cl->type == HK_JARR ? cl->len : 0;
+	read_findings(it, hk_jobj_get(rep, "missing"), &d->missing, &d->n_missing);
+	read_findings(it, hk_jobj_get(rep, "probes"), &d->probes, &d->n_probes);
+	/* A package named from the build log (a missing aclocal macro): a need when the build
+	 * failed, a probe otherwise — as the report says it. */
+	const struct hk_jval *fl = hk_jobj_get(rep, "from_log");
+	for (size_t i = 0; fl && fl->type == HK_JARR && i < fl->len; i++) {
+		const struct hk_jval *f = &fl->items[i];
+		const char *pkg = jstr(f, "package");
+		if (!pkg)
+			continue;
+		struct hk_sweep_finding x = {
+			.package = hk_xstrdup(pkg),
+			.version = dup_or_null(jstr(f, "version")),
+			.phase = it->failed_phase ? hk_xstrdup(it->failed_phase) : NULL,
+			.path = jbytes_or_null(f, "file"),
+			.paths = 1,
+			.from_log = true,
+		};
+		if (hk_jobj_bool(f, "need"))
+			add_finding(&d->missing, &d->n_missing, x);
+		else
+			add_finding(&d->probes, &d->n_probes, x);
+	}
+	if (d->n_missing > 1)
+		qsort(d->missing, d->n_missing, sizeof(*d->missing), cmp_finding);
+	if (d->n_probes > 1)
+		qsort(d->probes, d->n_probes, sizeof(*d->probes), cmp_finding);
+	const struct hk_jval *un = hk_jobj_get(rep, "unattributed");
+	for (size_t i = 0; un && un->type == HK_JARR && i < un->len; i++) {
+		const char *cls = jstr(&un->items[i], "class");
+		d->unattributed += !cls || strcmp(cls, "policy_bug") != 0;
+	}
+	const struct hk_jval *conv = hk_jobj_get(rep, "converse");
+	d->converse = hk_jobj_bool(conv, "computed");
+	const struct hk_jval *uo = conv ? hk_jobj_get(conv, "unopened") : NULL;
+	for (size_t i = 0; uo && uo->type == HK_JARR && i < uo->len; i++) {
+		const char *field = jstr(&uo->items[i], "field");
+		const char *group = jstr(&uo->items[i], "group");
+		if (!group)
+			continue;
+		d->unopened = hk_xrealloc(d->unopened, (d->n_unopened + 1) * sizeof(char *));
+		d->unopened[d->n_unopened++] = hk_xasprintf("%s: %s", field ? field : "?", group);
+	}
+	if (d->n_unopened > 1)
+		qsort(d->unopened, d->n_unopened, sizeof(char *), cmp_str_ptr);
 	it->outcome = hk_sweep_outcome_of(it);
 	return 0;
 }
@@ -539,6 +784,58 @@ static int cmp_path_name(const void *a, const void *b)
 		      ((const struct hk_sweep_path_count *)b)->path);
 }
 
+static int cmp_named(const void *a, const void *b)
+{
+	const struct hk_sweep_named *x = a, *y = b;
+	if (x->sources != y->sources)
+		return x->sources > y->sources ? -1 : 1;
+	return strcmp(x->package, y->package);
+}
+
+/* Every package the Debian items' reports named, with how many source packages named it (a
+ * package named as missing and as a probe by one source counts once, as missing). */
+static void summarise_named(const struct hk_sweep_item *items, size_t n,
+			    struct hk_sweep_summary *s)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hk_sweep_deb *d = items[i].deb;
+		if (!d)
+			continue;
+		s->debian++;
+		for (int pass = 0; pass < 2; pass++) {
+			const struct hk_sweep_finding *f = pass ? d->probes : d->missing;
+			size_t nf = pass ? d->n_probes : d->n_missing;
+			for (size_t k = 0; k < nf; k++) {
+				/* Once per source package: its own earlier findings. */
+				bool again = false;
+				for (size_t q = 0; q < k && !again; q++)
+					again = strcmp(f[q].package, f[k].package) == 0;
+				for (size_t q = 0; pass && q < d->n_missing && !again; q++)
+					again = strcmp(d->missing[q].package, f[k].package) == 0;
+				if (again)
+					continue;
+				struct hk_sweep_named *e = NULL;
+				for (size_t q = 0; q < s->n_named && !e; q++)
+					if (strcmp(s->named[q].package, f[k].package) == 0)
+						e = &s->named[q];
+				if (!e) {
+					if (s->n_named == cap) {
+						cap = cap ? 2 * cap : 32;
+						s->named = hk_xrealloc(s->named, cap * sizeof(*s->named));
+					}
+					e = &s->named[s->n_named++];
+					*e = (struct hk_sweep_named){ .package = f[k].package };
+				}
+				e->sources++;
+				e->missing += !pass;
+			}
+		}
+	}
+	if (s->n_named > 1)
+		qsort(s->named, s->n_named, sizeof(*s->named), cmp_named);
+}
+
 void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_sweep_summary *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -611,10 +908,15 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 	free(all);
 	if (s->n_paths > 1)
 		qsort(s->paths, s->n_paths, sizeof(*s->paths), cmp_path_count);
-	s->measured = s->counts[HK_SWEEP_HERMETIC] + s->counts[HK_SWEEP_DECLARABLE] +
-		      s->counts[HK_SWEEP_IRREDUCIBLE];
+	/* The irreducible rate is the recipes' (design.md §8): a Debian package is classified
+	 * by its report, not by debt paths, and is not in it. */
+	for (size_t i = 0; i < n; i++)
+		s->measured += !items[i].deb && (items[i].outcome == HK_SWEEP_HERMETIC ||
+						 items[i].outcome == HK_SWEEP_DECLARABLE ||
+						 items[i].outcome == HK_SWEEP_IRREDUCIBLE);
 	s->base_paths_distinct = base.len;
 	hk_strset_sort(&s->policy_bug_paths);
+	summarise_named(items, n, s);
 	hk_strset_free(&paths);
 	hk_strset_free(&base);
 }
@@ -622,6 +924,7 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 void hk_sweep_summary_free(struct hk_sweep_summary *s)
 {
 	free(s->paths);
+	free(s->named);
 	hk_strset_free(&s->policy_bug_paths);
 	memset(s, 0, sizeof(*s));
 }

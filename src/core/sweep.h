@@ -39,10 +39,19 @@ enum hk_sweep_outcome {
 	HK_SWEEP_NOEVIDENCE,     /* some phase NoEvidence (or no verdict at all) */
 	HK_SWEEP_FAILED,         /* not measured: bad recipe, deps, fetch, set-up, or a phase
 	                          * failed without any debt to explain it */
+	/* A Debian source package's classes beside hermetic, no_evidence and failed, as its
+	 * report in Build-Depends terms decides them (docs/debian-builds.md, "The report"): */
+	HK_SWEEP_PROBES,         /* built; denied only probes it went on without */
+	HK_SWEEP_MISSING,        /* a phase failed on a package the Build-Depends lack */
+	HK_SWEEP_FETCH_FAILED,   /* the source or the closure's .debs could not be fetched */
+	/* Any item: the sweep's wall-clock limit per item ran out (--item-timeout); the build
+	 * was stopped and nothing of it kept. */
+	HK_SWEEP_TIMED_OUT,
 	HK_SWEEP_OUTCOME_COUNT
 };
 
-/* "hermetic", "declarable", "irreducible", "no_evidence", "failed" */
+/* "hermetic", "declarable", "irreducible", "no_evidence", "failed", "probes_only",
+ * "missing_build_depends", "fetch_failed", "timed_out" */
 const char *hk_sweep_outcome_name(enum hk_sweep_outcome o);
 /* "Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed" */
 const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
@@ -53,6 +62,10 @@ const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
 #define HK_SWEEP_FAIL_FETCH  "fetch"    /* the source could not be fetched or unpacked */
 #define HK_SWEEP_FAIL_PHASE  "phase"    /* a phase exited non-zero, with no debt */
 #define HK_SWEEP_FAIL_SETUP  "setup"    /* harkaq build stopped with a set-up error */
+#define HK_SWEEP_FAIL_TIMEOUT "timeout" /* the item's wall-clock limit ran out */
+#define HK_SWEEP_FAIL_CRASH  "crash"    /* the build's process died of a signal */
+#define HK_SWEEP_FAIL_INTERRUPTED "interrupted"   /* the sweep was stopped before or while
+                                                   * the item was built */
 
 /* How a debt path is classified (design.md §8): which artifacts of the store provide it (none:
  * irreducible).  The classification is made once, over the whole catalogue's items, against
@@ -99,6 +112,31 @@ struct hk_sweep_phase {
 	                          * reports one; NULL otherwise */
 };
 
+/* A package a Debian build's report names (docs/debian-builds.md, "The report"): a missing
+ * Build-Depends or a probe, with the first denial that named it. */
+struct hk_sweep_finding {
+	char *package, *version;
+	char *phase;             /* the phase that was denied it ("build"), as the item's phases */
+	char *path;              /* the first path denied; NULL for a need named from the log */
+	char *exe;               /* who tried (run data), or NULL */
+	uint64_t paths;          /* distinct paths of it denied */
+	bool from_log;           /* named from the build log (a missing aclocal macro) */
+};
+
+/* What a Debian source package's build said in Build-Depends terms. */
+struct hk_sweep_deb {
+	char *source;            /* the source package's name */
+	char *dsc_sha256;        /* the .dsc built, or NULL when it was never read */
+	struct hk_sweep_finding *missing, *probes;
+	size_t n_missing, n_probes;
+	size_t unattributed;     /* denied paths no package ships */
+	char **unopened;         /* "Build-Depends: zlib1g-dev": used groups none of whose files
+	                          * was opened, sorted */
+	size_t n_unopened;
+	bool converse;           /* the converse was computed (opens observed, build completed) */
+	size_t closure;          /* packages apt resolved beyond the base */
+};
+
 struct hk_sweep_item {
 	char *key;               /* the recipe as the sweep names it: sort and shard key */
 	char *name, *version;    /* NULL when the recipe could not be read */
@@ -121,14 +159,21 @@ struct hk_sweep_item {
 	 * fault, not the recipe's, so not debt (the design's §4.10 "gap de política"). */
 	char **policy_bugs;      /* distinct paths, sorted */
 	size_t n_policy_bugs;
+	/* A Debian source package (a NAME=VERSION pin or a .dsc): its report; NULL for a
+	 * recipe. */
+	struct hk_sweep_deb *deb;
 	/* run-specific */
 	char *artifact;
 	int64_t ms;
+	bool resumed;            /* taken from an earlier run's record, not built again */
+	int stopped_by;          /* the signal that stopped the build (its result says so), or 0:
+	                          * such a result is not the item's, and is never recorded */
 	int exit_status;         /* of harkaq build; -1 when it did not run */
 	char *log;               /* the build's log file, or NULL */
 };
 
 void hk_sweep_item_free(struct hk_sweep_item *it);
+void hk_sweep_deb_free(struct hk_sweep_deb *d);
 
 /* An item for a recipe that was not built, or whose build left no result: outcome failed. */
 void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *code,
@@ -141,6 +186,13 @@ void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *c
  * that is not a build result is -EINVAL. */
 HK_MUST_CHECK int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *build,
 			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err);
+
+/* Reads the report of `harkaq build --dsc` (its --json document, hk_dsc_result_json) into
+ * `it`: the build's phases and failure as hk_sweep_item_from_build reads them, no debt path
+ * (the report names packages instead), and the missing Build-Depends, probes and unopened
+ * Build-Depends.  Sets it->deb. */
+int hk_sweep_item_from_dsc(struct hk_sweep_item *it, const struct hk_jval *report,
+			   struct hk_error *err);
 
 /* Classifies every debt path of every item (paths that are not files, "[scope.signal]",
  * stay irreducible), replacing any earlier classification, and recomputes each outcome. */
@@ -203,6 +255,13 @@ HK_MUST_CHECK int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, str
 
 /* ---- summary ---- */
 
+/* Wall time per item over the items that ran (resumed ones with their first run's time). */
+struct hk_sweep_times {
+	size_t n;
+	int64_t total_ms, median_ms, p95_ms, max_ms;
+};
+void hk_sweep_item_times(const struct hk_sweep_doc *d, struct hk_sweep_times *t);
+
 struct hk_sweep_path_count {
 	const char *path;        /* points into an item */
 	size_t recipes;          /* recipes whose debt includes the path */
@@ -228,6 +287,15 @@ struct hk_sweep_summary {
 	struct hk_strset policy_bug_paths;    /* distinct, sorted */
 	struct hk_sweep_path_count *paths;   /* every distinct debt path, most frequent first */
 	size_t n_paths;
+	/* Debian source packages: every package a report named (missing or probe), with the
+	 * number of source packages that named it, most often first, then by name. */
+	size_t debian;                   /* items that are Debian source packages */
+	struct hk_sweep_named {
+		const char *package;     /* points into an item */
+		size_t sources;          /* source packages naming it (missing or probe) */
+		size_t missing;          /* ... of them as a missing Build-Depends */
+	} *named;
+	size_t n_named;
 };
 
 /* The target of the success metric (design.md §8): irreducible recipes < 5 % of those measured. */

@@ -26,6 +26,63 @@ static void jopt_bytes(struct hk_json *j, const char *key, const char *s)
 		hk_json_null(j);
 }
 
+static const char *phase_evidence(const struct hk_sweep_item *it, const char *phase)
+{
+	for (size_t i = 0; phase && i < it->n_phases; i++)
+		if (strcmp(it->phases[i].phase, phase) == 0)
+			return it->phases[i].evidence;
+	return NULL;
+}
+
+static void findings_json(const struct hk_sweep_item *it, const char *key,
+			  const struct hk_sweep_finding *f, size_t n, bool with_run,
+			  struct hk_json *j)
+{
+	hk_json_key(j, key);
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		hk_json_obj_begin(j);
+		jopt_str(j, "package", f[i].package);
+		jopt_str(j, "version", f[i].version);
+		jopt_str(j, "phase", f[i].phase);
+		jopt_bytes(j, "path", f[i].path);
+		hk_json_kv_uint(j, "paths", f[i].paths);
+		hk_json_kv_bool(j, "from_log", f[i].from_log);
+		if (with_run) {
+			jopt_bytes(j, "exe", f[i].exe);
+			/* The phase's stored evidence object, which holds the denial. */
+			jopt_str(j, "evidence", f[i].from_log ? NULL
+							      : phase_evidence(it, f[i].phase));
+		}
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+}
+
+static void deb_json(const struct hk_sweep_item *it, bool with_run, struct hk_json *j)
+{
+	const struct hk_sweep_deb *d = it->deb;
+	hk_json_key(j, "debian");
+	if (!d) {
+		hk_json_null(j);
+		return;
+	}
+	hk_json_obj_begin(j);
+	jopt_str(j, "source", d->source);
+	jopt_str(j, "dsc_sha256", d->dsc_sha256);
+	hk_json_kv_uint(j, "closure", d->closure);
+	findings_json(it, "missing", d->missing, d->n_missing, with_run, j);
+	findings_json(it, "probes", d->probes, d->n_probes, with_run, j);
+	hk_json_kv_uint(j, "unattributed", d->unattributed);
+	hk_json_kv_bool(j, "converse", d->converse);
+	hk_json_key(j, "unopened");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < d->n_unopened; i++)
+		hk_json_str(j, d->unopened[i]);
+	hk_json_arr_end(j);
+	hk_json_obj_end(j);
+}
+
 static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_json *j)
 {
 	hk_json_obj_begin(j);
@@ -120,10 +177,12 @@ static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_j
 	for (size_t i = 0; i < it->n_policy_bugs; i++)
 		hk_json_bytes(j, it->policy_bugs[i], strlen(it->policy_bugs[i]));
 	hk_json_arr_end(j);
+	deb_json(it, with_run, j);
 	if (with_run) {
 		hk_json_key(j, "run");
 		hk_json_obj_begin(j);
 		jopt_str(j, "artifact", it->artifact);
+		hk_json_kv_bool(j, "resumed", it->resumed);
 		hk_json_key(j, "ms");
 		hk_json_int(j, it->ms);
 		hk_json_key(j, "exit_status");
@@ -202,7 +261,49 @@ static void summary_json(const struct hk_sweep_summary *s, struct hk_json *j)
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
+	if (s->debian) {
+		hk_json_key(j, "debian");
+		hk_json_obj_begin(j);
+		hk_json_kv_uint(j, "sources", s->debian);
+		hk_json_key(j, "named");
+		hk_json_arr_begin(j);
+		for (size_t i = 0; i < s->n_named; i++) {
+			hk_json_obj_begin(j);
+			jopt_str(j, "package", s->named[i].package);
+			hk_json_kv_uint(j, "sources", s->named[i].sources);
+			hk_json_kv_uint(j, "missing", s->named[i].missing);
+			hk_json_obj_end(j);
+		}
+		hk_json_arr_end(j);
+		hk_json_obj_end(j);
+	}
 	hk_json_obj_end(j);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void hk_sweep_item_times(const struct hk_sweep_doc *d, struct hk_sweep_times *t)
+{
+	memset(t, 0, sizeof(*t));
+	int64_t *ms = hk_xcalloc(d->n_items + 1, sizeof(int64_t));
+	for (size_t i = 0; i < d->n_items; i++)
+		if (d->items[i].exit_status >= 0 || d->items[i].ms > 0)
+			ms[t->n++] = d->items[i].ms;
+	if (t->n) {
+		qsort(ms, t->n, sizeof(int64_t), cmp_i64);
+		for (size_t i = 0; i < t->n; i++)
+			t->total_ms += ms[i];
+		/* The nearest rank: the smallest time with at least p % of the times at or
+		 * below it. */
+		t->median_ms = ms[(t->n * 50 + 99) / 100 - 1];
+		t->p95_ms = ms[(t->n * 95 + 99) / 100 - 1];
+		t->max_ms = ms[t->n - 1];
+	}
+	free(ms);
 }
 
 void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_json *j)
@@ -248,6 +349,22 @@ void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_js
 		hk_json_key(j, "elapsed_ms");
 		hk_json_int(j, d->elapsed_ms);
 		jopt_bytes(j, "store", d->store);
+		/* Time per item (each build's wall time, also of items resumed from an earlier
+		 * run): what a plan for a bigger catalogue starts from. */
+		struct hk_sweep_times t;
+		hk_sweep_item_times(d, &t);
+		hk_json_key(j, "item_ms");
+		hk_json_obj_begin(j);
+		hk_json_kv_uint(j, "items", t.n);
+		hk_json_key(j, "total");
+		hk_json_int(j, t.total_ms);
+		hk_json_key(j, "median");
+		hk_json_int(j, t.median_ms);
+		hk_json_key(j, "p95");
+		hk_json_int(j, t.p95_ms);
+		hk_json_key(j, "max");
+		hk_json_int(j, t.max_ms);
+		hk_json_obj_end(j);
 		hk_json_obj_end(j);
 	}
 	hk_json_obj_end(j);
@@ -269,6 +386,28 @@ static int outcome_from_name(const char *s)
 		if (strcmp(s, hk_sweep_outcome_name((enum hk_sweep_outcome)o)) == 0)
 			return o;
 	return -1;
+}
+
+static void findings_parse(const struct hk_jval *arr, struct hk_sweep_finding **out, size_t *n)
+{
+	size_t len = arr && arr->type == HK_JARR ? arr->len : 0;
+	*out = hk_xcalloc(len + 1, sizeof(**out));
+	*n = 0;
+	for (size_t i = 0; i < len; i++) {
+		const struct hk_jval *f = &arr->items[i];
+		const char *pkg = jstr(f, "package");
+		if (!pkg)
+			continue;
+		struct hk_sweep_finding *x = &(*out)[(*n)++];
+		x->package = hk_xstrdup(pkg);
+		x->version = dup_or_null(jstr(f, "version"));
+		x->phase = dup_or_null(jstr(f, "phase"));
+		x->path = jbytes_dup(f, "path");
+		x->exe = jbytes_dup(f, "exe");
+		int64_t p;
+		x->paths = jint(f, "paths", &p) && p > 0 ? (uint64_t)p : 1;
+		x->from_log = hk_jobj_bool(f, "from_log");
+	}
 }
 
 static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const char *where,
@@ -358,8 +497,27 @@ static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const c
 		if (bp)
 			it->policy_bugs[it->n_policy_bugs++] = bp;
 	}
+	const struct hk_jval *deb = hk_jobj_get(v, "debian");
+	if (deb && deb->type == HK_JOBJ) {
+		struct hk_sweep_deb *d = it->deb = hk_xcalloc(1, sizeof(*d));
+		d->source = dup_or_null(jstr(deb, "source"));
+		d->dsc_sha256 = dup_or_null(jstr(deb, "dsc_sha256"));
+		int64_t x;
+		d->closure = jint(deb, "closure", &x) && x > 0 ? (size_t)x : 0;
+		d->unattributed = jint(deb, "unattributed", &x) && x > 0 ? (size_t)x : 0;
+		d->converse = hk_jobj_bool(deb, "converse");
+		findings_parse(hk_jobj_get(deb, "missing"), &d->missing, &d->n_missing);
+		findings_parse(hk_jobj_get(deb, "probes"), &d->probes, &d->n_probes);
+		const struct hk_jval *uo = hk_jobj_get(deb, "unopened");
+		size_t nu = uo && uo->type == HK_JARR ? uo->len : 0;
+		d->unopened = hk_xcalloc(nu + 1, sizeof(char *));
+		for (size_t i = 0; i < nu; i++)
+			if (uo->items[i].type == HK_JSTR)
+				d->unopened[d->n_unopened++] = hk_xstrdup(uo->items[i].str);
+	}
 	const struct hk_jval *run = hk_jobj_get(v, "run");
 	if (run && run->type == HK_JOBJ) {
+		it->resumed = hk_jobj_bool(run, "resumed");
 		it->artifact = dup_or_null(jstr(run, "artifact"));
 		it->log = jbytes_dup(run, "log");
 		int64_t x;

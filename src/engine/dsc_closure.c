@@ -424,6 +424,7 @@ static int download(struct dsc_build *b, bool all)
 		char line[512];
 		rc = hk_fail(b->err, EIO, "apt-get download failed: %s",
 			     hk_apt_reason(&res.errout, line, sizeof(line)));
+		b->r->fetch_failed = true;
 	}
 	hk_run_result_free(&res);
 	return rc;

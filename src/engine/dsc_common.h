@@ -192,6 +192,9 @@ struct hk_dsc_result {
 	struct hk_recipe recipe;    /* the recipe the engine ran, made in memory */
 	bool recipe_made;
 	char *work;                 /* the front end's work directory */
+	/* The closure's .debs could not be downloaded (apt-get download failed): the error is
+	 * the network's or the mirror's, not the package's (a sweep reports it apart). */
+	bool fetch_failed;
 	const char *error;
 	/* The expectations the build ran with: the built-in set (HK_DEB_EXPECT_VERSION), then the
 	 * package's own (debian/harkaq-expect, when it has one). */

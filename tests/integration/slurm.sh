@@ -7,7 +7,10 @@
 # array of 3; one running task is cancelled with scancel and the merge names its shard
 # missing; the index is run again and the merge completes; the merged summary.json equals a
 # local --jobs 1 sweep's byte for byte, although the workers' stores lacked a provider the
-# complete store has.  Everything started is stopped and removed, also when the test fails.
+# complete store has.  Then a Debian sweep of three small source packages: the hub's store
+# (the debian-12-buildd base and the closures a local sweep imported) shipped as one bundle,
+# an array of 2, and the merge equal to the local sweep's summary.  Everything started is
+# stopped and removed, also when the test fails.
 . "$(dirname "$0")/lib.sh"
 hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -158,10 +161,11 @@ wait_gone() { # JOBID: until the queue no longer holds it (bounded)
 	done
 	return 1
 }
-submit() { # ARRAY [VAR=VALUE...]: prints the job id
+submit() { # ARRAY [VAR=VALUE...]: prints the job id (SUB_* replace the recipes' defaults)
 	local array=$1; shift
-	local env="ALL,HARKAQ_CATALOGUE=$CAT,HARKAQ_RESULTS=$T/results,HARKAQ_STORE=$T/node-store"
-	env+=",HARKAQ_BUNDLE=$T/store.bundle,HARKAQ_JOBS=2"
+	local env="ALL,HARKAQ_CATALOGUE=${SUB_CAT:-$CAT},HARKAQ_RESULTS=${SUB_RESULTS:-$T/results}"
+	env+=",HARKAQ_STORE=${SUB_STORE:-$T/node-store}"
+	env+=",HARKAQ_BUNDLE=${SUB_BUNDLE:-$T/store.bundle},HARKAQ_JOBS=2"
 	for v in "$@"; do env+=",$v"; done
 	sbatch --parsable --array="$array" --chdir="$ROOT" --output="$T/results/slurm-%A_%a.log" \
 		--export="$env" deploy/slurm-sweep.sh | cut -d';' -f1
@@ -233,6 +237,46 @@ ev=$(jq -r --arg k "$CAT/declarable/recipe.toml" '.recipes[] | select(.key == $k
 check_eq "the raw denial names its evidence object" 1 "$ev"
 check_seen "the Hermetic recipe built on the cluster" "$(ls "$T"/results/shard-1/builds/*hermetic*.json | head -1)"
 check_eq "the merged result is not an interrupted one" null "$(jq -r .interrupted "$T/merged/summary.json")"
+
+# ---- Debian source packages on the cluster ---------------------------------------------------
+# The hub: the buildd base, and a local sweep of the packages, which imports their closures; its
+# whole store (base, closures) is the bundle the workers import.
+BASESTORE=$("$ROOT/tests/fixtures/base.sh" buildd)
+check_eq "the buildd base fixture" 0 $?
+DEB=$T/debcat
+for p in hkone:bison hktwo:bison hkthree:; do
+	tests/fixtures/testpkg.sh "$DEB/${p%%:*}" "${p%%:*}" "${p#*:}" 0 >/dev/null
+done
+HUB=$T/deb-hub
+"$HARKAQ" store --store "$HUB" base import debian-12-buildd --from "$BASESTORE" >/dev/null
+"$HARKAQ" sweep "$DEB" --store "$HUB" --jobs 1 --out "$T/deb-local" --quiet >/dev/null \
+	2>"$T/deb-local.stderr"
+check_eq "the local Debian sweep completes" 0 $?
+check_eq "...two packages built, one missing a Build-Depends" \
+	"built missing_build_depends built" \
+	"$(jq -r '[.recipes[] | if .outcome == "hermetic" or .outcome == "probes_only" then "built" else .outcome end] | join(" ")' "$T/deb-local/result.json")"
+"$HARKAQ" store --store "$HUB" export --all --out "$T/deb.bundle" 2>"$T/deb-export.log"
+check_eq "the hub's store (base and closures) is exported as one bundle" 0 $?
+DJOB=$(SUB_CAT=$DEB SUB_RESULTS=$T/deb-results SUB_STORE=$T/deb-node-store \
+	SUB_BUNDLE=$T/deb.bundle submit 1-2)
+JOBS+=("$DJOB")
+wait_gone "$DJOB"
+check_eq "Debian task 1 completed" COMPLETED "$(task_state "$DJOB" 1)"
+check_eq "Debian task 2 completed" COMPLETED "$(task_state "$DJOB" 2)"
+check_eq "the workers built against their own store" "$(realpath "$T/deb-node-store")" \
+	"$(jq -r .run.store "$T/deb-results/shard-1/result.json")"
+"$HARKAQ" sweep merge "$T"/deb-results/shard-* --store "$HUB" --out "$T/deb-merged" >/dev/null \
+	2>"$T/deb-merge.stderr"
+check_eq "the Debian shards merge" 0 $?
+if cmp -s "$T/deb-local/summary.json" "$T/deb-merged/summary.json"; then
+	ok "merged Debian summary.json = the local sweep's, byte for byte"
+else
+	not_ok "merged Debian summary.json = the local sweep's, byte for byte" \
+		"$(diff "$T/deb-local/summary.json" "$T/deb-merged/summary.json" | head -20)"
+fi
+check_eq "...in which hkthree lacks bison, as the local sweep found" \
+	"missing_build_depends bison" \
+	"$(jq -r '.recipes[] | select(.key | endswith("hkthree_1.0.dsc")) | "\(.outcome) \([.debian.missing[].package] | join(" "))"' "$T/deb-merged/summary.json")"
 
 # ---- teardown, checked ---------------------------------------------------------------------
 pids="$(pid_of "$T/munge/munged.pid") $(pid_of "$T/slurmctld.pid") $(pid_of "$T/slurmd.pid")"

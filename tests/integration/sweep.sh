@@ -194,6 +194,6 @@ check_eq "--shard 4/3: exit 64" 64 $?
 check_contains "--shard 4/3 explained" "$out" "--shard wants I/N with 1 <= I <= N"
 out=$("$HARKAQ" sweep "$S/store/.meta" 2>&1)
 check_eq "a directory without recipes: exit 65" 65 $?
-check_contains "a directory without recipes is named" "$out" "no recipe.toml in this directory or below"
+check_contains "a directory without recipes is named" "$out" "no recipe.toml and no .dsc in this directory or below"
 
 finish

@@ -596,3 +596,163 @@ TEST(phase_counts_count_paths_not_denials)
 	free(a);
 	free(ds);
 }
+
+/* A Debian build's report (harkaq build --dsc --json) with `result` phases and the report's
+ * findings. */
+static void deb_item_of(struct hk_sweep_item *it, const char *failed, const char *phases,
+			const char *missing, const char *probes, const char *error)
+{
+	memset(it, 0, sizeof(*it));
+	it->key = hk_xstrdup("hkcalc=1.0");
+	struct hk_jval *b = build_json(failed, phases);
+	REQUIRE(b);
+	struct hk_buf res = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &res, 0);
+	hk_json_value(&j, b);
+	hk_jval_free(b);
+	char *text = hk_xasprintf(
+		"{\"dsc\":{\"source\":\"hkcalc\",\"version\":\"1.0\",\"sha256\":\"ab\"},"
+		"\"closure\":[{\"name\":\"bison\"}],\"missing\":[%s],\"probes\":[%s],"
+		"\"unattributed\":[{\"class\":\"unattributed\",\"path\":\"/x\"},"
+		"{\"class\":\"policy_bug\",\"path\":\"/dev/tty\"}],\"from_log\":[],"
+		"\"converse\":{\"computed\":true,\"unopened\":[{\"field\":\"Build-Depends\","
+		"\"group\":\"hello\"}]},\"result\":%s,\"error\":%s%s%s}",
+		missing, probes, hk_buf_str(&res), error ? "\"" : "", error ? error : "null",
+		error ? "\"" : "");
+	hk_buf_free(&res);
+	struct hk_jval *v = NULL;
+	struct hk_error err;
+	REQUIRE(hk_json_parse(text, strlen(text), &v, &err) == 0);
+	free(text);
+	CHECK_EQ_INT(0, hk_sweep_item_from_dsc(it, v, &err));
+	hk_jval_free(v);
+	hk_sweep_classify(it, 1, fake_classify, NULL);
+}
+
+/* "A,B", freeing both. */
+static char *cat2(char *a, char *b)
+{
+	char *s = hk_xasprintf("%s,%s", a, b);
+	free(a);
+	free(b);
+	return s;
+}
+
+static const char *finding(const char *pkg, const char *phase)
+{
+	static char buf[2][256];
+	static int k;
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]),
+		 "{\"package\":\"%s\",\"version\":\"1\",\"phase\":\"%s\",\"path\":\"/usr/bin/yacc\","
+		 "\"exe\":\"/usr/bin/make\",\"how\":\"file\",\"via\":null,\"paths\":2}", pkg, phase);
+	return buf[k];
+}
+
+/* The classes of a Debian source package (docs/sweep.md, "Debian source packages"), each
+ * beside the one next to it in the rule. */
+TEST(debian_classes_follow_the_report)
+{
+	struct hk_sweep_item it;
+	char *ok3 = cat2(phase("clean", 0, "Hermetic", NULL, "", NULL),
+			 phase("build", 0, "Hermetic", NULL, "", NULL));
+	deb_item_of(&it, NULL, ok3, "", "", NULL);
+	CHECK_EQ_INT(HK_SWEEP_HERMETIC, it.outcome);
+	REQUIRE(it.deb);
+	CHECK_STR_EQ("hkcalc", it.name);
+	CHECK_STR_EQ("1.0", it.version);
+	CHECK_EQ_INT(1, it.deb->closure);
+	CHECK_EQ_INT(1, it.deb->unattributed);   /* the policy bug is not counted */
+	REQUIRE(it.deb->n_unopened == 1);
+	CHECK_STR_EQ("Build-Depends: hello", it.deb->unopened[0]);
+	CHECK_EQ_INT(0, it.n_debts);   /* the report names packages, not debt paths */
+	hk_sweep_item_free(&it);
+	free(ok3);
+
+	/* Impure phases that went on, probes named: probes only. */
+	char *imp = cat2(phase("clean", 0, "Impure", NULL, denial("debt", "/usr/share/x"), NULL),
+			 phase("build", 0, "Impure", NULL, denial("debt", "/usr/share/x"), NULL));
+	deb_item_of(&it, NULL, imp, "", finding("tzdata", "debian/rules build-arch"), NULL);
+	CHECK_EQ_INT(HK_SWEEP_PROBES, it.outcome);
+	REQUIRE(it.deb->n_probes == 1);
+	CHECK_STR_EQ("build", it.deb->probes[0].phase);   /* the report's target, as the phase */
+	CHECK_EQ_INT(2, it.deb->probes[0].paths);
+	hk_sweep_item_free(&it);
+	free(imp);
+
+	/* A phase failed on a package it was denied: missing Build-Depends; without one, failed. */
+	char *fail = cat2(phase("clean", 0, "Hermetic", NULL, "", NULL),
+			  phase("build", 2, "Impure", NULL, denial("debt", "/usr/bin/yacc"), NULL));
+	deb_item_of(&it, "build", fail, finding("bison", "debian/rules build"), "", NULL);
+	CHECK_EQ_INT(HK_SWEEP_MISSING, it.outcome);
+	hk_sweep_item_free(&it);
+	deb_item_of(&it, "build", fail, "", "", NULL);
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	hk_sweep_item_free(&it);
+
+	/* NoEvidence comes before a missing Build-Depends: the kernel could not vouch for it. */
+	char *noev = phase("build", 2, "NoEvidence", "canary_not_seen", "", NULL);
+	deb_item_of(&it, "build", noev, finding("bison", "debian/rules build"), "", NULL);
+	CHECK_EQ_INT(HK_SWEEP_NOEVIDENCE, it.outcome);
+	/* ...and the sweep's limit, or a fetch failure, before anything the build said. */
+	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_TIMEOUT, "limit");
+	CHECK_EQ_INT(HK_SWEEP_TIMED_OUT, it.outcome);
+	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_FETCH, "closure: apt-get download failed");
+	CHECK_EQ_INT(HK_SWEEP_FETCH_FAILED, it.outcome);
+	hk_sweep_item_free(&it);
+	free(noev);
+
+	/* Not built: the report's error, failed. */
+	deb_item_of(&it, NULL, "", "", "", "Build-Depends: unsatisfiable");
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	CHECK_STR_EQ("Build-Depends: unsatisfiable", it.reason);
+	hk_sweep_item_free(&it);
+
+	/* Round trip through the document, and the summary's named packages; the irreducible
+	 * rate is the recipes' only. */
+	struct hk_sweep_doc d = { .catalogue_size = 2 };
+	const char *keys[] = { "a=1", "hkcalc=1.0" };
+	hk_sweep_catalogue_id(keys, 2, d.catalogue_id);
+	d.items = hk_xcalloc(3, sizeof(*d.items));
+	deb_item_of(&d.items[0], "build", fail, finding("bison", "debian/rules build"),
+		    finding("tzdata", "debian/rules build"), NULL);
+	free(d.items[0].key);
+	d.items[0].key = hk_xstrdup("a=1");
+	imp = phase("build", 0, "Impure", NULL, denial("debt", "/x"), NULL);
+	deb_item_of(&d.items[1], NULL, imp, "", finding("tzdata", "debian/rules build"), NULL);
+	d.n_items = 2;
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_json j;
+	hk_json_init(&j, &b, 1);
+	hk_sweep_doc_json(&d, true, &j);
+	CHECK_CONTAINS(hk_buf_str(&b), "\"missing_build_depends\": 1");
+	CHECK_CONTAINS(hk_buf_str(&b), "\"probes_only\": 1");
+	CHECK_CONTAINS(hk_buf_str(&b), "\"irreducible_rate\": null");
+	struct hk_sweep_summary s;
+	hk_sweep_summarise(d.items, d.n_items, &s);
+	REQUIRE(s.n_named == 2);
+	CHECK_STR_EQ("tzdata", s.named[0].package);
+	CHECK_EQ_INT(2, s.named[0].sources);
+	CHECK_EQ_INT(0, s.named[0].missing);
+	CHECK_STR_EQ("bison", s.named[1].package);
+	CHECK_EQ_INT(1, s.named[1].missing);
+	hk_sweep_summary_free(&s);
+	struct hk_sweep_doc back;
+	struct hk_error err;
+	REQUIRE(hk_sweep_doc_parse(b.data, b.len, "r.json", &back, &err) == 0);
+	struct hk_buf again = HK_BUF_INIT;
+	hk_json_init(&j, &again, 1);
+	hk_sweep_doc_json(&back, true, &j);
+	CHECK_STR_EQ(hk_buf_str(&b), hk_buf_str(&again));
+	/* Reclassified as a merge does, the classes stay. */
+	hk_sweep_classify(back.items, back.n_items, fake_classify, NULL);
+	CHECK_EQ_INT(HK_SWEEP_MISSING, back.items[0].outcome);
+	CHECK_EQ_INT(HK_SWEEP_PROBES, back.items[1].outcome);
+	hk_buf_free(&again);
+	hk_buf_free(&b);
+	hk_sweep_doc_free(&back);
+	hk_sweep_doc_free(&d);
+	free(imp);
+	free(fail);
+}

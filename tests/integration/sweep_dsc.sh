@@ -1,0 +1,243 @@
+#!/bin/bash
+# harkaq sweep over Debian source packages (docs/sweep.md, "Debian source packages"), on the
+# debian-12-buildd base, with packages made here (dpkg-source -b):
+#   - hkcalc (Build-Depends: bison, calls yacc): builds; hkyacc (the same without Build-Depends,
+#     after hkcalc brought bison into the store): missing Build-Depends bison, with its
+#     evidence; hknope=1.0 (a pin no archive has): fetch failed, with apt's reason; hkslow=1.0 (a
+#     pin whose source is already in the sweep's cache): built through the pin;
+#   - interrupted with SIGINT while hkslow builds: the sweep says so; run again, hkcalc and
+#     hkyacc are taken from their records (their logs and records untouched), the others built;
+#   - hkhang (its build sleeps past --item-timeout): timed out, its processes gone (its sleep
+#     seen while it ran), nothing of it left (no work directory, no artifact, no result);
+#   - hkcrash, whose build process is killed with SIGSEGV: failed (crash), and the sweep goes on;
+#   - sweep merge of the result = the sweep's own summary, byte for byte;
+#   - the HTML report opened in headless Chromium: the screenshot is not blank (a blank page's
+#     is, the control).
+. "$(dirname "$0")/lib.sh"
+hk_require_builds
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+unset HARKAQ_STORE
+
+BASESTORE=$("$ROOT/tests/fixtures/base.sh" buildd) || { not_ok "buildd base fixture"; finish; exit 1; }
+W=$(hk_scratch)
+SWEEP_PID=
+cleanup() {
+	[ -n "$SWEEP_PID" ] && kill -TERM "$SWEEP_PID" 2>/dev/null && wait "$SWEEP_PID" 2>/dev/null
+	[ -n "${HK_KEEP:-}" ] && { echo "# kept $W"; return; }
+	rm -rf "$W"
+}
+trap cleanup EXIT
+sec() { echo "# [${SECONDS}s] $*"; }
+S=$W/store
+"$HARKAQ" store --store "$S" base import debian-12-buildd --from "$BASESTORE" >/dev/null ||
+	not_ok "import the buildd base"
+
+# make_pkg DIR NAME BUILD-DEPENDS SLEEP: a source package NAME 1.0 (a calculator from a yacc
+# grammar, as in dsc.sh) whose build first sleeps SLEEP seconds.
+make_pkg() {
+	"$ROOT/tests/fixtures/testpkg.sh" "$@" >/dev/null || not_ok "make the test package $2"
+}
+
+# A long directory: the report must show its paths whole.
+LONG=$W/pkgs/a-directory-with-a-rather-long-name-so-that-the-report-has-to-wrap-it
+mkdir -p "$LONG/calc" "$W/pkgs/yacc" "$W/hang" "$W/crash" "$W/sources/hkslow_1.0"
+make_pkg "$LONG/calc" hkcalc bison 0
+make_pkg "$W/pkgs/yacc" hkyacc "" 0
+make_pkg "$W/hang" hkhang bison 3137
+make_pkg "$W/crash" hkcrash bison 4242
+# hkslow=1.0 as a pin already fetched: the sweep's cache holds its source, marked complete.
+make_pkg "$W/sources/hkslow_1.0" hkslow bison 12
+touch "$W/sources/hkslow_1.0/.complete"
+printf '# pins\nhknope=1.0    a source no archive has\nhkslow=1.0\n' >"$W/list.txt"
+O=$W/out
+# Run in the background, as `sweep … &`: exec, so that $! is the sweep itself (a signal to
+# a background subshell would stop there, SIGINT ignored).
+sweep() {
+	exec "$HARKAQ" sweep --store "$S" --out "$O" --sources "$W/sources" --dsc-list "$W/list.txt" \
+		--item-timeout 60 --html "$O/report.html" "$@"
+}
+j() { jq -r "$1" "$O/result.json"; }
+item() { jq -r --arg k "$1" ".recipes[] | select(.key | endswith(\$k)) | $2" "$O/result.json"; }
+
+# ---- run 1: interrupted while hkslow builds --------------------------------------------------
+sec "run 1, interrupted"
+sweep "$W/pkgs" --jobs 1 >"$W/run1.out" 2>"$W/run1.err" &
+SWEEP_PID=$!
+# hkcalc, hkyacc and hknope come first (keys in byte order: paths, then pins); interrupt once
+# hkslow's build is in its phases (its sleep runs).
+for _ in $(seq 1 300); do
+	pgrep -f '^sleep 12$' >/dev/null && break
+	kill -0 "$SWEEP_PID" 2>/dev/null || break
+	sleep 0.5
+done
+pgrep -f '^sleep 12$' >/dev/null && ok "hkslow's build reached its phases (the control for the interruption)" ||
+	not_ok "hkslow's build reached its phases" "$(tail -5 "$W/run1.err")"
+kill -INT "$SWEEP_PID"
+wait "$SWEEP_PID"; rc=$?
+SWEEP_PID=
+check_eq "an interrupted sweep exits 130" 130 "$rc"
+check_eq "...and its result says so" 2 "$(j .interrupted)"
+check_eq "four items, none dropped" 4 "$(j '.recipes | length')"
+check_eq "hkcalc built (every phase exited 0)" "0 0 0" "$(item hkcalc_1.0.dsc '[.phases[].exit_code] | join(" ")')"
+check_contains "hkcalc: Hermetic or probes only" "hermetic probes_only" "$(item hkcalc_1.0.dsc .outcome)"
+check_eq "hkyacc: missing Build-Depends" missing_build_depends "$(item hkyacc_1.0.dsc .outcome)"
+check_eq "hkyacc: the missing package is bison" bison "$(item hkyacc_1.0.dsc '[.debian.missing[].package] | join(" ")')"
+check_eq "hkyacc: ...with the evidence object of the phase that was denied it" true \
+	"$(item hkyacc_1.0.dsc '.debian.missing[0] as $m | ($m.evidence | startswith("b3:")) and ([.phases[] | select(.phase == $m.phase) | .evidence] == [$m.evidence])')"
+ev=$(item hkyacc_1.0.dsc '.debian.missing[0].evidence')
+path=$(item hkyacc_1.0.dsc '.debian.missing[0].path')
+check_contains "...which holds the denied path" "$("$HARKAQ" evidence --store "$S" show "$ev" 2>&1)" "$path"
+check_eq "hknope=1.0: fetch failed" fetch_failed "$(item hknope=1.0 .outcome)"
+check_contains "...with apt's reason" "$(item hknope=1.0 .failure.reason)" "apt-get source --download-only hknope=1.0 failed"
+check_eq "hkslow=1.0: interrupted, not a result" "failed" "$(item hkslow=1.0 .outcome)"
+check_contains "...said so" "$(item hkslow=1.0 .failure.reason)" "interrupted"
+check_eq "two records: hkcalc and hkyacc (not the fetch failure, not the interrupted)" 2 "$(ls "$O/done" | wc -l)"
+calc_log=$(item hkcalc_1.0.dsc .run.log)
+records=$(ls "$O"/done/*.json)
+stamp() { stat -c '%n %y' "$@"; }
+# shellcheck disable=SC2086
+before=$(stamp "$calc_log" $records)
+
+# ---- run 2: resumed, with hkhang past the limit ----------------------------------------------
+sec "run 2, resumed"
+sleep 1.1   # a file rewritten now would have another mtime
+sweep "$W/pkgs" "$W/hang" "$W/crash" --jobs 2 >"$W/run2.out" 2>"$W/run2.err" &
+SWEEP_PID=$!
+hang_seen=0 crash_seen=0 crashed=
+while kill -0 "$SWEEP_PID" 2>/dev/null; do
+	pgrep -f '^sleep 3137$' >/dev/null && hang_seen=1
+	# hkcrash's build in its phases: its process (the sweep's child that is an ancestor of
+	# the sleep) dies of SIGSEGV, as a build that crashes.
+	if [ -z "$crashed" ] && s=$(pgrep -f '^sleep 4242$'); then
+		crash_seen=1
+		p=$s
+		while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+			pp=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
+			if [ "$pp" = "$SWEEP_PID" ]; then
+				kill -SEGV "$p" && crashed=$p
+				break
+			fi
+			p=$pp
+		done
+	fi
+	sleep 0.5
+done
+wait "$SWEEP_PID"; rc=$?
+SWEEP_PID=
+check_eq "the resumed sweep completes" 0 "$rc"
+check_eq "...not interrupted" null "$(j .interrupted)"
+check_eq "six items" 6 "$(j '.recipes | length')"
+check_eq "hkcalc and hkyacc taken from their records" "true true" \
+	"$(echo $(item hkcalc_1.0.dsc .run.resumed) $(item hkyacc_1.0.dsc .run.resumed))"
+# shellcheck disable=SC2086
+check_eq "...not built again: their log and records untouched" "$before" "$(stamp "$calc_log" $records)"
+check_eq "...with the same classes" "missing_build_depends" "$(item hkyacc_1.0.dsc .outcome)"
+check_eq "hkslow=1.0 built this time (the control: the resumed run builds)" "false 0 0 0" \
+	"$(item hkslow=1.0 '"\(.run.resumed) \([.phases[].exit_code] | join(" "))"')"
+check_contains "...as a Debian item of class Hermetic or probes only" "hermetic probes_only" "$(item hkslow=1.0 .outcome)"
+check_eq "hknope=1.0 tried again (a fetch failure is not recorded)" "false fetch_failed" \
+	"$(item hknope=1.0 '"\(.run.resumed) \(.outcome)"')"
+check_contains "progress on stderr: done/total and the rate" "$(cat "$W/run2.err")" "6/6 done (2 resumed)"
+check_contains "...and the time left" "$(cat "$W/run2.err")" " left"
+
+sec "a build that crashed"
+check_eq "hkcrash's build ran, and its process was killed with SIGSEGV" "1 yes" "$crash_seen ${crashed:+yes}"
+check_eq "hkcrash: failed, code crash" "failed crash" "$(item hkcrash_1.0.dsc '"\(.outcome) \(.failure.code)"')"
+check_contains "...saying so" "$(item hkcrash_1.0.dsc .failure.reason)" "killed by signal 11"
+check_eq "...its processes gone" "" "$(pgrep -af '^sleep 4242$')"
+check_eq "...not recorded: a resumed sweep builds it again" "" \
+	"$(grep -l hkcrash "$O"/done/*.json)"
+
+sec "the item past its limit"
+check_eq "hkhang's sleep ran (the control for 'its processes gone')" 1 "$hang_seen"
+check_eq "hkhang: timed out" timed_out "$(item hkhang_1.0.dsc .outcome)"
+check_contains "...saying why" "$(item hkhang_1.0.dsc .failure.reason)" "limit of 60 s per item (--item-timeout)"
+check_eq "...its processes gone" "" "$(pgrep -af '^sleep 3137$')"
+check_eq "...no work directory left" "" "$(ls -A "$O/tmp")"
+check_eq "...no build result kept" "" "$(ls "$O/builds" | grep hkhang)"
+arts=$("$HARKAQ" store --store "$S" list 2>/dev/null)
+check_contains "the built packages' .debs are in the store (the control)" "$arts" "hkslow_debs"
+check_not_contains "...hkhang's are not" "$arts" "hkhang"
+check_eq "...and no temporary in the store" 0 "$(find "$S" -maxdepth 1 -name '.tmp-*' | wc -l)"
+
+sec "summary and merge"
+check_eq "the classes add up" 6 "$(jq '.summary | .hermetic + .probes_only + .missing_build_depends + .failed + .no_evidence + .fetch_failed + .timed_out + .declarable + .irreducible' "$O/summary.json")"
+check_eq "bison is named by one source package, as missing" "1 1" "$(jq -r '.summary.debian.named[] | select(.package == "bison") | "\(.sources) \(.missing)"' "$O/summary.json")"
+check "time per item in the run data" jq -e '.run.item_ms.items == 6 and .run.item_ms.median > 0' "$O/result.json"
+"$HARKAQ" sweep merge "$O" --store "$S" --out "$W/merged" >/dev/null 2>"$W/merge.err"
+check_eq "sweep merge reads the Debian items back" 0 $?
+check "...its summary.json is the sweep's, byte for byte" cmp "$O/summary.json" "$W/merged/summary.json"
+
+sec "the HTML report"
+H=$(cat "$O/report.html")
+check_contains "the report has the Debian section" "$H" "Packages named most often as undeclared"
+check_contains "...the missing package with its evidence link" "$H" "/.evidence/${ev#b3:}.json"
+check_contains "...the long path whole" "$H" "a-directory-with-a-rather-long-name-so-that-the-report-has-to-wrap-it/calc/hkcalc_1.0.dsc"
+check_not_contains "...no SVG label clipped at the left" "$H" 'text-anchor="end"'
+
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	skip "the report in headless Chromium" "chromium is not installed (apt-get install chromium)"
+else
+	# shot HTML PNG: a screenshot in a fresh profile, nothing fetched from the network.
+	shot() {
+		local prof
+		prof=$(mktemp -d "$W/chrome.XXXXXX")
+		timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir="$prof" --window-size=1280,1600 --screenshot="$2" "file://$1" \
+			>"$W/chrome.log" 2>&1
+	}
+	# spread PNG: the standard deviation of its grey levels (0..1), decoded here (zlib and the
+	# PNG filters; 8-bit RGB or RGBA, as Chromium writes) so that nothing else is needed.
+	spread() {
+		python3 - "$1" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and ctype in (2, 6), f"PNG depth {depth} colour type {ctype}"
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+prev, total, sq, count = bytearray(stride), 0.0, 0.0, 0
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, bpp * 4):        # every 4th pixel: enough for a spread
+        g = (line[x] * 299 + line[x + 1] * 587 + line[x + 2] * 114) / 255000.0
+        total += g; sq += g * g; count += 1
+    prev = line
+mean = total / count
+print(f"{max(sq / count - mean * mean, 0) ** 0.5:.4f}")
+PY
+	}
+	printf '<!DOCTYPE html><html><body style="background:#fff"></body></html>\n' >"$W/blank.html"
+	if shot "$O/report.html" "$W/report.png" && shot "$W/blank.html" "$W/blank.png"; then
+		r=$(spread "$W/report.png" 2>&1); b=$(spread "$W/blank.png" 2>&1)
+		echo "# screenshot grey-level standard deviation: report $r, blank page $b"
+		check "the report's screenshot is not blank (σ $r > 0.05)" \
+			bash -c "[[ '$r' =~ ^[0-9]+\.[0-9]+\$ ]] && awk -v v='$r' 'BEGIN { exit !(v > 0.05) }'"
+		check "...a blank page's is (the control: σ $b < 0.01)" \
+			bash -c "[[ '$b' =~ ^[0-9]+\.[0-9]+\$ ]] && awk -v v='$b' 'BEGIN { exit !(v < 0.01) }'"
+	else
+		not_ok "headless Chromium took the screenshots" "$(tail -5 "$W/chrome.log")"
+	fi
+fi
+finish
