@@ -105,9 +105,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(HARNESS_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(ELF_LIBS) $(LDFLAGS)
 
-# The sweep's table and HTML are the command line's (src/cli/sweep_render.c), yet pure: the
+# The sweep's table and HTML are the engine's (src/engine/sweep_render.c), yet pure: the
 # sweep's unit test links that one object beside the core.
-$(BUILD)/tests/test_sweep: $(BUILD)/obj/src/cli/sweep_render.o
+$(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep_render.o
 
 # Small programs the integration tests run inside the cage (escape attempts, probes).  Static
 # and without sanitizers: they run inside arbitrary roots, as an unprivileged user.

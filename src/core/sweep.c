@@ -1,5 +1,5 @@
 /* The sweep's pure part: items, outcome rule, shards, merge and summary (docs/sweep.md); the
- * result document's codec is sweep_json.c, its rendering for people src/cli/sweep_render.c.
+ * result document's codec is sweep_json.c, its rendering for people src/engine/sweep_render.c.
  * No process, no file system: the orchestrator passes text and a classifier in. */
 #include "core/sweep.h"
 

@@ -15,7 +15,7 @@
  *                                                                hk_sweep_html()      (report)
  *
  * sweep.c: items, outcome, shards, merge, summary; sweep_json.c: the result document's codec;
- * the table and the HTML are the command line's (cli/sweep_render.h).
+ * the table and the HTML are the command line's (engine/sweep_render.h).
  */
 #ifndef HK_SWEEP_H
 #define HK_SWEEP_H

@@ -305,10 +305,6 @@ static int list_state_db(struct dsc_build *b)
 	return list_dpkg_db(b, b->dpkg_db, "");
 }
 
-void dsc_step_add(struct hk_dsc_result *r, enum hk_dsc_step s, long long ms)
-{
-	r->ms_steps[s] = (r->ms_steps[s] < 0 ? 0 : r->ms_steps[s]) + ms;
-}
 
 /* ---- 5. the recipe ------------------------------------------------------------------------ */
 

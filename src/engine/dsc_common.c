@@ -55,3 +55,8 @@ char *hk_dsc_phases_summary(const struct hk_build_result *br)
 	hk_buf_free(&s);
 	return out;
 }
+
+void dsc_step_add(struct hk_dsc_result *r, enum hk_dsc_step s, long long ms)
+{
+	r->ms_steps[s] = (r->ms_steps[s] < 0 ? 0 : r->ms_steps[s]) + ms;
+}

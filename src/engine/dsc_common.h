@@ -218,4 +218,7 @@ bool dsc_completed(const struct hk_build_result *br);
 /* "clean 0 Hermetic, build 2 Impure" */
 char *hk_dsc_phases_summary(const struct hk_build_result *br);
 
+/* Adds `ms` to step `s` of the result's timings (-1, not reached, counts as 0). */
+void dsc_step_add(struct hk_dsc_result *r, enum hk_dsc_step s, long long ms);
+
 #endif

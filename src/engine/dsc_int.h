@@ -56,8 +56,6 @@ int dsc_reduce_fields(struct dsc_build *b);
 int dsc_resolve_closure(struct dsc_build *b);
 int dsc_import_visible(struct dsc_build *b);
 int dsc_import_closure(struct dsc_build *b);
-/* Adds `ms` to step `s` of the result's timings (-1, not reached, counts as 0). */
-void dsc_step_add(struct hk_dsc_result *r, enum hk_dsc_step s, long long ms);
 /* A stanza of the base's status file whose package is installed. */
 bool dsc_installed(const struct hk_deb_stanza *st);
 /* The base's installed package named `name`, or providing it (*virtual_ then true), or NULL. */

@@ -4,7 +4,7 @@
 
 #include <errno.h>
 
-#include "cli/sweep_render.h"
+#include "engine/sweep_render.h"
 #include "core/sweep.h"
 #include "core/util.h"
 

@@ -1,4 +1,4 @@
-/* Debian source packages in a sweep (cli/sweep.h; docs/sweep.md, "Debian source packages"):
+/* Debian source packages in a sweep (engine/sweep.h; docs/sweep.md, "Debian source packages"):
  * the list of NAME=VERSION pins, the fetch of a pin's source into the sweep's cache, and the
  * child process that builds one item with the engine's own function, hk_dsc_build_run — the
  * same build `harkaq build --dsc` runs — and writes its report as JSON for the sweep to read.
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "engine/build_dsc.h"
-#include "cli/commands.h"
+#include "engine/status.h"
 #include "engine/proc.h"
 #include "engine/store_import.h"
-#include "cli/sweep.h"
+#include "engine/sweep.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/store.h"

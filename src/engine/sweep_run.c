@@ -1,4 +1,4 @@
-/* One sweep (cli/sweep.h): measure a whole catalogue (design.md §11, docs/sweep.md).
+/* One sweep (engine/sweep.h): measure a whole catalogue (design.md §11, docs/sweep.md).
  *
  * Every recipe is built by its own `harkaq build` child process (its own reader, its own
  * canaries: concurrent builds are told apart by Landlock domain, design.md §6), its result JSON
@@ -19,12 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "engine/status.h"
 #include "engine/build.h"
 #include "engine/build_dsc.h"
 #include "engine/proc.h"
 #include "engine/sign.h"
-#include "cli/sweep.h"
+#include "engine/sweep.h"
+#include "engine/sweep_render.h"
 #include "core/hex.h"
 #include "core/recipe.h"
 #include "core/strset.h"
@@ -1389,4 +1390,59 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 		fprintf(stderr, "[sweep] results, logs and build results in %s\n", sr.work);
 	release_sweep(&sr);
 	return stop_signal ? 128 + (int)stop_signal : code;
+}
+
+int sweep_mkdir_p(const char *path, struct hk_error *err)
+{
+	return hk_mkdir_p(path, err);
+}
+
+/* Writes the outputs every sweep and merge produce. */
+int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o, struct hk_error *err)
+{
+	if (o->out_dir) {
+		struct hk_buf b = HK_BUF_INIT;
+		struct hk_json j;
+		hk_json_init(&j, &b, 1);
+		hk_sweep_doc_json(d, true, &j);
+		hk_buf_putc(&b, '\n');
+		hk_autofree char *res = hk_xasprintf("%s/result.json", o->out_dir);
+		int rc = hk_file_write_atomic(res, b.data, b.len, 0644, err);
+		hk_buf_reset(&b);
+		hk_json_init(&j, &b, 1);
+		hk_sweep_doc_json(d, false, &j);
+		hk_buf_putc(&b, '\n');
+		hk_autofree char *sum = hk_xasprintf("%s/summary.json", o->out_dir);
+		if (rc == 0)
+			rc = hk_file_write_atomic(sum, b.data, b.len, 0644, err);
+		hk_buf_reset(&b);
+		hk_sweep_table(d, &b);
+		hk_autofree char *txt = hk_xasprintf("%s/summary.txt", o->out_dir);
+		if (rc == 0)
+			rc = hk_file_write_atomic(txt, b.data, b.len, 0644, err);
+		hk_buf_free(&b);
+		if (rc < 0)
+			return rc;
+	}
+	if (o->html) {
+		struct hk_buf b = HK_BUF_INIT;
+		hk_sweep_html(d, &b);
+		int rc = hk_file_write_atomic(o->html, b.data, b.len, 0644, err);
+		hk_buf_free(&b);
+		if (rc < 0)
+			return rc;
+	}
+	struct hk_buf b = HK_BUF_INIT;
+	if (o->json) {
+		struct hk_json j;
+		hk_json_init(&j, &b, 1);
+		hk_sweep_doc_json(d, true, &j);
+		hk_buf_putc(&b, '\n');
+	} else {
+		hk_sweep_table(d, &b);
+	}
+	fwrite(b.data, 1, b.len, stdout);
+	fflush(stdout);
+	hk_buf_free(&b);
+	return 0;
 }

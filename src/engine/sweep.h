@@ -5,8 +5,8 @@
  *                and the one classification of debt paths a sweep and a merge share
  *   sweep_deb.c  Debian source packages: the pin list, the fetch, the build of one package
  */
-#ifndef HK_CLI_SWEEP_H
-#define HK_CLI_SWEEP_H
+#ifndef HK_ENGINE_SWEEP_H
+#define HK_ENGINE_SWEEP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* The sweep rendered for people (docs/sweep.md), from a result document: the command line's
  * part, beside engine/report.h. */
-#ifndef HK_CLI_SWEEP_RENDER_H
-#define HK_CLI_SWEEP_RENDER_H
+#ifndef HK_ENGINE_SWEEP_RENDER_H
+#define HK_ENGINE_SWEEP_RENDER_H
 
 #include "core/buf.h"
 #include "core/sweep.h"

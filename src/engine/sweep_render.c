@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/sweep_render.h"
+#include "engine/sweep_render.h"
 #include "core/util.h"
 
 /* ---- text ---- */
