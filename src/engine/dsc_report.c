@@ -11,6 +11,15 @@
 #include "core/strset.h"
 #include "core/util.h"
 
+/* A string member that may be absent: its bytes (any bytes, hk_json_bytes), or null. */
+static void kv_bytes_or_null(struct hk_json *j, const char *key, const char *s)
+{
+	if (s)
+		hk_json_kv_bytes(j, key, s, strlen(s));
+	else
+		hk_json_kv_str(j, key, NULL);
+}
+
 
 /* The denied right as a verb: what the build did to the path. */
 static const char *verb(const char *blockers)
@@ -306,10 +315,7 @@ static void decide_json(const struct hk_dsc_result *r, struct hk_json *j)
 		strs_json(j, "granted", x->granted);
 		hk_json_kv_str(j, "phases", x->phases);
 		hk_json_kv_bool(j, "completed", x->completed);
-		if (x->error)
-			hk_json_kv_bytes(j, "error", x->error, strlen(x->error));
-		else
-			hk_json_kv_str(j, "error", NULL);
+		kv_bytes_or_null(j, "error", x->error);
 		hk_json_kv_str(j, "compared_with", x->compared_with);
 		hk_json_key(j, "identical");
 		if (x->compared_with)
@@ -424,16 +430,10 @@ static void json_finding(struct hk_json *j, const struct dsc_finding *f)
 	hk_json_kv_str(j, "origin", f->origin);
 	hk_json_kv_str(j, "phase", f->phase);
 	hk_json_kv_bytes(j, "path", f->path ? f->path : "", f->path ? strlen(f->path) : 0);
-	if (f->exe)
-		hk_json_kv_bytes(j, "exe", f->exe, strlen(f->exe));
-	else
-		hk_json_kv_str(j, "exe", NULL);
+	kv_bytes_or_null(j, "exe", f->exe);
 	hk_json_kv_str(j, "blockers", f->blockers);
 	hk_json_kv_str(j, "how", f->how);
-	if (f->via)
-		hk_json_kv_bytes(j, "via", f->via, strlen(f->via));
-	else
-		hk_json_kv_str(j, "via", NULL);
+	kv_bytes_or_null(j, "via", f->via);
 	hk_json_kv_uint(j, "paths", f->paths.len);
 	hk_json_kv_uint(j, "count", f->count);
 	hk_json_kv_str(j, "alternative_in", f->alternative_in);
@@ -546,14 +546,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_obj_begin(j);
 		hk_json_kv_str(j, "class", rep.l[i].class_);
 		hk_json_kv_str(j, "phase", rep.l[i].phase);
-		if (rep.l[i].path)
-			hk_json_kv_bytes(j, "path", rep.l[i].path, strlen(rep.l[i].path));
-		else
-			hk_json_kv_str(j, "path", NULL);
-		if (rep.l[i].exe)
-			hk_json_kv_bytes(j, "exe", rep.l[i].exe, strlen(rep.l[i].exe));
-		else
-			hk_json_kv_str(j, "exe", NULL);
+		kv_bytes_or_null(j, "path", rep.l[i].path);
+		kv_bytes_or_null(j, "exe", rep.l[i].exe);
 		hk_json_kv_str(j, "reason", rep.l[i].reason);
 		hk_json_obj_end(j);
 	}
@@ -565,14 +559,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		const struct dsc_expected *x = &rep.x[i];
 		hk_json_obj_begin(j);
 		hk_json_kv_str(j, "phase", x->phase);
-		if (x->path)
-			hk_json_kv_bytes(j, "path", x->path, strlen(x->path));
-		else
-			hk_json_kv_str(j, "path", NULL);
-		if (x->exe)
-			hk_json_kv_bytes(j, "exe", x->exe, strlen(x->exe));
-		else
-			hk_json_kv_str(j, "exe", NULL);
+		kv_bytes_or_null(j, "path", x->path);
+		kv_bytes_or_null(j, "exe", x->exe);
 		hk_json_kv_uint(j, "count", x->count);
 		hk_json_kv_str(j, "pattern", x->entry ? x->entry->pattern : NULL);
 		hk_json_kv_str(j, "tool", x->entry ? x->entry->tool : NULL);
@@ -748,18 +736,12 @@ static void verdict_finding(struct hk_json *j, const struct dsc_finding *f, cons
 	hk_json_kv_str(j, "version", f->version);
 	hk_json_kv_str(j, "origin", f->origin);
 	hk_json_kv_bytes(j, "path", f->path ? f->path : "", f->path ? strlen(f->path) : 0);
-	if (f->exe)
-		hk_json_kv_bytes(j, "exe", f->exe, strlen(f->exe));
-	else
-		hk_json_kv_str(j, "exe", NULL);
+	kv_bytes_or_null(j, "exe", f->exe);
 	/* What the build did, and to which path as the report names it: a trap of the store
 	 * view stands for the package's symlink (finding_line). */
 	hk_json_kv_str(j, "access", verb(f->blockers));
 	hk_json_kv_str(j, "how", f->how);
-	if (f->via)
-		hk_json_kv_bytes(j, "via", f->via, strlen(f->via));
-	else
-		hk_json_kv_str(j, "via", NULL);
+	kv_bytes_or_null(j, "via", f->via);
 	hk_json_kv_uint(j, "count", f->count);
 	if (with_class)
 		hk_json_kv_str(j, "class", cls);
@@ -801,10 +783,7 @@ static void verdict_phase_json(const struct hk_dsc_result *r, const struct phase
 		hk_json_kv_str(j, "class", rep.l[i].class_);
 		hk_json_kv_bytes(j, "path", rep.l[i].path ? rep.l[i].path : "",
 				 rep.l[i].path ? strlen(rep.l[i].path) : 0);
-		if (rep.l[i].exe)
-			hk_json_kv_bytes(j, "exe", rep.l[i].exe, strlen(rep.l[i].exe));
-		else
-			hk_json_kv_str(j, "exe", NULL);
+		kv_bytes_or_null(j, "exe", rep.l[i].exe);
 		hk_json_kv_str(j, "reason", rep.l[i].reason);
 		hk_json_obj_end(j);
 	}
