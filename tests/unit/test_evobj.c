@@ -343,26 +343,28 @@ TEST(entries_merge_the_denials_of_one_path)
 	hk_diagnosis_free(&d);
 	hk_suggester_free(s);
 	hk_verdict_free(&v);
-	struct hk_jval *obj = NULL;
-	REQUIRE(hk_evobj_check(b.data, b.len, NULL, &obj, &err) == 0);
-	CHECK_EQ_INT(5, hk_jobj_get(obj, "diagnosis")->len);
+	/* The entries of the object as a reader decodes it. */
+	struct hk_evobj obj;
+	REQUIRE(hk_evobj_decode_bytes(b.data, b.len, &obj, &err) == 0);
+	CHECK_EQ_INT(5, obj.diag.n);
 	struct hk_evobj_entry *e = NULL;
-	size_t n = hk_evobj_entries(obj, "irreducible", &e);
+	size_t n = hk_evobj_entries(&obj.verdict, &obj.diag, HK_DIAG_IRREDUCIBLE, &e);
 	REQUIRE(n == 4);
-	CHECK_STR_EQ("/usr/bin/dd", hk_jobj_str(e[0].den, "path"));
+	CHECK_STR_EQ("/usr/bin/dd", e[0].den->path);
 	CHECK_STR_EQ("fs.read_file,fs.execute", e[0].blockers);
 	CHECK_EQ_INT(3, e[0].count);
 	CHECK_EQ_INT(2, e[0].n_denials);
-	CHECK_STR_EQ("/usr/bin/make", hk_jobj_str(e[1].den, "path"));
+	CHECK(e[0].dia == &obj.diag.items[0]);
+	CHECK_STR_EQ("/usr/bin/make", e[1].den->path);
 	CHECK_STR_EQ("fs.read_file", e[1].blockers);
 	CHECK_EQ_INT(1, e[1].n_denials);
 	CHECK_STR_EQ("scope.signal", e[2].blockers);
 	CHECK_STR_EQ("scope.abstract_unix_socket", e[3].blockers);
 	hk_evobj_entries_free(e, n);
 	/* Another class holds none of them. */
-	CHECK_EQ_INT(0, hk_evobj_entries(obj, "declarable", &e));
+	CHECK_EQ_INT(0, hk_evobj_entries(&obj.verdict, &obj.diag, HK_DIAG_DECLARABLE, &e));
 	hk_evobj_entries_free(e, 0);
-	hk_jval_free(obj);
+	hk_evobj_free(&obj);
 	hk_buf_free(&b);
 }
 
