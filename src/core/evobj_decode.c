@@ -524,7 +524,8 @@ static int decode(struct reader *r, const struct hk_jval *ev, struct hk_evobj *o
 	if (rc < 0)
 		return rc;
 	const struct hk_jval *m = ev->items;
-	if (m[M_KIND].type != HK_JSTR || strcmp(m[M_KIND].str, HK_EVOBJ_KIND) != 0)
+	if (m[M_KIND].type != HK_JSTR || m[M_KIND].len != strlen(HK_EVOBJ_KIND) ||
+	    strcmp(m[M_KIND].str, HK_EVOBJ_KIND) != 0)
 		return refuse(r, "kind", "is not \"%s\"", HK_EVOBJ_KIND);
 	int state = 0, sealed = 0;
 	int64_t abi = 0, kernel_abi = 0, exit_code = 0;

@@ -762,6 +762,8 @@ TEST(a_malformed_object_is_refused_naming_the_member)
 		{ "\"via\":{\"hex\":\"2f7573722f62696e2f6de46b65\"}", "\"via\":{\"hex\":\"2f00\"}",
 		  "'diagnosis[0].providers[1].via' holds a NUL" },
 		{ "\"phase\":\"build\"", "\"phase\":\"bu\\u0000ild\"", "'phase' holds U+0000" },
+		{ "\"kind\":\"harkaq.verdict.v1\"", "\"kind\":\"harkaq.verdict.v1\\u0000x\"",
+		  "member 'kind'" },
 		{ "\"text\":\"185 directories", "\"text\":\"many directories",
 		  "'blind_spots[10].text'" },
 	};
