@@ -351,6 +351,18 @@ static const char *target(enum hk_dsc_mode m, const char *what)
 	return buf[k];
 }
 
+/* The binary phase's rules command (make_recipe says why), beside the unpacked tree, and the
+ * command that writes it: debian/rules with its build targets made no-ops. */
+#define DSC_BINARY_RULES "/src/.harkaq-binary-rules"
+static const char binary_rules[] =
+	"printf '%s\\n' "
+	"'# debian/rules without the build targets, which the build phase ran (harkaq build --dsc)' "
+	"'case \"$1\" in' "
+	"'build|build-arch|build-indep) echo \"harkaq: debian/rules $1 ran in the build phase; "
+	"not run again\" >&2; exit 0 ;;' "
+	"'esac' "
+	"'exec debian/rules \"$@\"' >" DSC_BINARY_RULES;
+
 /* The recipe the engine runs, made in memory (core/recipe.h: checked as a file's would be). */
 static int make_recipe(struct dsc_build *b)
 {
@@ -398,12 +410,23 @@ static int make_recipe(struct dsc_build *b)
 	hk_autofree char *build = hk_xasprintf(
 		"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T %s", r->srcdir, flag,
 		target(r->mode, "build"));
+	/* The binary phase runs what a buildd's dpkg-buildpackage runs after its build target:
+	 * the binary target (under fakeroot when Rules-Requires-Root asks), dpkg-genbuildinfo,
+	 * dpkg-genchanges.  dpkg-buildpackage -b alone would first run debian/rules build a
+	 * second time, which a build target that is not idempotent fails ("mkdir: cannot create
+	 * directory 'bin': File exists"); its --rules-file is a wrapper instead, debian/rules
+	 * with the build targets, which the build phase ran, made no-ops.  The phase writes the
+	 * wrapper itself, so the recipe is the whole of what ran; the rules command is two words,
+	 * so that dpkg-buildpackage does not probe it with make -qn as it probes a makefile. */
 	hk_autofree char *binary = hk_xasprintf(
-		"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s", r->srcdir, flag);
+		"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s "
+		"--rules-file='/bin/sh " DSC_BINARY_RULES "'", r->srcdir, flag);
 	if (ret == 0 && !b->o->no_clean)
 		ret = hk_recipe_add_command(rc, HK_PHASE_CONFIGURE, clean, err);
 	if (ret == 0)
 		ret = hk_recipe_add_command(rc, HK_PHASE_COMPILE, build, err);
+	if (ret == 0)
+		ret = hk_recipe_add_command(rc, HK_PHASE_INSTALL, binary_rules, err);
 	if (ret == 0)
 		ret = hk_recipe_add_command(rc, HK_PHASE_INSTALL, binary, err);
 	if (ret == 0)
