@@ -645,14 +645,13 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		 * (build_run.c). */
 		code = b.unreachable ? HK_EXIT_DATAERR : hk_exit_for_errno(err->code);
 	} else {
-		static const char *const labels[HK_PHASE_COUNT] = { "clean", "build", "binary" };
 		struct hk_build_opts eo = *bo;
 		eo.recipe_path = NULL;
 		eo.recipe = &r->recipe;
 		hk_autofree char *store_dir = hk_xstrdup(hk_store_dir(b.store));
 		eo.store_dir = store_dir;
 		eo.source_date_epoch = r->source_date_epoch;
-		eo.phase_labels = labels;
+		eo.phase_labels = hk_dsc_phase_labels;
 		eo.dpkg_db = b.dpkg_db;
 		eo.dpkg_db_files = (const char *const *)b.dpkg_db_files.v;
 		eo.n_dpkg_db_files = b.dpkg_db_files.n;

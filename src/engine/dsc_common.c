@@ -28,6 +28,8 @@ const char *const hk_dsc_fixed_env[] = {
 	NULL,
 };
 
+const char *const hk_dsc_phase_labels[HK_PHASE_COUNT] = { "clean", "build", "binary" };
+
 /* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
  * as unread. */
 bool dsc_completed(const struct hk_build_result *br)

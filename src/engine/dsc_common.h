@@ -211,6 +211,10 @@ const char *hk_dsc_mode_name(enum hk_dsc_mode m);
  * dpkg-buildpackage (docs/debian-builds.md, "Where Debian builds stand"). */
 extern const char *const hk_dsc_fixed_env[];
 
+/* What each phase of a Debian build is called: dpkg-buildpackage's targets, by the recipe's
+ * phase (configure, compile, install). */
+extern const char *const hk_dsc_phase_labels[HK_PHASE_COUNT];
+
 /* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
  * as unread, and only a completed build's .debs can be compared. */
 bool dsc_completed(const struct hk_build_result *br);

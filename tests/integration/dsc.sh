@@ -6,7 +6,8 @@
 #   - a package made here whose debian/rules calls yacc and cc: yacc is an update-alternatives
 #     link only the dpkg state makes; dpkg-checkbuilddeps passes on the state's package
 #     database, and fails (the control) when the .dsc omits what debian/control asks; without
-#     bison at all, the view's trap for the state's yacc link names bison;
+#     bison at all, the view's trap for the state's yacc link names bison; the JSON carries
+#     the recipe it ran;
 #   - a build target that fails when run twice: the binary phase does not run it again (its
 #     .deb counts one run), and the former command lines, run bare, fail (the control);
 #   - a real package, sl 5.02-1 of Debian 12, with its one library Build-Depends dropped: not
@@ -120,6 +121,21 @@ check_eq "the calculator it ships computes" 17 "$(printf '2+3*5\n' | "$W/x/usr/b
 check_contains "the .buildinfo lists bison from the sandbox's package database" \
 	"$(cat "$adir/hkcalc_1.0_amd64.buildinfo")" " bison (="
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
+# The recipe it ran, as data: the phases' commands, the environment, the variables.
+check_eq "the JSON carries the recipe: its phases, each with its commands" \
+	"clean:1 build:1 binary:3" \
+	"$(jq -r '[.recipe.phases[] | "\(.phase):\(.commands | length)"] | join(" ")' "$W/calc.json")"
+check_eq "...the binary phase's dpkg-buildpackage with the rules wrapper" \
+	"cd hkcalc-1.0 && dpkg-buildpackage --sanitize-env --no-sign -nc -b --rules-file='/bin/sh /src/.harkaq-binary-rules'" \
+	"$(jq -r '.recipe.phases[] | select(.phase == "binary") | .commands[1]' "$W/calc.json")"
+check_eq "...the environment, SOURCE_DATE_EPOCH the changelog's" \
+	"HOME=/sbuild-nonexistent SOURCE_DATE_EPOCH=1685577600" \
+	"$(jq -r '[.recipe.environment[] | select(startswith("HOME=") or startswith("SOURCE_DATE_EPOCH="))] | join(" ")' "$W/calc.json")"
+check_eq "...and the variables" "nocheck parallel=1|nocheck|1" \
+	"$(jq -r '.recipe.variables | "\(.DEB_BUILD_OPTIONS)|\(.DEB_BUILD_PROFILES)|\(.FAKEROOTDONTTRYCHOWN)"' "$W/calc.json")"
+check_eq "...where the source lies" "/src hkcalc-1.0" \
+	"$(jq -r '.recipe | "\(.source) \(.source_tree)"' "$W/calc.json")"
 
 # --- the build target runs once, as on a buildd ------------------------------------------------
 # dpkg-buildpackage -b runs debian/rules build before binary (Rules-Requires-Root not "no"); a
