@@ -69,12 +69,23 @@ struct hk_dsc_unread {
 	size_t n_through;
 };
 
+/* What the log says was missing, of a package named from it. */
+enum hk_dsc_log_kind {
+	HK_DSC_LOG_MACRO,           /* an m4 macro (core/aclocal.h) */
+	HK_DSC_LOG_VARIABLE,        /* a variable an m4 macro substitutes */
+	HK_DSC_LOG_CONDITIONAL,     /* an automake conditional an m4 macro defines */
+};
+
+/* "macro", "variable", "conditional". */
+const char *hk_dsc_log_kind_name(enum hk_dsc_log_kind kind);
+
 /* A store package named from the build's log, not from a denial: its /usr/share/aclocal file
- * defines a macro the log says was missing (core/aclocal.h).  The store view leaves that
- * directory out, so such a use has no other witness. */
+ * defines a macro, a variable or a conditional the log says was missing (core/aclocal.h).
+ * The store view leaves that directory out, so such a use has no other witness. */
 struct hk_dsc_macro_need {
 	char *package, *version;
-	char *macro;                /* "PKG_PROG_PKG_CONFIG" */
+	enum hk_dsc_log_kind kind;
+	char *macro;                /* its name: "PKG_PROG_PKG_CONFIG", "pkgconfigdir" */
 	char *file;                 /* "/usr/share/aclocal/pkg.m4" */
 	char *line;                 /* the log's line that says it was missing */
 };

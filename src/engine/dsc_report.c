@@ -440,10 +440,17 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 	 * their absence. */
 	for (size_t i = 0; i < r->n_macro_needs; i++) {
 		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
-		fprintf(out, "  %s, named from the build log: %s (macro %s is defined by %s of %s; "
-			     "the log says: %s)\n",
+		static const char *const by[] = {
+			[HK_DSC_LOG_MACRO] = "is defined by",
+			[HK_DSC_LOG_VARIABLE] = "is substituted (AC_SUBST) by",
+			[HK_DSC_LOG_CONDITIONAL] = "is defined (AM_CONDITIONAL) by",
+		};
+		fprintf(out, "  %s, named from the build log: %s (",
 			r->build.failed_phase ? "missing Build-Depends" : "probe survived",
-			m->package, m->macro, m->file, m->package, m->line);
+			m->package);
+		fprintf(out, "%s %s %s %s of %s", hk_dsc_log_kind_name(m->kind), m->macro,
+			by[m->kind], m->file, m->package);
+		fprintf(out, "; the log says: %s)\n", m->line);
 	}
 	if (probes)
 		fprintf(out, "  probes survived (the phase went on without them: influences on the "
@@ -628,6 +635,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_kv_str(j, "version", m->version);
 		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
 		hk_json_kv_str(j, "evidence", "build_log");
+		hk_json_kv_str(j, "kind", hk_dsc_log_kind_name(m->kind));
 		hk_json_kv_str(j, "macro", m->macro);
 		hk_json_kv_bytes(j, "file", m->file, strlen(m->file));
 		hk_json_kv_bytes(j, "line", m->line, strlen(m->line));
@@ -871,6 +879,7 @@ void hk_dsc_verdict_json(const struct hk_dsc_result *r, const char *expected_set
 		hk_json_kv_str(j, "package", m->package);
 		hk_json_kv_str(j, "version", m->version);
 		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
+		hk_json_kv_str(j, "kind", hk_dsc_log_kind_name(m->kind));
 		hk_json_kv_str(j, "macro", m->macro);
 		hk_json_obj_end(j);
 	}

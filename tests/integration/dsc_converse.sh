@@ -10,7 +10,10 @@
 #   - the same package calling PKG_PROG_PKG_CONFIG from configure.ac: declared, it builds and
 #     nothing is named from the log (the control); with pkg-config dropped, aclocal finds no
 #     pkg.m4 (the store view leaves /usr/share/aclocal out), configure fails, no denial names
-#     anything, and the log names pkgconf by the macro its pkg.m4 defines.
+#     anything, and the log names pkgconf by the macro its pkg.m4 defines;
+#   - as lzo2: Makefile.am installs into $(pkgconfigdir), which pkg.m4's PKG_INSTALLDIR
+#     substitutes: declared, it builds and nothing is named (the control); dropped, automake
+#     stops on the undefined variable and the log names pkgconf by it.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 unset HARKAQ_STORE
@@ -139,9 +142,49 @@ check_contains "dropped: configure met the unexpanded macro" "$(cat "$W/acd.log"
 check_eq "dropped: no denial names pkgconf (pkg.m4 was left out of the view)" "" \
 	"$(jq -r '[(.missing + .probes)[].package | select(startswith("pkgconf"))] | join(" ")' "$W/acd.json")"
 check_eq "dropped: the log names pkgconf, by its macro and file" \
-	"pkgconf true build_log PKG_PROG_PKG_CONFIG /usr/share/aclocal/pkg.m4" \
-	"$(jq -r '[.from_log[] | "\(.package) \(.need) \(.evidence) \(.macro) \(.file)"] | join(";")' "$W/acd.json")"
+	"pkgconf true build_log macro PKG_PROG_PKG_CONFIG /usr/share/aclocal/pkg.m4" \
+	"$(jq -r '[.from_log[] | "\(.package) \(.need) \(.evidence) \(.kind) \(.macro) \(.file)"] | join(";")' "$W/acd.json")"
 check_contains "dropped: said to people, with the kind of evidence" "$(cat "$W/acd.log")" \
 	"missing Build-Depends, named from the build log: pkgconf (macro PKG_PROG_PKG_CONFIG is defined by /usr/share/aclocal/pkg.m4 of pkgconf; the log says: "
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
+# --- a variable an m4 file substitutes: automake's "'X' is undefined" ---------------------------
+# As lzo2 2.10-2: configure.ac calls PKG_INSTALLDIR (pkg.m4), Makefile.am installs into
+# $(pkgconfigdir), which that macro substitutes. Without pkg.m4 autoconf leaves the name as it
+# is (it is outside its forbidden patterns), and automake stops first, on the variable: the
+# log names no macro, and pkgconf is named by the variable its pkg.m4 substitutes.
+sec "an AC_SUBST variable"
+am_pkg() {
+	mkdir -p "$1/hkpc-1.0"
+	cat >"$1/hkpc-1.0/configure.ac" <<'EOF2'
+AC_INIT([hkpc], [1.0])
+AM_INIT_AUTOMAKE([foreign])
+PKG_INSTALLDIR
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+EOF2
+	printf 'pkgconfig_DATA = hkpc.pc\n' >"$1/hkpc-1.0/Makefile.am"
+	make_pkg "$1" "$2" 'autoreconf -fi' './configure' \
+		'sed -n "s/^pkgconfigdir = //p" Makefile >pcver'
+}
+am_pkg "$W/am" "autoconf, automake, pkg-config"
+"$HARKAQ" build --store "$S" --dsc "$W/am/hkpc_1.0.dsc" --json >"$W/am.json" 2>"$W/am.log"
+check_eq "declared: every phase succeeds (automake found pkgconfigdir)" "clean:0 build:0 binary:0" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/am.json")"
+check_eq "declared: nothing is named from the log" "[]" "$(jq -c '.from_log' "$W/am.json")"
+am_pkg "$W/am-drop" "autoconf, automake"
+"$HARKAQ" build --store "$S" --dsc "$W/am-drop/hkpc_1.0.dsc" --json >"$W/amd.json" 2>"$W/amd.log"
+check_eq "dropped: the build phase fails" "build:2" \
+	"$(jq -r '[.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" ")' "$W/amd.json")"
+check_contains "dropped: automake stopped on the variable" "$(cat "$W/amd.log")" \
+	"error: 'pkgconfig_DATA' is used but 'pkgconfigdir' is undefined"
+check_eq "dropped: no denial names pkgconf" "" \
+	"$(jq -r '[(.missing + .probes)[].package | select(startswith("pkgconf"))] | join(" ")' "$W/amd.json")"
+check_eq "dropped: the log names pkgconf, by the variable its pkg.m4 substitutes" \
+	"pkgconf true variable pkgconfigdir /usr/share/aclocal/pkg.m4" \
+	"$(jq -r '[.from_log[] | "\(.package) \(.need) \(.kind) \(.macro) \(.file)"] | join(";")' "$W/amd.json")"
+check_contains "dropped: said to people" "$(cat "$W/amd.log")" \
+	"missing Build-Depends, named from the build log: pkgconf (variable pkgconfigdir is substituted (AC_SUBST) by /usr/share/aclocal/pkg.m4 of pkgconf; the log says: "
+check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
 finish
