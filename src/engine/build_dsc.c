@@ -694,7 +694,8 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		t0 = hk_now_ms();
 		if (logged) {
 			dsc_log_stop(&log);
-			if (code < HK_EXIT_USAGE && dsc_find_macro_needs(&b, &log) < 0)
+			if (code < HK_EXIT_USAGE && (dsc_find_macro_needs(&b, &log) < 0 ||
+						     dsc_find_library_needs(&b, &log) < 0))
 				code = HK_EXIT_SOFTWARE;
 			dsc_log_free(&log);
 		}
@@ -790,6 +791,7 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 		free(r->macro_needs[i].version);
 		free(r->macro_needs[i].macro);
 		free(r->macro_needs[i].file);
+		free(r->macro_needs[i].dir);
 		free(r->macro_needs[i].line);
 	}
 	free(r->macro_needs);

@@ -240,6 +240,7 @@ int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log)
 				mn->kind = log_kind((enum hk_aclocal_kind)k);
 				mn->macro = hk_xstrdup(name);
 				mn->file = hk_xstrdup(defined.files[k].v[m]);
+				mn->dir = NULL;
 				mn->line = hk_xstrdup(lines[k].v[miss]);
 			}
 		}

@@ -37,6 +37,8 @@ const char *hk_dsc_log_kind_name(enum hk_dsc_log_kind kind)
 		return "variable";
 	case HK_DSC_LOG_CONDITIONAL:
 		return "conditional";
+	case HK_DSC_LOG_LIBRARY:
+		return "library";
 	}
 	return "?";
 }

@@ -448,8 +448,12 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 		fprintf(out, "  %s, named from the build log: %s (",
 			r->build.failed_phase ? "missing Build-Depends" : "probe survived",
 			m->package);
-		fprintf(out, "%s %s %s %s of %s", hk_dsc_log_kind_name(m->kind), m->macro,
-			by[m->kind], m->file, m->package);
+		if (m->kind == HK_DSC_LOG_LIBRARY)
+			fprintf(out, "library %s is in %s, which %s of %s names", m->macro, m->dir,
+				m->file, m->package);
+		else
+			fprintf(out, "%s %s %s %s of %s", hk_dsc_log_kind_name(m->kind), m->macro,
+				by[m->kind], m->file, m->package);
 		fprintf(out, "; the log says: %s)\n", m->line);
 	}
 	if (probes)
@@ -638,6 +642,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_kv_str(j, "kind", hk_dsc_log_kind_name(m->kind));
 		hk_json_kv_str(j, "macro", m->macro);
 		hk_json_kv_bytes(j, "file", m->file, strlen(m->file));
+		kv_bytes_or_null(j, "dir", m->dir);
 		hk_json_kv_bytes(j, "line", m->line, strlen(m->line));
 		hk_json_obj_end(j);
 	}
