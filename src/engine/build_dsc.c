@@ -351,6 +351,18 @@ static const char *target(enum hk_dsc_mode m, const char *what)
 	return buf[k];
 }
 
+/* The binary phase's rules command (make_recipe says why), beside the unpacked tree, and the
+ * command that writes it: debian/rules with its build targets made no-ops. */
+#define DSC_BINARY_RULES "/src/.harkaq-binary-rules"
+static const char binary_rules[] =
+	"printf '%s\\n' "
+	"'# debian/rules without the build targets, which the build phase ran (harkaq build --dsc)' "
+	"'case \"$1\" in' "
+	"'build|build-arch|build-indep) echo \"harkaq: debian/rules $1 ran in the build phase; "
+	"not run again\" >&2; exit 0 ;;' "
+	"'esac' "
+	"'exec debian/rules \"$@\"' >" DSC_BINARY_RULES;
+
 /* The recipe the engine runs, made in memory (core/recipe.h: checked as a file's would be). */
 static int make_recipe(struct dsc_build *b)
 {
@@ -398,12 +410,23 @@ static int make_recipe(struct dsc_build *b)
 	hk_autofree char *build = hk_xasprintf(
 		"cd %s && dpkg-buildpackage --sanitize-env --no-sign %s -T %s", r->srcdir, flag,
 		target(r->mode, "build"));
+	/* The binary phase runs what a buildd's dpkg-buildpackage runs after its build target:
+	 * the binary target (under fakeroot when Rules-Requires-Root asks), dpkg-genbuildinfo,
+	 * dpkg-genchanges.  dpkg-buildpackage -b alone would first run debian/rules build a
+	 * second time, which a build target that is not idempotent fails ("mkdir: cannot create
+	 * directory 'bin': File exists"); its --rules-file is a wrapper instead, debian/rules
+	 * with the build targets, which the build phase ran, made no-ops.  The phase writes the
+	 * wrapper itself, so the recipe is the whole of what ran; the rules command is two words,
+	 * so that dpkg-buildpackage does not probe it with make -qn as it probes a makefile. */
 	hk_autofree char *binary = hk_xasprintf(
-		"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s", r->srcdir, flag);
+		"cd %s && dpkg-buildpackage --sanitize-env --no-sign -nc %s "
+		"--rules-file='/bin/sh " DSC_BINARY_RULES "'", r->srcdir, flag);
 	if (ret == 0 && !b->o->no_clean)
 		ret = hk_recipe_add_command(rc, HK_PHASE_CONFIGURE, clean, err);
 	if (ret == 0)
 		ret = hk_recipe_add_command(rc, HK_PHASE_COMPILE, build, err);
+	if (ret == 0)
+		ret = hk_recipe_add_command(rc, HK_PHASE_INSTALL, binary_rules, err);
 	if (ret == 0)
 		ret = hk_recipe_add_command(rc, HK_PHASE_INSTALL, binary, err);
 	if (ret == 0)
@@ -622,14 +645,13 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		 * (build_run.c). */
 		code = b.unreachable ? HK_EXIT_DATAERR : hk_exit_for_errno(err->code);
 	} else {
-		static const char *const labels[HK_PHASE_COUNT] = { "clean", "build", "binary" };
 		struct hk_build_opts eo = *bo;
 		eo.recipe_path = NULL;
 		eo.recipe = &r->recipe;
 		hk_autofree char *store_dir = hk_xstrdup(hk_store_dir(b.store));
 		eo.store_dir = store_dir;
 		eo.source_date_epoch = r->source_date_epoch;
-		eo.phase_labels = labels;
+		eo.phase_labels = hk_dsc_phase_labels;
 		eo.dpkg_db = b.dpkg_db;
 		eo.dpkg_db_files = (const char *const *)b.dpkg_db_files.v;
 		eo.n_dpkg_db_files = b.dpkg_db_files.n;
@@ -672,7 +694,8 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		t0 = hk_now_ms();
 		if (logged) {
 			dsc_log_stop(&log);
-			if (code < HK_EXIT_USAGE && dsc_find_macro_needs(&b, &log) < 0)
+			if (code < HK_EXIT_USAGE && (dsc_find_macro_needs(&b, &log) < 0 ||
+						     dsc_find_library_needs(&b, &log) < 0))
 				code = HK_EXIT_SOFTWARE;
 			dsc_log_free(&log);
 		}
@@ -768,6 +791,7 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 		free(r->macro_needs[i].version);
 		free(r->macro_needs[i].macro);
 		free(r->macro_needs[i].file);
+		free(r->macro_needs[i].dir);
 		free(r->macro_needs[i].line);
 	}
 	free(r->macro_needs);

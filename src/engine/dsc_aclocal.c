@@ -1,6 +1,6 @@
 /* Build-Depends named from the build's log: the store packages whose /usr/share/aclocal files
- * define a macro the log says was missing (core/aclocal.h; docs/debian-builds.md, "What a build
- * can name").  The store view leaves that directory out, so such a use leaves no denial: the
+ * define a macro, a variable or a conditional the log says was missing (core/aclocal.h;
+ * docs/debian-builds.md, "What a build can name").  The store view leaves that directory out, so such a use leaves no denial: the
  * log is the only witness, and the report says so. */
 #include <errno.h>
 #include <fcntl.h>
@@ -121,41 +121,70 @@ void dsc_log_free(struct dsc_log *l)
 	hk_buf_free(&l->text);
 }
 
-/* The m4 files of /usr/share/aclocal an artifact ships, and the macros each defines, into the
- * parallel vectors. */
-static int index_artifact(struct hk_store *s, const struct hk_artifact *a, struct hk_strv *macros,
-			  struct hk_strv *files, struct hk_error *err)
+/* What the m4 files of /usr/share/aclocal define, of each kind (core/aclocal.h): each name
+ * with the file that defines it, in parallel vectors. */
+struct m4_index {
+	struct hk_strv names[HK_ACLOCAL_KINDS], files[HK_ACLOCAL_KINDS];
+};
+
+static void m4_index_free(struct m4_index *x)
+{
+	for (int k = 0; k < HK_ACLOCAL_KINDS; k++) {
+		hk_strv_free(&x->names[k]);
+		hk_strv_free(&x->files[k]);
+	}
+}
+
+/* The m4 files of /usr/share/aclocal an artifact ships, and what each defines, into `x`. */
+static int index_artifact(struct hk_store *s, const struct hk_artifact *a, struct m4_index *x,
+			  struct hk_error *err)
 {
 	struct hk_tree t = HK_TREE_INIT;
 	int rc = hk_store_files(s, a, &t, err);
-	for (size_t k = 0; rc == 0 && k < t.n; k++) {
-		const char *p = t.entries[k].path;
+	for (size_t e = 0; rc == 0 && e < t.n; e++) {
+		const char *p = t.entries[e].path;
 		size_t n = strlen(p);
-		if (t.entries[k].type != HK_TREE_FILE || strncmp(p, "usr/share/aclocal/", 18) != 0 ||
+		if (t.entries[e].type != HK_TREE_FILE || strncmp(p, "usr/share/aclocal/", 18) != 0 ||
 		    strchr(p + 18, '/') || n < 3 || strcmp(p + n - 3, ".m4") != 0)
 			continue;
 		hk_autofree char *host = hk_xasprintf("%s/%s", a->path, p);
 		struct hk_buf text = HK_BUF_INIT;
 		rc = hk_file_read(host, &text, err);
-		hk_autostrv struct hk_strv defs = HK_STRV_INIT;
-		if (rc == 0)
-			hk_aclocal_defuns(text.data, text.len, &defs);
-		hk_buf_free(&text);
-		for (size_t d = 0; d < defs.n; d++) {
-			hk_strv_push(macros, defs.v[d]);
-			hk_strv_push_owned(files, hk_xasprintf("/%s", p));
+		for (int k = 0; rc == 0 && k < HK_ACLOCAL_KINDS; k++) {
+			hk_autostrv struct hk_strv defs = HK_STRV_INIT;
+			hk_aclocal_names(text.data, text.len, (enum hk_aclocal_kind)k, &defs);
+			for (size_t d = 0; d < defs.n; d++) {
+				hk_strv_push(&x->names[k], defs.v[d]);
+				hk_strv_push_owned(&x->files[k], hk_xasprintf("/%s", p));
+			}
 		}
+		hk_buf_free(&text);
 	}
 	hk_tree_free(&t);
 	return rc;
 }
 
-/* Whether `package` is named already for `macro` (an m4 file may define a macro twice). */
-static bool named(const struct hk_dsc_result *r, const char *package, const char *macro)
+static enum hk_dsc_log_kind log_kind(enum hk_aclocal_kind k)
+{
+	switch (k) {
+	case HK_ACLOCAL_VARIABLE:
+		return HK_DSC_LOG_VARIABLE;
+	case HK_ACLOCAL_CONDITIONAL:
+		return HK_DSC_LOG_CONDITIONAL;
+	default:
+		return HK_DSC_LOG_MACRO;
+	}
+}
+
+/* Whether `package` is named already for `name` of `kind` (an m4 file may define a name
+ * twice). */
+static bool named(const struct hk_dsc_result *r, const char *package, enum hk_dsc_log_kind kind,
+		  const char *name)
 {
 	for (size_t i = 0; i < r->n_macro_needs; i++)
-		if (strcmp(r->macro_needs[i].package, package) == 0 &&
-		    strcmp(r->macro_needs[i].macro, macro) == 0)
+		if (r->macro_needs[i].kind == kind &&
+		    strcmp(r->macro_needs[i].package, package) == 0 &&
+		    strcmp(r->macro_needs[i].macro, name) == 0)
 			return true;
 	return false;
 }
@@ -163,50 +192,64 @@ static bool named(const struct hk_dsc_result *r, const char *package, const char
 int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log)
 {
 	struct hk_dsc_result *r = b->r;
-	hk_autostrv struct hk_strv missed = HK_STRV_INIT;
-	hk_autostrv struct hk_strv lines = HK_STRV_INIT;
-	hk_aclocal_log_misses(log->text.data, log->text.len, &missed, &lines);
-	if (missed.n == 0)
-		return 0;
-	const struct hk_artifact *const *all;
-	size_t n_all;
-	struct hk_store *s = r->build.store;
-	if (hk_store_list(s, &all, &n_all, b->err) < 0)
-		return -b->err->code;
-	/* A macro the closure defines was visible and granted: the log's failure is not that of
-	 * a missing package, and no store package is named for it. */
-	hk_autostrv struct hk_strv declared = HK_STRV_INIT;
+	struct hk_strv missed[HK_ACLOCAL_KINDS], lines[HK_ACLOCAL_KINDS];
+	size_t n_missed = 0;
+	for (int k = 0; k < HK_ACLOCAL_KINDS; k++) {
+		missed[k] = (struct hk_strv)HK_STRV_INIT;
+		lines[k] = (struct hk_strv)HK_STRV_INIT;
+		hk_aclocal_log_misses(log->text.data, log->text.len, (enum hk_aclocal_kind)k,
+				      &missed[k], &lines[k]);
+		n_missed += missed[k].n;
+	}
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < r->n_closure; i++) {
+	const struct hk_artifact *const *all = NULL;
+	size_t n_all = 0;
+	struct hk_store *s = r->build.store;
+	if (n_missed > 0 && hk_store_list(s, &all, &n_all, b->err) < 0)
+		rc = -b->err->code;
+	/* A name the closure's m4 files define was visible and granted: the log's failure is
+	 * not that of a missing package, and no store package is named for it. */
+	struct m4_index declared = { 0 };
+	for (size_t i = 0; n_missed > 0 && rc == 0 && i < r->n_closure; i++) {
 		const struct hk_artifact *a;
-		hk_autostrv struct hk_strv files = HK_STRV_INIT;
 		rc = hk_store_find(s, r->closure[i].id, &a, b->err) < 0
 			     ? -b->err->code
-			     : index_artifact(s, a, &declared, &files, b->err);
+			     : index_artifact(s, a, &declared, b->err);
 	}
-	for (size_t i = 0; rc == 0 && i < n_all; i++) {
+	for (size_t i = 0; n_missed > 0 && rc == 0 && i < n_all; i++) {
 		const struct hk_artifact *a = all[i];
 		if (a->origin != HK_ORIGIN_DEB || dsc_closure_has(r, a->name))
 			continue;
-		hk_autostrv struct hk_strv macros = HK_STRV_INIT;
-		hk_autostrv struct hk_strv files = HK_STRV_INIT;
-		rc = index_artifact(s, a, &macros, &files, b->err);
-		for (size_t m = 0; rc == 0 && m < macros.n; m++) {
-			size_t miss = 0;
-			while (miss < missed.n && strcmp(missed.v[miss], macros.v[m]) != 0)
-				miss++;
-			if (miss == missed.n || hk_strv_has(&declared, macros.v[m]) ||
-			    named(r, a->name, macros.v[m]))
-				continue;
-			r->macro_needs = hk_xrealloc(r->macro_needs,
-						     (r->n_macro_needs + 1) * sizeof(*r->macro_needs));
-			struct hk_dsc_macro_need *mn = &r->macro_needs[r->n_macro_needs++];
-			mn->package = hk_xstrdup(a->name);
-			mn->version = hk_xstrdup(a->version);
-			mn->macro = hk_xstrdup(macros.v[m]);
-			mn->file = hk_xstrdup(files.v[m]);
-			mn->line = hk_xstrdup(lines.v[miss]);
+		struct m4_index defined = { 0 };
+		rc = index_artifact(s, a, &defined, b->err);
+		for (int k = 0; rc == 0 && k < HK_ACLOCAL_KINDS; k++) {
+			for (size_t m = 0; m < defined.names[k].n; m++) {
+				const char *name = defined.names[k].v[m];
+				size_t miss = 0;
+				while (miss < missed[k].n && strcmp(missed[k].v[miss], name) != 0)
+					miss++;
+				if (miss == missed[k].n || hk_strv_has(&declared.names[k], name) ||
+				    named(r, a->name, log_kind((enum hk_aclocal_kind)k), name))
+					continue;
+				r->macro_needs = hk_xrealloc(r->macro_needs,
+							     (r->n_macro_needs + 1) *
+								     sizeof(*r->macro_needs));
+				struct hk_dsc_macro_need *mn = &r->macro_needs[r->n_macro_needs++];
+				mn->package = hk_xstrdup(a->name);
+				mn->version = hk_xstrdup(a->version);
+				mn->kind = log_kind((enum hk_aclocal_kind)k);
+				mn->macro = hk_xstrdup(name);
+				mn->file = hk_xstrdup(defined.files[k].v[m]);
+				mn->dir = NULL;
+				mn->line = hk_xstrdup(lines[k].v[miss]);
+			}
 		}
+		m4_index_free(&defined);
+	}
+	m4_index_free(&declared);
+	for (int k = 0; k < HK_ACLOCAL_KINDS; k++) {
+		hk_strv_free(&missed[k]);
+		hk_strv_free(&lines[k]);
 	}
 	return rc;
 }

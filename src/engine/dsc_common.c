@@ -28,6 +28,23 @@ const char *const hk_dsc_fixed_env[] = {
 	NULL,
 };
 
+const char *hk_dsc_log_kind_name(enum hk_dsc_log_kind kind)
+{
+	switch (kind) {
+	case HK_DSC_LOG_MACRO:
+		return "macro";
+	case HK_DSC_LOG_VARIABLE:
+		return "variable";
+	case HK_DSC_LOG_CONDITIONAL:
+		return "conditional";
+	case HK_DSC_LOG_LIBRARY:
+		return "library";
+	}
+	return "?";
+}
+
+const char *const hk_dsc_phase_labels[HK_PHASE_COUNT] = { "clean", "build", "binary" };
+
 /* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
  * as unread. */
 bool dsc_completed(const struct hk_build_result *br)

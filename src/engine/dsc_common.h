@@ -69,13 +69,30 @@ struct hk_dsc_unread {
 	size_t n_through;
 };
 
+/* What the log says was missing, of a package named from it. */
+enum hk_dsc_log_kind {
+	HK_DSC_LOG_MACRO,           /* an m4 macro (core/aclocal.h) */
+	HK_DSC_LOG_VARIABLE,        /* a variable an m4 macro substitutes */
+	HK_DSC_LOG_CONDITIONAL,     /* an automake conditional an m4 macro defines */
+	HK_DSC_LOG_LIBRARY,         /* a library in a directory an ld.so.conf file names
+				     * (core/dsc_ldconf.h) */
+};
+
+/* "macro", "variable", "conditional", "library". */
+const char *hk_dsc_log_kind_name(enum hk_dsc_log_kind kind);
+
 /* A store package named from the build's log, not from a denial: its /usr/share/aclocal file
- * defines a macro the log says was missing (core/aclocal.h).  The store view leaves that
- * directory out, so such a use has no other witness. */
+ * defines a macro, a variable or a conditional the log says was missing (core/aclocal.h), or
+ * its /etc/ld.so.conf.d file names the directory of a library the log says was not found
+ * (core/dsc_ldconf.h).  The store view leaves those directories out, so such a use has no
+ * other witness. */
 struct hk_dsc_macro_need {
 	char *package, *version;
-	char *macro;                /* "PKG_PROG_PKG_CONFIG" */
-	char *file;                 /* "/usr/share/aclocal/pkg.m4" */
+	enum hk_dsc_log_kind kind;
+	char *macro;                /* its name: "PKG_PROG_PKG_CONFIG", "pkgconfigdir",
+				     * "libhkfoo.so.1" */
+	char *file;                 /* "/usr/share/aclocal/pkg.m4", "/etc/ld.so.conf.d/x.conf" */
+	char *dir;                  /* a library's: the directory the file names; else NULL */
 	char *line;                 /* the log's line that says it was missing */
 };
 
@@ -210,6 +227,10 @@ const char *hk_dsc_mode_name(enum hk_dsc_mode m);
  * (SOURCE_DATE_EPOCH comes apart: it is the package's): sbuild's, as Debian's buildds run
  * dpkg-buildpackage (docs/debian-builds.md, "Where Debian builds stand"). */
 extern const char *const hk_dsc_fixed_env[];
+
+/* What each phase of a Debian build is called: dpkg-buildpackage's targets, by the recipe's
+ * phase (configure, compile, install). */
+extern const char *const hk_dsc_phase_labels[HK_PHASE_COUNT];
 
 /* Whether every phase ran and succeeded: a Build-Depends of a phase that never ran would read
  * as unread, and only a completed build's .debs can be compared. */

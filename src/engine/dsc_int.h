@@ -89,4 +89,8 @@ void dsc_log_stop(struct dsc_log *l);
 void dsc_log_free(struct dsc_log *l);
 int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log);
 
+/* dsc_ldconf.c: the store packages whose /etc/ld.so.conf.d file names the directory of a
+ * library the log says was not found (into b->r->macro_needs). */
+int dsc_find_library_needs(struct dsc_build *b, const struct dsc_log *log);
+
 #endif

@@ -345,6 +345,56 @@ static void decide_json(const struct hk_dsc_result *r, struct hk_json *j)
 	hk_json_obj_end(j);
 }
 
+/* The recipe the engine ran, as data: each phase's commands, the fixed environment and the
+ * recipe's variables, which the phases get after it (build_run.c).  What a build run
+ * elsewhere needs to do the same (bench/debian/pairs runs it bare). */
+static void recipe_json(const struct hk_dsc_result *r, struct hk_json *j)
+{
+	if (!r->recipe_made) {
+		hk_json_null(j);
+		return;
+	}
+	const struct hk_recipe *rc = &r->recipe;
+	hk_json_obj_begin(j);
+	hk_json_kv_str(j, "name", rc->name);
+	hk_json_kv_str(j, "version", rc->version);
+	hk_json_kv_str(j, "base", rc->base);
+	/* The phases start in /src, where the source was unpacked as source_tree. */
+	hk_json_kv_str(j, "source", "/src");
+	hk_json_kv_str(j, "source_tree", r->srcdir);
+	hk_json_key(j, "phases");
+	hk_json_arr_begin(j);
+	for (int p = 0; p < HK_PHASE_COUNT; p++) {
+		if (rc->phases[p].n_commands == 0)
+			continue;
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "phase", hk_dsc_phase_labels[p]);
+		hk_json_kv_str(j, "recipe_phase", hk_phase_name((enum hk_phase)p));
+		hk_json_key(j, "commands");
+		hk_json_arr_begin(j);
+		for (size_t i = 0; i < rc->phases[p].n_commands; i++)
+			hk_json_str(j, rc->phases[p].commands[i]);
+		hk_json_arr_end(j);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "environment");
+	hk_json_arr_begin(j);
+	for (size_t i = 0; hk_dsc_fixed_env[i]; i++)
+		hk_json_str(j, hk_dsc_fixed_env[i]);
+	if (r->source_date_epoch) {
+		hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s", r->source_date_epoch);
+		hk_json_str(j, sde);
+	}
+	hk_json_arr_end(j);
+	hk_json_key(j, "variables");
+	hk_json_obj_begin(j);
+	for (size_t i = 0; i < rc->n_env; i++)
+		hk_json_kv_str(j, rc->env[i].key, rc->env[i].value);
+	hk_json_obj_end(j);
+	hk_json_obj_end(j);
+}
+
 void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 {
 	if (!r->dsc_loaded)
@@ -390,10 +440,21 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 	 * their absence. */
 	for (size_t i = 0; i < r->n_macro_needs; i++) {
 		const struct hk_dsc_macro_need *m = &r->macro_needs[i];
-		fprintf(out, "  %s, named from the build log: %s (macro %s is defined by %s of %s; "
-			     "the log says: %s)\n",
+		static const char *const by[] = {
+			[HK_DSC_LOG_MACRO] = "is defined by",
+			[HK_DSC_LOG_VARIABLE] = "is substituted (AC_SUBST) by",
+			[HK_DSC_LOG_CONDITIONAL] = "is defined (AM_CONDITIONAL) by",
+		};
+		fprintf(out, "  %s, named from the build log: %s (",
 			r->build.failed_phase ? "missing Build-Depends" : "probe survived",
-			m->package, m->macro, m->file, m->package, m->line);
+			m->package);
+		if (m->kind == HK_DSC_LOG_LIBRARY)
+			fprintf(out, "library %s is in %s, which %s of %s names", m->macro, m->dir,
+				m->file, m->package);
+		else
+			fprintf(out, "%s %s %s %s of %s", hk_dsc_log_kind_name(m->kind), m->macro,
+				by[m->kind], m->file, m->package);
+		fprintf(out, "; the log says: %s)\n", m->line);
 	}
 	if (probes)
 		fprintf(out, "  probes survived (the phase went on without them: influences on the "
@@ -578,8 +639,10 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_kv_str(j, "version", m->version);
 		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
 		hk_json_kv_str(j, "evidence", "build_log");
+		hk_json_kv_str(j, "kind", hk_dsc_log_kind_name(m->kind));
 		hk_json_kv_str(j, "macro", m->macro);
 		hk_json_kv_bytes(j, "file", m->file, strlen(m->file));
+		kv_bytes_or_null(j, "dir", m->dir);
 		hk_json_kv_bytes(j, "line", m->line, strlen(m->line));
 		hk_json_obj_end(j);
 	}
@@ -607,6 +670,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	for (size_t i = 0; hk_dsc_fixed_env[i]; i++)
 		hk_json_str(j, hk_dsc_fixed_env[i]);
 	hk_json_arr_end(j);
+	hk_json_key(j, "recipe");
+	recipe_json(r, j);
 	hk_json_key(j, "converse");
 	hk_json_obj_begin(j);
 	const char *why = converse_not(r);
@@ -819,6 +884,7 @@ void hk_dsc_verdict_json(const struct hk_dsc_result *r, const char *expected_set
 		hk_json_kv_str(j, "package", m->package);
 		hk_json_kv_str(j, "version", m->version);
 		hk_json_kv_bool(j, "need", r->build.failed_phase != NULL);
+		hk_json_kv_str(j, "kind", hk_dsc_log_kind_name(m->kind));
 		hk_json_kv_str(j, "macro", m->macro);
 		hk_json_obj_end(j);
 	}

@@ -6,7 +6,10 @@
 #   - a package made here whose debian/rules calls yacc and cc: yacc is an update-alternatives
 #     link only the dpkg state makes; dpkg-checkbuilddeps passes on the state's package
 #     database, and fails (the control) when the .dsc omits what debian/control asks; without
-#     bison at all, the view's trap for the state's yacc link names bison;
+#     bison at all, the view's trap for the state's yacc link names bison; the JSON carries
+#     the recipe it ran;
+#   - a build target that fails when run twice: the binary phase does not run it again (its
+#     .deb counts one run), and the former command lines, run bare, fail (the control);
 #   - a real package, sl 5.02-1 of Debian 12, with its one library Build-Depends dropped: not
 #     visible, harkaq names nothing (and says the phase failed); visible (--see), harkaq names
 #     libncurses-dev with the header cc1 read; declared, the denial is gone and the build
@@ -118,6 +121,59 @@ check_eq "the calculator it ships computes" 17 "$(printf '2+3*5\n' | "$W/x/usr/b
 check_contains "the .buildinfo lists bison from the sandbox's package database" \
 	"$(cat "$adir/hkcalc_1.0_amd64.buildinfo")" " bison (="
 check_eq "no work directory left" "" "$(ls -A "$TMPDIR")"
+
+# The recipe it ran, as data: the phases' commands, the environment, the variables.
+check_eq "the JSON carries the recipe: its phases, each with its commands" \
+	"clean:1 build:1 binary:3" \
+	"$(jq -r '[.recipe.phases[] | "\(.phase):\(.commands | length)"] | join(" ")' "$W/calc.json")"
+check_eq "...the binary phase's dpkg-buildpackage with the rules wrapper" \
+	"cd hkcalc-1.0 && dpkg-buildpackage --sanitize-env --no-sign -nc -b --rules-file='/bin/sh /src/.harkaq-binary-rules'" \
+	"$(jq -r '.recipe.phases[] | select(.phase == "binary") | .commands[1]' "$W/calc.json")"
+check_eq "...the environment, SOURCE_DATE_EPOCH the changelog's" \
+	"HOME=/sbuild-nonexistent SOURCE_DATE_EPOCH=1685577600" \
+	"$(jq -r '[.recipe.environment[] | select(startswith("HOME=") or startswith("SOURCE_DATE_EPOCH="))] | join(" ")' "$W/calc.json")"
+check_eq "...and the variables" "nocheck parallel=1|nocheck|1" \
+	"$(jq -r '.recipe.variables | "\(.DEB_BUILD_OPTIONS)|\(.DEB_BUILD_PROFILES)|\(.FAKEROOTDONTTRYCHOWN)"' "$W/calc.json")"
+check_eq "...where the source lies" "/src hkcalc-1.0" \
+	"$(jq -r '.recipe | "\(.source) \(.source_tree)"' "$W/calc.json")"
+
+# --- the build target runs once, as on a buildd ------------------------------------------------
+# dpkg-buildpackage -b runs debian/rules build before binary (Rules-Requires-Root not "no"); a
+# buildd runs it once, and a build target that is not idempotent (crashmail's `mkdir bin`)
+# fails the second time.  The binary phase runs the binary target alone: the package builds,
+# its build target ran once (the count its .deb ships), its phases' verdicts are the plain
+# hkcalc's.  The control: the same source through the former command lines, dpkg-buildpackage
+# bare on this machine (-T build, then -nc -b), fails on the second run.
+sec "the build target runs once"
+"$ROOT/tests/fixtures/hkcalc.sh" "$W/once" "bison" --fallback --build-once >/dev/null ||
+	not_ok "the build-once hkcalc fixture"
+"$HARKAQ" build --store "$S" --dsc "$W/once/hkcalc_1.0.dsc" --json >"$W/once.json" 2>"$W/once.log"
+check_eq "build once: every phase ran and succeeded" "clean:0 build:0 binary:0" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.exit_code)"] | join(" ")' "$W/once.json")"
+check_eq "build once: the phases' verdicts are the plain package's, every canary seen" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.verdict.state):\(.verdict.canary.seen)"] | join(" ")' "$W/calc.json")" \
+	"$(jq -r '[.result.phases[] | "\(.phase):\(.verdict.state):\(.verdict.canary.seen)"] | join(" ")' "$W/once.json")"
+check_contains "build once: the binary phase skipped the build target" "$(cat "$W/once.log")" \
+	"harkaq: debian/rules build ran in the build phase; not run again"
+oart=$(jq -r '.result.artifact' "$W/once.json")
+odeb=$S/${oart#b3:}-hkcalc_debs/hkcalc_1.0_amd64.deb
+check_eq "build once: the build target ran once (the count the .deb ships)" "run" \
+	"$(dpkg-deb --fsys-tarfile "$odeb" | tar -xO ./usr/share/hkcalc/build-runs)"
+check_eq "build once: dpkg-buildpackage still made the .buildinfo and the .changes" \
+	"hkcalc_1.0_amd64.buildinfo hkcalc_1.0_amd64.changes hkcalc_1.0_amd64.deb" \
+	"$(jq -r '[.outputs[].file] | sort | join(" ")' "$W/once.json")"
+mkdir -p "$W/once-bare"
+dpkg-source -x "$W/once/hkcalc_1.0.dsc" "$W/once-bare/hkcalc-1.0" >/dev/null 2>&1 ||
+	not_ok "dpkg-source -x of the build-once package"
+(cd "$W/once-bare/hkcalc-1.0" && export LC_ALL=C &&
+	dpkg-buildpackage --no-sign -d -b -T build && dpkg-buildpackage --no-sign -d -nc -b) \
+	>"$W/once-bare.log" 2>&1
+rc=$?
+check "control: the former command lines fail (exit $rc)" test "$rc" -ne 0
+check_contains "control: on the build target's second run" "$(cat "$W/once-bare.log")" \
+	"mkdir: cannot create directory 'bin': File exists"
+check_eq "control: the build target ran twice there (its count)" "run run" \
+	"$(paste -sd' ' "$W/once-bare/hkcalc-1.0/build-runs")"
 
 # The converse, from the same run: every used Build-Depends had a file opened (bison's, by
 # yacc)...  It is seen with fanotify filesystem marks (docs/kernel-facts.md §12), which a
