@@ -106,9 +106,12 @@ void dsc_log_stop(struct dsc_log *l)
 	fflush(stderr);
 	/* stderr is the user's again: the pipe's last writer of ours is gone. */
 	dup2(l->saved_err, STDERR_FILENO);
-	close(l->saved_err);
 	(void)!write(l->stop[1], "", 1);
+	/* The thread copies what is left in the pipe to saved_err: closed only once it is done,
+	 * or the last lines of the log (the phases' reports) would be lost, or written into
+	 * whatever descriptor took that number meanwhile. */
 	pthread_join(l->thread, NULL);
+	close(l->saved_err);
 	close(l->pipe_r);
 	close(l->stop[0]);
 	close(l->stop[1]);
