@@ -19,6 +19,7 @@
 #include "core/json.h"
 #include "core/store_int.h"
 #include "core/strv.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 
 /* ---------------------------------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/usrmerge.h"
 #include "core/util.h"
 

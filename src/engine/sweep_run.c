@@ -26,6 +26,7 @@
 #include "engine/sign.h"
 #include "engine/sweep.h"
 #include "engine/sweep_render.h"
+#include "core/blake3_file.h"
 #include "core/hex.h"
 #include "core/recipe.h"
 #include "core/strset.h"

@@ -16,6 +16,7 @@
 #include "core/deb.h"
 #include "core/store.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 #include "core/view.h"
 
