@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/evobj.h"
+#include "core/evobj_store.h"
 #include "core/util.h"
 #include "core/verdict.h"
 
