@@ -9,6 +9,7 @@
 #include "engine/build.h"
 #include "core/base.h"
 #include "core/baseroot.h"
+#include "core/collapse_disk.h"
 #include "core/deb.h"
 #include "core/debroot.h"
 #include "core/util.h"
