@@ -11,6 +11,7 @@
 #include "core/baseroot.h"
 #include "core/collapse_disk.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/debroot.h"
 #include "core/util.h"
 

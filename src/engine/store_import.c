@@ -16,6 +16,7 @@
 #include "core/blake3.h"
 #include "core/buf.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/tree.h"

@@ -30,6 +30,7 @@
 #include "core/blake3_file.h"
 #include "core/hex.h"
 #include "core/recipe.h"
+#include "core/recipe_file.h"
 #include "core/strset.h"
 #include "core/store.h"
 #include "core/suggest.h"

@@ -14,6 +14,7 @@
 #include "core/blake3.h"
 #include "core/buf.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/store.h"
 #include "core/tree.h"
 #include "core/tree_scan.h"
