@@ -21,8 +21,9 @@ static void evidence_usage(FILE *f)
 		"harkaq.verdict.v1; format: docs/evidence-objects.md).\n"
 		"\n"
 		"subcommands:\n"
-		"  verify EVIDENCE...  re-hash each object and check it parses, is canonical and is of\n"
-		"                      kind harkaq.verdict.v1 (EVIDENCE: b3:<hex>, 8+ hex digits, or a path)\n"
+		"  verify EVIDENCE...  re-hash each object and check it parses, is canonical, is of\n"
+		"                      kind harkaq.verdict.v1 and its members decode (EVIDENCE: b3:<hex>,\n"
+		"                      8+ hex digits, or a path)\n"
 		"  list [--json]       every object: id, phase, state (and 'failed (exit N)' for a\n"
 		"                      phase that failed), recipe hash, artifact\n"
 		"  show EVIDENCE       the object's exact bytes (after verifying it)\n"
@@ -35,18 +36,27 @@ static int do_verify(const char *store, int argc, char **argv)
 	int code = HK_EXIT_OK;
 	for (int i = 0; i < argc; i++) {
 		struct hk_error err = { 0 };
-		struct hk_jval *ev = NULL;
+		struct hk_evobj ev;
 		char id[HK_B3_ID_LEN];
-		if (hk_explain_load(store, argv[i], &ev, id, &err) < 0) {
+		if (hk_explain_load(store, argv[i], &ev, id, NULL, &err) < 0) {
 			printf("FAILED %s: %s\n", argv[i], err.msg);
 			code = HK_EXIT_DATAERR;
 			continue;
 		}
-		const char *phase = hk_jobj_str(ev, "phase"), *state = hk_jobj_str(ev, "state");
-		printf("ok %s %s %s\n", id, phase ? phase : "-", state ? state : "?");
-		hk_jval_free(ev);
+		const char *phase = ev.verdict.phase;
+		printf("ok %s %s %s\n", id, phase ? phase : "-", hk_verdict_state_name(ev.verdict.state));
+		hk_evobj_free(&ev);
 	}
 	return code;
+}
+
+static void kv_str_or_null(struct hk_json *j, const char *key, const char *s)
+{
+	hk_json_key(j, key);
+	if (s)
+		hk_json_str(j, s);
+	else
+		hk_json_null(j);
 }
 
 static int do_list(const char *store, bool json)
@@ -65,41 +75,36 @@ static int do_list(const char *store, bool json)
 	if (json)
 		hk_json_arr_begin(&j);
 	for (size_t i = 0; i < n; i++) {
-		struct hk_jval *ev = NULL;
+		struct hk_evobj ev;
 		char id[HK_B3_ID_LEN];
-		if (hk_explain_load(store, ids[i], &ev, id, &err) < 0) {
+		bool verified = hk_explain_load(store, ids[i], &ev, id, NULL, &err) == 0;
+		if (!verified) {
 			fprintf(stderr, "harkaq evidence: %s\n", err.msg);
 			code = HK_EXIT_DATAERR;
 		}
-		/* hk_jobj_str takes a NULL object (an object that did not parse). */
-		const char *phase = hk_jobj_str(ev, "phase"), *state = hk_jobj_str(ev, "state");
-		const char *recipe = hk_jobj_str(ev, "recipe_hash");
-		const char *art = hk_jobj_str(ev, "artifact_hash");
+		/* An object that does not verify says nothing: listed, with nothing read from it. */
+		const struct hk_verdict *v = verified ? &ev.verdict : NULL;
+		const char *phase = v ? v->phase : NULL, *recipe = v ? v->recipe_hash : NULL;
+		const char *art = v ? v->artifact_hash : NULL;
 		if (json) {
 			hk_json_obj_begin(&j);
 			hk_json_kv_str(&j, "id", ids[i]);
-			hk_json_kv_bool(&j, "verified", ev != NULL);
-			const char *keys[] = { "phase", "state", "recipe_hash", "artifact_hash" };
-			const char *vals[] = { phase, state, recipe, art };
-			for (size_t k = 0; k < 4; k++) {
-				hk_json_key(&j, keys[k]);
-				if (vals[k])
-					hk_json_str(&j, vals[k]);
-				else
-					hk_json_null(&j);
-			}
-			const struct hk_jval *exit_code = hk_jobj_get(ev, "exit_code");
+			hk_json_kv_bool(&j, "verified", verified);
+			kv_str_or_null(&j, "phase", phase);
+			kv_str_or_null(&j, "state", v ? hk_verdict_state_name(v->state) : NULL);
+			kv_str_or_null(&j, "recipe_hash", recipe);
+			kv_str_or_null(&j, "artifact_hash", art);
 			hk_json_key(&j, "exit_code");
-			if (exit_code)
-				hk_json_value(&j, exit_code);
+			if (v && v->has_exit_code)
+				hk_json_int(&j, v->exit_code);
 			else
 				hk_json_null(&j);
 			hk_json_obj_end(&j);
 		} else {
 			/* A failed phase says so next to its state (engine/report.h). */
 			struct hk_buf st = HK_BUF_INIT;
-			if (ev)
-				hk_report_state(ev, &st);
+			if (v)
+				hk_report_state(v, &st);
 			else
 				hk_buf_puts(&st, "UNVERIFIED");
 			hk_buf_printf(&out, "%s %-10s %-11s recipe %.19s artifact %.19s\n", ids[i],
@@ -107,7 +112,7 @@ static int do_list(const char *store, bool json)
 				      art ? art : "-");
 			hk_buf_free(&st);
 		}
-		hk_jval_free(ev);
+		hk_evobj_free(&ev);
 		free(ids[i]);
 	}
 	free(ids);
@@ -123,21 +128,15 @@ static int do_list(const char *store, bool json)
 static int do_show(const char *store, const char *query)
 {
 	struct hk_error err = { 0 };
-	struct hk_jval *ev = NULL;
+	struct hk_evobj ev;
 	char id[HK_B3_ID_LEN];
-	if (hk_explain_load(store, query, &ev, id, &err) < 0) {
-		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-		return HK_EXIT_DATAERR;
-	}
-	hk_jval_free(ev);
-	hk_autofree char *path = NULL;
 	struct hk_buf bytes = HK_BUF_INIT;
-	if (hk_evobj_find(store, query, &path, id, &err) < 0 ||
-	    hk_evobj_read(path, &bytes, &err) < 0) {
+	if (hk_explain_load(store, query, &ev, id, &bytes, &err) < 0) {
 		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-		hk_buf_free(&bytes);
 		return HK_EXIT_DATAERR;
 	}
+	hk_evobj_free(&ev);
+	/* The bytes that verified, exactly. */
 	fwrite(bytes.data, 1, bytes.len, stdout);
 	hk_buf_free(&bytes);
 	return HK_EXIT_OK;

@@ -22,7 +22,8 @@ static void explain_usage(FILE *f)
 		"and irreducible debt, policy bugs, expected denials), from the evidence object alone.\n"
 		"EVIDENCE is an evidence id (b3:<hex>, or at least 8 hex digits of one) in the store's\n"
 		".evidence directory, or the path of an object file.  The object is verified first\n"
-		"(hash, kind, canonical form): a changed object is refused.\n"
+		"(hash, kind, canonical form, each member's type and value): a changed object is\n"
+		"refused.\n"
 		"\n"
 		"options:\n"
 		"  --store DIR   the store (default: $HARKAQ_STORE, else ./store)\n"
@@ -31,9 +32,10 @@ static void explain_usage(FILE *f)
 		"exit status: 0 rendered; 64 usage; 65 not found, ambiguous, or does not verify.\n");
 }
 
-int hk_explain_load(const char *store, const char *query, struct hk_jval **ev,
-		    char id[HK_B3_ID_LEN], struct hk_error *err)
+int hk_explain_load(const char *store, const char *query, struct hk_evobj *ev,
+		    char id[HK_B3_ID_LEN], struct hk_buf *bytes_out, struct hk_error *err)
 {
+	memset(ev, 0, sizeof(*ev));
 	hk_autofree char *path = NULL;
 	int r = hk_evobj_find(store, query, &path, id, err);
 	if (r < 0)
@@ -45,11 +47,18 @@ int hk_explain_load(const char *store, const char *query, struct hk_jval **ev,
 		 * id is then what its bytes hash to. */
 		if (!id[0])
 			hk_b3_id(bytes.data, bytes.len, id);
-		r = hk_evobj_check(bytes.data, bytes.len, id, ev, err);
+		struct hk_jval *parsed = NULL;
+		r = hk_evobj_check(bytes.data, bytes.len, id, &parsed, err);
+		if (r == 0)
+			r = hk_evobj_decode(parsed, ev, err);
+		hk_jval_free(parsed);
 		if (r < 0)
 			hk_wrap(err, "evidence object %s does not verify", path);
 	}
-	hk_buf_free(&bytes);
+	if (r == 0 && bytes_out)
+		*bytes_out = bytes;
+	else
+		hk_buf_free(&bytes);
 	return r;
 }
 
@@ -98,9 +107,9 @@ int cmd_explain(int argc, char **argv)
 	int code = HK_EXIT_OK;
 	for (int i = optind; i < argc; i++) {
 		struct hk_error err = { 0 };
-		struct hk_jval *ev = NULL;
+		struct hk_evobj ev;
 		char id[HK_B3_ID_LEN];
-		if (hk_explain_load(store, argv[i], &ev, id, &err) < 0) {
+		if (hk_explain_load(store, argv[i], &ev, id, NULL, &err) < 0) {
 			fprintf(stderr, "harkaq explain: %s\n", err.msg);
 			code = HK_EXIT_DATAERR;
 			continue;
@@ -109,14 +118,14 @@ int cmd_explain(int argc, char **argv)
 		if (json) {
 			struct hk_json j;
 			hk_json_init(&j, &out, 0);
-			hk_report_json(ev, id, &j);
+			hk_report_json(&ev.verdict, &ev.diag, id, &j);
 			hk_buf_putc(&out, '\n');
 		} else {
-			hk_report_human(ev, NULL, id, &out);
+			hk_report_human(&ev.verdict, &ev.diag, NULL, id, &out);
 		}
 		fwrite(out.data, 1, out.len, stdout);
 		hk_buf_free(&out);
-		hk_jval_free(ev);
+		hk_evobj_free(&ev);
 	}
 	return code;
 }

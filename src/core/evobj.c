@@ -124,56 +124,33 @@ void hk_evobj_encode(const struct hk_verdict *v, const struct hk_diagnosis *d,
 	hk_json_obj_end(&j);
 }
 
-static uint64_t denial_count(const struct hk_jval *den)
+size_t hk_evobj_entries(const struct hk_verdict *v, const struct hk_diagnosis *d,
+			enum hk_diag_class cls, struct hk_evobj_entry **out)
 {
-	const struct hk_jval *c = hk_jobj_get(den, "count");
-	return c && c->type == HK_JNUM && c->is_int && c->i > 0 ? (uint64_t)c->i : 1;
-}
-
-size_t hk_evobj_entries(const struct hk_jval *ev, const char *cls, struct hk_evobj_entry **out)
-{
-	const struct hk_jval *den = hk_jobj_get(ev, "denials"), *dia = hk_jobj_get(ev, "diagnosis");
-	*out = NULL;
-	if (!den || !dia || den->type != HK_JARR || dia->type != HK_JARR || den->len != dia->len)
-		return 0;
-	struct hk_evobj_entry *e = hk_xcalloc(den->len + 1, sizeof(*e));
-	/* The path of each entry, to find the entry a later denial of the same path joins. */
-	char **paths = hk_xcalloc(den->len + 1, sizeof(*paths));
-	size_t *path_lens = hk_xcalloc(den->len + 1, sizeof(*path_lens));
-	struct hk_buf *rights = hk_xcalloc(den->len + 1, sizeof(*rights));
+	size_t n_den = v->n_denials < d->n ? v->n_denials : d->n;
+	struct hk_evobj_entry *e = hk_xcalloc(n_den + 1, sizeof(*e));
+	struct hk_buf *rights = hk_xcalloc(n_den + 1, sizeof(*rights));
 	size_t n = 0;
-	for (size_t i = 0; i < den->len; i++) {
-		const char *c = hk_jobj_str(&dia->items[i], "class");
-		if (!c || strcmp(c, cls) != 0)
+	for (size_t i = 0; i < n_den; i++) {
+		if (d->items[i].cls != cls)
 			continue;
-		size_t plen = 0;
-		const struct hk_jval *pv = hk_jobj_get(&den->items[i], "path");
-		char *path = pv && pv->type != HK_JNULL ? hk_jval_bytes(pv, &plen) : NULL;
+		const struct hk_denial *den = &v->denials[i];
+		/* The entry a later denial of the same path joins (a pathless one joins none). */
 		size_t k = 0;
-		while (path && k < n &&
-		       !(paths[k] && path_lens[k] == plen && memcmp(paths[k], path, plen) == 0))
+		while (k < n && !hk_denial_same_path(e[k].den, den))
 			k++;
-		if (!path || k == n) {
+		if (k == n) {
 			k = n++;
-			e[k].den = &den->items[i];
-			e[k].dia = &dia->items[i];
-			paths[k] = path;
-			path_lens[k] = plen;
-			path = NULL;
+			e[k].den = den;
+			e[k].dia = &d->items[i];
 		}
-		free(path);
-		const char *b = hk_jobj_str(&den->items[i], "blockers");
-		hk_blockers_union(&rights[k], b ? b : "");
-		e[k].count += denial_count(&den->items[i]);
+		hk_blockers_union(&rights[k], den->blockers ? den->blockers : "");
+		e[k].count += den->count;
 		e[k].n_denials++;
 	}
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n; k++)
 		e[k].blockers = hk_buf_steal(&rights[k]);
-		free(paths[k]);
-	}
 	free(rights);
-	free(paths);
-	free(path_lens);
 	*out = e;
 	return n;
 }

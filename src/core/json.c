@@ -342,6 +342,22 @@ void hk_json_bytes(struct hk_json *j, const void *p, size_t n)
 	hk_json_obj_end(j);
 }
 
+void hk_json_text_as_read(const char *s, size_t n, struct hk_buf *out)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t i = 0;
+	while (i < n) {
+		size_t len = p[i] < 0x80 ? 1 : utf8_seq_len(p + i, n - i);
+		if (len == 0) {
+			hk_buf_append(out, "\xEF\xBF\xBD", 3); /* as write_string: U+FFFD per bad byte */
+			i++;
+		} else {
+			hk_buf_append(out, p + i, len);
+			i += len;
+		}
+	}
+}
+
 void hk_json_raw(struct hk_json *j, const char *json)
 {
 	before_value(j);

@@ -71,6 +71,10 @@ void hk_json_null(struct hk_json *j);
 void hk_json_double(struct hk_json *j, double v);
 /* Arbitrary bytes, in the reversible form described at the top of this file. */
 void hk_json_bytes(struct hk_json *j, const void *p, size_t n);
+/* The text a reader gets back from what hk_json_strn(s, n) writes, appended to `out`: the
+ * same bytes, each byte that is not part of a valid UTF-8 sequence replaced by U+FFFD.  For
+ * output rendered from a value that must read exactly as when rendered from its stored JSON. */
+void hk_json_text_as_read(const char *s, size_t n, struct hk_buf *out);
 /* A raw, already-serialised JSON value (caller guarantees validity). */
 void hk_json_raw(struct hk_json *j, const char *json);
 /* A member of the object being written: its key, then its value.  hk_json_kv_str writes null

@@ -768,6 +768,28 @@ void hk_diagnosis_free(struct hk_diagnosis *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void hk_providers_json(const struct hk_provider *ps, size_t n, struct hk_json *j)
+{
+	hk_json_arr_begin(j);
+	for (size_t k = 0; k < n; k++) {
+		const struct hk_provider *p = &ps[k];
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "name", p->name);
+		hk_json_kv_str(j, "version", p->version);
+		hk_json_kv_str(j, "id", p->id);
+		hk_json_kv_str(j, "how", hk_provider_how_name(p->how));
+		hk_json_key(j, "via");
+		if (p->via)
+			hk_json_bytes(j, p->via, strlen(p->via));
+		else
+			hk_json_null(j);
+		hk_json_kv_str(j, "spec", p->spec);
+		hk_json_kv_str(j, "origin", p->origin);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+}
+
 void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
 {
 	hk_json_arr_begin(j);
@@ -780,24 +802,7 @@ void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j)
 		hk_json_kv_str(j, "line", it->line);
 		hk_json_kv_str(j, "exe_declared_by", it->exe_declared_by);
 		hk_json_key(j, "providers");
-		hk_json_arr_begin(j);
-		for (size_t k = 0; k < it->n_providers; k++) {
-			const struct hk_provider *p = &it->providers[k];
-			hk_json_obj_begin(j);
-			hk_json_kv_str(j, "name", p->name);
-			hk_json_kv_str(j, "version", p->version);
-			hk_json_kv_str(j, "id", p->id);
-			hk_json_kv_str(j, "how", hk_provider_how_name(p->how));
-			hk_json_key(j, "via");
-			if (p->via)
-				hk_json_bytes(j, p->via, strlen(p->via));
-			else
-				hk_json_null(j);
-			hk_json_kv_str(j, "spec", p->spec);
-			hk_json_kv_str(j, "origin", p->origin);
-			hk_json_obj_end(j);
-		}
-		hk_json_arr_end(j);
+		hk_providers_json(it->providers, it->n_providers, j);
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);

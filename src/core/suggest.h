@@ -193,5 +193,8 @@ bool hk_contract_surface(const char *path);
  *    "providers":[{"name","version","id","how","via","spec","origin"}]}
  * (the form the evidence object carries, docs/evidence-objects.md). */
 void hk_diagnosis_json(const struct hk_diagnosis *d, struct hk_json *j);
+/* The "providers" array of one item, as hk_diagnosis_json writes it (a report that copies the
+ * providers writes them with this, so the two never differ). */
+void hk_providers_json(const struct hk_provider *ps, size_t n, struct hk_json *j);
 
 #endif

@@ -551,6 +551,18 @@ static void json_domain(struct hk_json *j, bool known, uint64_t domain)
 	hk_json_str(j, hex);
 }
 
+void hk_verdict_reasons_json(const struct hk_verdict *v, struct hk_json *j)
+{
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < v->n_reasons; i++) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "code", hk_reason_code(v->reasons[i].code));
+		hk_json_kv_str(j, "message", v->reasons[i].message);
+		hk_json_obj_end(j);
+	}
+	hk_json_arr_end(j);
+}
+
 void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j)
 {
 	hk_json_obj_begin(j);
@@ -564,14 +576,7 @@ void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j)
 	hk_json_kv_str(j, "state", hk_verdict_state_name(v->state));
 
 	hk_json_key(j, "reasons");
-	hk_json_arr_begin(j);
-	for (size_t i = 0; i < v->n_reasons; i++) {
-		hk_json_obj_begin(j);
-		hk_json_kv_str(j, "code", hk_reason_code(v->reasons[i].code));
-		hk_json_kv_str(j, "message", v->reasons[i].message);
-		hk_json_obj_end(j);
-	}
-	hk_json_arr_end(j);
+	hk_verdict_reasons_json(v, j);
 
 	hk_json_key(j, "abi");
 	hk_json_int(j, v->abi);

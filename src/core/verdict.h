@@ -233,6 +233,8 @@ void hk_verdict_json(const struct hk_verdict *v, struct hk_json *j);
 /* The same members without the enclosing braces, for a writer that extends the object (the
  * evidence object of src/core/evobj.h appends its diagnosis and blind spots). */
 void hk_verdict_json_members(const struct hk_verdict *v, struct hk_json *j);
+/* The "reasons" array alone, [{code, message}], as the verdict's JSON writes it. */
+void hk_verdict_reasons_json(const struct hk_verdict *v, struct hk_json *j);
 
 /* A short human text (lines end with '\n'), e.g.
  *   Hermetic  (canary seen, kernel counted 1 denial = 1 record; expected: none)

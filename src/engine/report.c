@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine/suggest_source.h"
+#include "core/build_failure.h"
 #include "core/evobj.h"
 #include "core/evobj_store.h"
 #include "core/util.h"
@@ -18,37 +19,46 @@
 /* phase column (10) + space + state column (11) + space */
 #define INDENT 23
 
-/* ---- reading the evidence object ---- */
+/* ---- text ---- */
 
-/* A byte-string member, escaped for a terminal; NULL when absent or null. */
-static char *jhuman(const struct hk_jval *o, const char *key)
+/* Every renderer below works from the verdict and its diagnosis, typed; the build renders the
+ * structs it holds and `harkaq explain` the structs it decoded from the stored object
+ * (hk_evobj_decode), and both print the same bytes.  Byte strings (paths, exe, comm) are the
+ * same in both; a text member is what the object carries, which is what hk_json_text_as_read
+ * makes of it (its writer replaces a byte that is not UTF-8). */
+
+/* A text member as the object carries it (unescaped). */
+static void put_text(struct hk_buf *b, const char *s)
 {
-	const struct hk_jval *v = hk_jobj_get(o, key);
-	size_t n;
-	hk_autofree char *raw = v ? hk_jval_bytes(v, &n) : NULL;
-	if (!raw)
-		return NULL;
-	struct hk_buf b = HK_BUF_INIT;
-	hk_escape_human(raw, n, &b);
-	return hk_buf_steal(&b);
+	hk_json_text_as_read(s, strlen(s), b);
 }
 
+/* A text member as the object carries it, escaped for a terminal. */
 static void put_human_str(struct hk_buf *b, const char *s)
 {
-	hk_escape_human(s, strlen(s), b);
+	struct hk_buf t = HK_BUF_INIT;
+	put_text(&t, s);
+	hk_escape_human(t.data, t.len, b);
+	hk_buf_free(&t);
+}
+
+/* A byte string, escaped for a terminal. */
+static void put_human_bytes(struct hk_buf *b, const char *p, size_t n)
+{
+	hk_escape_human(p, n, b);
 }
 
 /* "/usr/bin/make" or, without a path, what the record named instead. */
-static void put_object(struct hk_buf *b, const struct hk_jval *den)
+static void put_object(struct hk_buf *b, const struct hk_denial *den)
 {
-	hk_autofree char *path = jhuman(den, "path");
-	if (path) {
-		hk_buf_puts(b, path);
+	if (den->path) {
+		put_human_bytes(b, den->path, den->path_len);
 		return;
 	}
-	hk_autofree char *ocomm = jhuman(den, "ocomm");
-	if (ocomm) {
-		hk_buf_printf(b, "process (%s)", ocomm);
+	if (den->ocomm) {
+		hk_buf_puts(b, "process (");
+		put_human_bytes(b, den->ocomm, den->ocomm_len);
+		hk_buf_putc(b, ')');
 		return;
 	}
 	hk_buf_puts(b, "(no path)");
@@ -57,22 +67,25 @@ static void put_object(struct hk_buf *b, const struct hk_jval *den)
 /* "(by /usr/bin/dash, x2)", with the declared artifact the program comes from (§4.9). */
 static void put_who(struct hk_buf *b, const struct hk_evobj_entry *it)
 {
-	hk_autofree char *exe = jhuman(it->den, "exe");
-	hk_autofree char *comm = jhuman(it->den, "comm");
+	const struct hk_denial *den = it->den;
+	bool who = den->exe || den->comm;
 	uint64_t count = it->count;
-	const char *decl = hk_jobj_str(it->dia, "exe_declared_by");
-	if (!exe && !comm && count <= 1)
+	if (!who && count <= 1)
 		return;
 	hk_buf_puts(b, "  (");
-	if (exe || comm) {
-		hk_buf_printf(b, "by %s", exe ? exe : comm);
-		if (decl) {
+	if (who) {
+		hk_buf_puts(b, "by ");
+		if (den->exe)
+			put_human_bytes(b, den->exe, den->exe_len);
+		else
+			put_human_bytes(b, den->comm, den->comm_len);
+		if (it->dia->exe_declared_by) {
 			hk_buf_puts(b, " of declared ");
-			put_human_str(b, decl);
+			put_human_str(b, it->dia->exe_declared_by);
 		}
 	}
 	if (count > 1)
-		hk_buf_printf(b, "%sx%" PRIu64, exe || comm ? ", " : "", count);
+		hk_buf_printf(b, "%sx%" PRIu64, who ? ", " : "", count);
 	hk_buf_putc(b, ')');
 }
 
@@ -85,49 +98,52 @@ static void newline_indent(struct hk_buf *b, int extra)
 
 /* " [Debian package]": where a provider came from (its origin), so a local build's output
  * offered as a provider is never mistaken for a package. */
-static void put_origin(struct hk_buf *b, const struct hk_jval *provider)
+static void put_origin(struct hk_buf *b, const struct hk_provider *provider)
 {
-	const char *origin = hk_jobj_str(provider, "origin");
-	if (origin) {
+	if (provider->origin) {
 		hk_buf_puts(b, " [");
-		put_human_str(b, hk_provider_origin_label(origin));
+		put_human_str(b, hk_provider_origin_label(provider->origin));
 		hk_buf_putc(b, ']');
 	}
 }
 
 /* The diagnosis' line and where its provider came from: "declare dep: X [Debian package]". */
-static void put_line(struct hk_buf *b, const struct hk_jval *dia)
+static void put_line(struct hk_buf *b, const struct hk_diag_item *dia)
 {
-	const char *line = hk_jobj_str(dia, "line");
-	const struct hk_jval *ps = hk_jobj_get(dia, "providers");
-	hk_buf_puts(b, line ? line : "?");
-	if (ps && ps->type == HK_JARR && ps->len > 0)
-		put_origin(b, &ps->items[0]);
+	put_text(b, dia->line ? dia->line : "?");
+	if (dia->n_providers > 0)
+		put_origin(b, &dia->providers[0]);
 }
 
 /* "→ declare dep: X [Debian package]  (or: B [Debian package] via /usr/bin/ranlib, C [local
  * build])" */
 static void put_suggestion(struct hk_buf *b, const struct hk_evobj_entry *it)
 {
+	const struct hk_diag_item *dia = it->dia;
 	hk_buf_puts(b, " → ");
-	put_line(b, it->dia);
-	const struct hk_jval *ps = hk_jobj_get(it->dia, "providers");
-	if (!ps || ps->type != HK_JARR || ps->len < 2)
+	put_line(b, dia);
+	if (dia->n_providers < 2)
 		return;
 	hk_buf_puts(b, "  (or:");
-	for (size_t k = 1; k < ps->len; k++) {
-		const struct hk_jval *p = &ps->items[k];
-		const char *spec = hk_jobj_str(p, "spec"), *how = hk_jobj_str(p, "how");
-		hk_autofree char *via = jhuman(p, "via");
+	for (size_t k = 1; k < dia->n_providers; k++) {
+		const struct hk_provider *p = &dia->providers[k];
 		hk_buf_puts(b, k > 1 ? ", " : " ");
-		put_human_str(b, spec ? spec : "?");
+		put_human_str(b, p->spec ? p->spec : "?");
 		put_origin(b, p);
-		if (via)
-			hk_buf_printf(b, " via %s", via);
-		else if (how && strcmp(how, "link") == 0)
+		if (p->via) {
+			hk_buf_puts(b, " via ");
+			put_human_bytes(b, p->via, strlen(p->via));
+		} else if (p->how == HK_PROVIDES_LINK) {
 			hk_buf_puts(b, " as a link");
+		}
 	}
 	hk_buf_putc(b, ')');
+}
+
+/* Whether two entries are fixed by the same line (entries without a line never are). */
+static bool same_line(const struct hk_evobj_entry *a, const struct hk_evobj_entry *b)
+{
+	return a->dia->line && b->dia->line && strcmp(a->dia->line, b->dia->line) == 0;
 }
 
 /* Declarable debt, grouped by the line that fixes it: one line per suggestion. */
@@ -138,13 +154,10 @@ static void put_declarable(struct hk_buf *b, const struct hk_evobj_entry *its, s
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
-		const char *line = hk_jobj_str(its[i].dia, "line");
 		size_t same = 0;
-		for (size_t k = i; k < n; k++) {
-			const char *l2 = hk_jobj_str(its[k].dia, "line");
-			if (!done[k] && line && l2 && strcmp(line, l2) == 0)
+		for (size_t k = i; k < n; k++)
+			if (!done[k] && same_line(&its[i], &its[k]))
 				same++;
-		}
 		if (groups)
 			newline_indent(b, extra);
 		if (groups == MAX_ITEMS) {
@@ -164,8 +177,7 @@ static void put_declarable(struct hk_buf *b, const struct hk_evobj_entry *its, s
 		hk_buf_printf(b, " ← %zu paths:", same);
 		size_t shown = 0;
 		for (size_t k = i; k < n; k++) {
-			const char *l2 = hk_jobj_str(its[k].dia, "line");
-			if (done[k] || !l2 || strcmp(line, l2) != 0)
+			if (done[k] || !same_line(&its[i], &its[k]))
 				continue;
 			done[k] = true;
 			if (shown < MAX_PATHS) {
@@ -193,9 +205,10 @@ static void put_plain(struct hk_buf *b, const struct hk_evobj_entry *its, size_t
 		}
 		put_object(b, its[i].den);
 		put_who(b, &its[i]);
-		const char *reason = hk_jobj_str(its[i].dia, "reason");
-		if (with_reason && reason)
-			hk_buf_printf(b, " — %s", reason);
+		if (with_reason && its[i].dia->reason) {
+			hk_buf_puts(b, " — ");
+			put_text(b, its[i].dia->reason);
+		}
 	}
 }
 
@@ -215,54 +228,76 @@ static void put_expected_inline(struct hk_buf *b, const struct hk_evobj_entry *i
 
 /* What the verdict stood on (docs/bases.md): "base debian-12-essential b3:e58099e1… (69
  * packages)", or the unpinned base and what that means.  Nothing for an object without one. */
-static void put_base(struct hk_buf *out, const struct hk_jval *base)
+static void put_base(struct hk_buf *out, const struct hk_verdict_base *base)
 {
-	const char *name = hk_jobj_str(base, "name");
-	if (!name)
+	if (!base->name)
 		return;
-	const char *id = hk_jobj_str(base, "id");
 	hk_buf_printf(out, "%-10s base ", "");
-	put_human_str(out, name);
-	if (hk_jobj_bool(base, "pinned") && id)
-		hk_buf_printf(out, " %.14s… (%lld packages)\n", id,
-			      (long long)hk_jobj_int(base, "packages", 0));
-	else
+	put_human_str(out, base->name);
+	if (base->pinned && base->id) {
+		struct hk_buf id = HK_BUF_INIT;
+		put_text(&id, base->id);
+		hk_buf_printf(out, " %.14s… (%zu packages)\n", hk_buf_str(&id), base->packages);
+		hk_buf_free(&id);
+	} else {
 		hk_buf_puts(out, " (unpinned: the verdict measures this machine, not the recipe)\n");
+	}
 }
 
-/* The phase's exit status when it failed (non-zero), else false. */
-static bool phase_failed(const struct hk_jval *ev, long long *code)
+/* The phase's exit status when it failed, else false: a verdict is about what the kernel saw,
+ * and a phase can be Hermetic and still have failed. */
+static bool phase_failed(const struct hk_verdict *v, int *code)
 {
-	const struct hk_jval *x = hk_jobj_get(ev, "exit_code");
-	if (!x || x->type != HK_JNUM || !x->is_int || x->i == 0)
+	if (!v->has_exit_code || !hk_phase_failed(v->exit_code, false))
 		return false;
-	*code = (long long)x->i;
+	*code = v->exit_code;
 	return true;
 }
 
-void hk_report_state(const struct hk_jval *ev, struct hk_buf *out)
+void hk_report_state(const struct hk_verdict *v, struct hk_buf *out)
 {
-	const char *state = hk_jobj_str(ev, "state");
-	long long code;
-	put_human_str(out, state ? state : "?");
-	if (phase_failed(ev, &code))
-		hk_buf_printf(out, ", failed (exit %lld)", code);
+	int code;
+	hk_buf_puts(out, hk_verdict_state_name(v->state));
+	if (phase_failed(v, &code))
+		hk_buf_printf(out, ", failed (exit %d)", code);
 }
 
-void hk_report_human(const struct hk_jval *ev, const char *label, const char *evidence_id,
-		     struct hk_buf *out)
+/* One entry per path and class, the counts counting paths (docs/diagnosis.md). */
+struct entries {
+	struct hk_evobj_entry *exp, *dec, *irr, *bug;
+	size_t n_exp, n_dec, n_irr, n_bug;
+};
+
+static void entries_of(const struct hk_verdict *v, const struct hk_diagnosis *d,
+		       struct entries *e)
 {
-	const char *state = hk_jobj_str(ev, "state");
-	const char *phase = hk_jobj_str(ev, "phase");
-	if (!label)
-		label = phase ? phase : "phase";
-	if (!state)
-		state = "?";
+	e->n_exp = hk_evobj_entries(v, d, HK_DIAG_EXPECTED, &e->exp);
+	e->n_dec = hk_evobj_entries(v, d, HK_DIAG_DECLARABLE, &e->dec);
+	e->n_irr = hk_evobj_entries(v, d, HK_DIAG_IRREDUCIBLE, &e->irr);
+	e->n_bug = hk_evobj_entries(v, d, HK_DIAG_POLICY_BUG, &e->bug);
+}
+
+static void entries_free(struct entries *e)
+{
+	hk_evobj_entries_free(e->exp, e->n_exp);
+	hk_evobj_entries_free(e->dec, e->n_dec);
+	hk_evobj_entries_free(e->irr, e->n_irr);
+	hk_evobj_entries_free(e->bug, e->n_bug);
+}
+
+void hk_report_human(const struct hk_verdict *v, const struct hk_diagnosis *d, const char *label,
+		     const char *evidence_id, struct hk_buf *out)
+{
+	struct hk_buf phase = HK_BUF_INIT;
+	if (!label) {
+		put_text(&phase, v->phase ? v->phase : "phase");
+		label = hk_buf_str(&phase);
+	}
 	/* The state column says a failed phase failed ("Hermetic, failed (exit 1)"): a script
 	 * reading the line never takes it for a success.  Too long for the column, it puts
 	 * what follows on the next line, at the column's end. */
 	struct hk_buf state_text = HK_BUF_INIT;
-	hk_report_state(ev, &state_text);
+	hk_report_state(v, &state_text);
 	if (state_text.len > 11) {
 		hk_buf_printf(out, "%-10s %s", label, hk_buf_str(&state_text));
 		newline_indent(out, 0);
@@ -270,143 +305,135 @@ void hk_report_human(const struct hk_jval *ev, const char *label, const char *ev
 		hk_buf_printf(out, "%-10s %-11s ", label, hk_buf_str(&state_text));
 	}
 	hk_buf_free(&state_text);
+	hk_buf_free(&phase);
 
-	/* One entry per path and class, the counts counting paths (docs/diagnosis.md). */
-	struct hk_evobj_entry *exp, *dec, *irr, *bug;
-	size_t n_exp = hk_evobj_entries(ev, "expected", &exp),
-	       n_dec = hk_evobj_entries(ev, "declarable", &dec),
-	       n_irr = hk_evobj_entries(ev, "irreducible", &irr),
-	       n_bug = hk_evobj_entries(ev, "policy_bug", &bug);
+	struct entries e;
+	entries_of(v, d, &e);
 	size_t lines = 0;
 
-	if (strcmp(state, "NoEvidence") == 0) {
-		const struct hk_jval *rs = hk_jobj_get(ev, "reasons");
-		for (size_t i = 0; rs && rs->type == HK_JARR && i < rs->len; i++) {
-			const char *m = hk_jobj_str(&rs->items[i], "message");
+	if (v->state == HK_NOEVIDENCE) {
+		for (size_t i = 0; i < v->n_reasons; i++) {
+			const char *m = v->reasons[i].message;
 			if (i)
 				newline_indent(out, 0);
 			hk_buf_printf(out, "%s", i ? "also: " : "");
 			put_human_str(out, m ? m : "?");
 			lines++;
 		}
-		if (n_dec + n_irr) {
+		if (e.n_dec + e.n_irr) {
 			newline_indent(out, 0);
 			hk_buf_puts(out, "(not vouched for: the debt below may be incomplete)");
 			lines++;
 		}
 	}
-	if (strcmp(state, "Hermetic") == 0 && n_dec + n_irr + n_bug == 0) {
-		put_expected_inline(out, exp, n_exp);
+	if (v->state == HK_HERMETIC && e.n_dec + e.n_irr + e.n_bug == 0) {
+		put_expected_inline(out, e.exp, e.n_exp);
 		hk_buf_puts(out, "   debt: none");
 		lines++;
 	} else {
 		/* Continuation lines align under the first item, after the "class (N): " label. */
 		size_t at;
-		if (n_dec) {
+		if (e.n_dec) {
 			if (lines++)
 				newline_indent(out, 0);
 			at = out->len;
-			hk_buf_printf(out, "declarable (%zu): ", n_dec);
-			put_declarable(out, dec, n_dec, (int)(out->len - at));
+			hk_buf_printf(out, "declarable (%zu): ", e.n_dec);
+			put_declarable(out, e.dec, e.n_dec, (int)(out->len - at));
 		}
-		if (n_irr) {
+		if (e.n_irr) {
 			if (lines++)
 				newline_indent(out, 0);
 			at = out->len;
-			hk_buf_printf(out, "irreducible (%zu): ", n_irr);
-			put_plain(out, irr, n_irr, (int)(out->len - at), false);
+			hk_buf_printf(out, "irreducible (%zu): ", e.n_irr);
+			put_plain(out, e.irr, e.n_irr, (int)(out->len - at), false);
 		}
-		if (n_bug) {
+		if (e.n_bug) {
 			if (lines++)
 				newline_indent(out, 0);
 			at = out->len;
-			hk_buf_printf(out, "policy bug (%zu), not debt: ", n_bug);
-			put_plain(out, bug, n_bug, (int)(out->len - at), true);
+			hk_buf_printf(out, "policy bug (%zu), not debt: ", e.n_bug);
+			put_plain(out, e.bug, e.n_bug, (int)(out->len - at), true);
 		}
-		if (n_exp) {
+		if (e.n_exp) {
 			if (lines++)
 				newline_indent(out, 0);
-			put_expected_inline(out, exp, n_exp);
+			put_expected_inline(out, e.exp, e.n_exp);
 		}
 		if (!lines)
 			hk_buf_puts(out, "debt: none");
 	}
 	hk_buf_putc(out, '\n');
-	put_base(out, hk_jobj_get(ev, "base"));
+	put_base(out, &v->base);
 	if (evidence_id)
 		hk_buf_printf(out, "%-10s evidence %s  (harkaq explain %.11s)\n", "", evidence_id,
 			      evidence_id);
-	hk_evobj_entries_free(exp, n_exp);
-	hk_evobj_entries_free(dec, n_dec);
-	hk_evobj_entries_free(irr, n_irr);
-	hk_evobj_entries_free(bug, n_bug);
+	entries_free(&e);
 }
 
 /* ---- JSON ---- */
 
-static void copy_member(struct hk_json *j, const struct hk_jval *o, const char *key)
+/* A byte-string member, in the form the evidence object writes it (hk_json_bytes), or null. */
+static void kv_bytes_or_null(struct hk_json *j, const char *key, const char *p, size_t n)
 {
-	const struct hk_jval *v = hk_jobj_get(o, key);
 	hk_json_key(j, key);
-	if (v)
-		hk_json_value(j, v);
+	if (p)
+		hk_json_bytes(j, p, n);
 	else
 		hk_json_null(j);
 }
 
-static void json_items(struct hk_json *j, const char *key, const struct hk_evobj_entry *its, size_t n)
+static void json_items(struct hk_json *j, enum hk_diag_class cls, const struct hk_evobj_entry *its,
+		       size_t n)
 {
-	hk_json_key(j, key);
+	hk_json_key(j, hk_diag_class_name(cls));
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < n; i++) {
+		const struct hk_denial *den = its[i].den;
+		const struct hk_diag_item *dia = its[i].dia;
 		hk_json_obj_begin(j);
-		copy_member(j, its[i].den, "path");
+		kv_bytes_or_null(j, "path", den->path, den->path_len);
 		hk_json_kv_str(j, "blockers", its[i].blockers);
 		hk_json_kv_uint(j, "count", its[i].count);
-		copy_member(j, its[i].den, "exe");
-		if (strcmp(key, "expected") != 0)
-			copy_member(j, its[i].dia, "exe_declared_by");
-		if (strcmp(key, "declarable") == 0) {
-			copy_member(j, its[i].dia, "providers");
-			copy_member(j, its[i].dia, "line");
-		} else if (strcmp(key, "expected") != 0) {
-			copy_member(j, its[i].dia, "reason");
+		kv_bytes_or_null(j, "exe", den->exe, den->exe_len);
+		if (cls != HK_DIAG_EXPECTED)
+			hk_json_kv_str(j, "exe_declared_by", dia->exe_declared_by);
+		if (cls == HK_DIAG_DECLARABLE) {
+			hk_json_key(j, "providers");
+			hk_providers_json(dia->providers, dia->n_providers, j);
+			hk_json_kv_str(j, "line", dia->line);
+		} else if (cls != HK_DIAG_EXPECTED) {
+			hk_json_kv_str(j, "reason", dia->reason);
 		}
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
 }
 
-void hk_report_json(const struct hk_jval *ev, const char *evidence_id, struct hk_json *j)
+void hk_report_json(const struct hk_verdict *v, const struct hk_diagnosis *d,
+		    const char *evidence_id, struct hk_json *j)
 {
-	/* One entry per path and class, the counts counting paths (docs/diagnosis.md). */
-	struct hk_evobj_entry *exp, *dec, *irr, *bug;
-	size_t n_exp = hk_evobj_entries(ev, "expected", &exp),
-	       n_dec = hk_evobj_entries(ev, "declarable", &dec),
-	       n_irr = hk_evobj_entries(ev, "irreducible", &irr),
-	       n_bug = hk_evobj_entries(ev, "policy_bug", &bug);
+	struct entries e;
+	entries_of(v, d, &e);
+	int code;
 	hk_json_obj_begin(j);
-	copy_member(j, ev, "phase");
-	copy_member(j, ev, "state");
+	hk_json_kv_str(j, "phase", v->phase);
+	hk_json_kv_str(j, "state", hk_verdict_state_name(v->state));
 	/* Next to the state: whether the phase itself failed, and how it exited. */
-	long long code;
-	hk_json_kv_bool(j, "failed", phase_failed(ev, &code));
-	copy_member(j, ev, "exit_code");
-	copy_member(j, ev, "reasons");
-	json_items(j, "expected", exp, n_exp);
-	json_items(j, "declarable", dec, n_dec);
-	json_items(j, "irreducible", irr, n_irr);
-	json_items(j, "policy_bug", bug, n_bug);
-	hk_json_key(j, "evidence");
-	if (evidence_id)
-		hk_json_str(j, evidence_id);
+	hk_json_kv_bool(j, "failed", phase_failed(v, &code));
+	hk_json_key(j, "exit_code");
+	if (v->has_exit_code)
+		hk_json_int(j, v->exit_code);
 	else
 		hk_json_null(j);
+	hk_json_key(j, "reasons");
+	hk_verdict_reasons_json(v, j);
+	json_items(j, HK_DIAG_EXPECTED, e.exp, e.n_exp);
+	json_items(j, HK_DIAG_DECLARABLE, e.dec, e.n_dec);
+	json_items(j, HK_DIAG_IRREDUCIBLE, e.irr, e.n_irr);
+	json_items(j, HK_DIAG_POLICY_BUG, e.bug, e.n_bug);
+	hk_json_kv_str(j, "evidence", evidence_id);
 	hk_json_obj_end(j);
-	hk_evobj_entries_free(exp, n_exp);
-	hk_evobj_entries_free(dec, n_dec);
-	hk_evobj_entries_free(irr, n_irr);
-	hk_evobj_entries_free(bug, n_bug);
+	entries_free(&e);
 }
 
 /* ---- build glue ---- */
@@ -455,17 +482,15 @@ void hk_report_build_phase(struct hk_suggester *s, const struct hk_build_result 
 		fprintf(stderr, "harkaq build: %s: no evidence object: %s\n", pname, err.msg);
 		id[0] = '\0';
 	}
-	if (!quiet && bytes.len) {
-		struct hk_jval *ev = NULL;
-		if (hk_json_parse(bytes.data, bytes.len, &ev, &err) == 0) {
-			struct hk_buf text = HK_BUF_INIT;
-			hk_report_human(ev, pname, id[0] ? id : NULL, &text);
-			fputs(hk_buf_str(&text), stderr);
-			hk_buf_free(&text);
-			hk_jval_free(ev);
-		}
+	/* Rendered from the verdict and diagnosis just encoded: `harkaq explain` decodes the
+	 * same from the stored bytes and prints the same lines. */
+	if (!quiet && pr->has_diag) {
+		struct hk_buf text = HK_BUF_INIT;
+		hk_report_human(&pr->verdict, &pr->diag, pname, id[0] ? id : NULL, &text);
+		fputs(hk_buf_str(&text), stderr);
+		hk_buf_free(&text);
 	}
-	/* Kept for the --json result: the diagnosis is not computed a second time. */
+	/* Kept for the attestations, which embed the object byte for byte. */
 	hk_buf_free(&pr->evidence);
 	pr->evidence = bytes;
 	snprintf(pr->evidence_id, sizeof(pr->evidence_id), "%s", id);
@@ -473,13 +498,9 @@ void hk_report_build_phase(struct hk_suggester *s, const struct hk_build_result 
 
 void hk_report_build_phase_json(const struct phase_result *pr, struct hk_json *j)
 {
-	struct hk_error err = { 0 };
-	struct hk_jval *ev = NULL;
-	if (!pr->has_verdict || pr->evidence.len == 0 ||
-	    hk_json_parse(pr->evidence.data, pr->evidence.len, &ev, &err) < 0) {
+	if (!pr->has_verdict || !pr->has_diag) {
 		hk_json_null(j);
 		return;
 	}
-	hk_report_json(ev, pr->evidence_id[0] ? pr->evidence_id : NULL, j);
-	hk_jval_free(ev);
+	hk_report_json(&pr->verdict, &pr->diag, pr->evidence_id[0] ? pr->evidence_id : NULL, j);
 }

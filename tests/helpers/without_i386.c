@@ -1,10 +1,11 @@
 /* without_i386 CMD [ARG...]: runs CMD as it would run on a kernel without the i386 entry point
  * (IA32 emulation off: ia32_emulation=0, or CONFIG_IA32_EMULATION_DEFAULT_DISABLED).
  *
- * This project's machines have IA32 emulation on, and it cannot be switched off without a
- * reboot; so the suite takes the entry point away with a seccomp filter that kills any
- * process entering the kernel through it (SIGSYS, where such a kernel raises SIGSEGV: both
- * fatal, both "absent" to harkaq's probe, sys/entrypoints.h).  The filter is inherited by
+ * Some machines have IA32 emulation on, and it cannot be switched off without a reboot; so
+ * the suite takes the entry point away with a seccomp filter that kills any process entering
+ * the kernel through it (SIGSYS, where such a kernel raises SIGSEGV: both fatal, both
+ * "absent" to harkaq's probe, sys/entrypoints.h).  On a kernel that already lacks it, the
+ * filter changes nothing and the kernel's own SIGSEGV is what CMD meets.  The filter is inherited by
  * everything CMD starts, bubblewrap and the cage included, and stacks under the cage's own.
  *
  * Before running CMD it checks that the entry point is really gone (a child's int $0x80 must

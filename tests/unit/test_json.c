@@ -141,6 +141,31 @@ TEST(invalid_utf8_in_text_becomes_replacement_character)
 	hk_buf_free(&b);
 }
 
+/* hk_json_text_as_read gives what a reader of hk_json_strn's output gets back: a renderer
+ * working from the value prints what one working from the stored JSON prints. */
+TEST(text_as_read_is_what_the_reader_gets_back)
+{
+	static const char *const texts[] = {
+		"a\xff" "b", "\xc0\xaf", "\xed\xa0\x80", "x\xe2\x82", "caf\xc3\xa9",
+		"tab\there \x1b[31m \"q\" \\", "", "\xf4\x8f\xbf\xbf\xf4\x90\x80\x80",
+	};
+	for (size_t i = 0; i < HK_ARRAY_LEN(texts); i++) {
+		hk_autofree char *json = render_strn(texts[i], strlen(texts[i]));
+		struct hk_jval *v = parse_str(json);
+		struct hk_buf got = HK_BUF_INIT;
+		hk_json_text_as_read(texts[i], strlen(texts[i]), &got);
+		CHECK(v && v->type == HK_JSTR && got.len == v->len &&
+		      memcmp(hk_buf_str(&got), v->str, v->len) == 0);
+		hk_jval_free(v);
+		hk_buf_free(&got);
+	}
+	/* Control: a text with a byte that is not UTF-8 does change. */
+	struct hk_buf got = HK_BUF_INIT;
+	hk_json_text_as_read("a\xff", 2, &got);
+	CHECK_STR_EQ("a\xef\xbf\xbd", hk_buf_str(&got));
+	hk_buf_free(&got);
+}
+
 TEST(bytes_form_round_trips_paths)
 {
 	static const struct {
