@@ -101,13 +101,18 @@ $(BUILD)/tests/kernel/%: $(BUILD)/obj/tests/kernel/%.o $(HARNESS_OBJ) $(SYS_LIB)
 
 # The unit tests are the core's: they link the core library alone (and libelf, which the core
 # parses ELF with), so a core that called into src/sys or libseccomp would not link.
+# An object linked beside the core (below) comes first, so the core resolves what it needs.
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(HARNESS_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -o $@ $^ $(ELF_LIBS) $(LDFLAGS)
+	$(CC) $(ALLCFLAGS) -o $@ $(filter-out $(CORE_LIB),$^) $(CORE_LIB) $(ELF_LIBS) $(LDFLAGS)
 
 # The sweep's table and HTML are the engine's (src/engine/sweep_render.c), yet pure: the
 # sweep's unit test links that one object beside the core.
 $(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep_render.o
+
+# The diagnosis' source on disk is the engine's (src/engine/suggest_source.c): its unit test
+# links that one object beside the core, whose store it reads.
+$(BUILD)/tests/test_suggest_source: $(BUILD)/obj/src/engine/suggest_source.o
 
 # Small programs the integration tests run inside the cage (escape attempts, probes).  Static
 # and without sanitizers: they run inside arbitrary roots, as an unprivileged user.

@@ -14,6 +14,7 @@
 #include "engine/proc.h"
 #include "core/buf.h"
 #include "core/recipe.h"
+#include "core/recipe_file.h"
 #include "core/store.h"
 
 static double now_ms(void)

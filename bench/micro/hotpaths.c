@@ -15,6 +15,7 @@
 
 #include "core/audit_record.h"
 #include "core/blake3.h"
+#include "core/blake3_file.h"
 #include "core/error.h"
 #include "core/policy.h"
 #include "core/util.h"

@@ -18,6 +18,7 @@
 #include "core/intoto.h"
 #include "core/store.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 
 /* What `harkaq attest verify` found wrong, each its own status (also in the README). */

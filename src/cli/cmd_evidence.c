@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "engine/report.h"
 #include "core/evobj.h"
+#include "core/evobj_store.h"
 #include "core/store.h"
 #include "core/util.h"
 

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "core/baseroot.h"
 #include "core/json.h"
+#include "core/recipe_file.h"
 #include "core/util.h"
 
 static void policy_usage(FILE *f)

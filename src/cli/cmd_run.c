@@ -20,6 +20,7 @@
 #include "sys/nsinit.h"
 #include "core/abi_tier.h"
 #include "core/policy.h"
+#include "core/policy_file.h"
 #include "core/util.h"
 #include "sys/landlock.h"
 

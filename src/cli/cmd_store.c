@@ -13,6 +13,7 @@
 #include "core/base.h"
 #include "core/buf.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/store.h"

@@ -13,13 +13,8 @@
  *     a CV that could still turn out to be the root.
  */
 #include "core/blake3.h"
-#include "core/error.h"
-#include "core/util.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 enum {
 	CHUNK_START = 1 << 0,
@@ -382,39 +377,4 @@ void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN])
 	hk_blake3_hash(data, len, digest);
 	memcpy(out, "b3:", 3);
 	hk_hex(digest, sizeof(digest), out + 3);
-}
-
-/* Large reads: the store hashes whole artifacts, and one syscall per 256 KiB keeps the
- * syscall cost far below the hashing cost. */
-#define FILE_READ_BLOCK (256 * 1024)
-
-int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN])
-{
-	hk_autofree uint8_t *buf = hk_xmalloc(FILE_READ_BLOCK);
-	struct hk_blake3 h;
-	hk_blake3_init(&h);
-	for (;;) {
-		ssize_t n = read(fd, buf, FILE_READ_BLOCK);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		hk_blake3_update(&h, buf, (size_t)n);
-	}
-	hk_blake3_finalize(&h, out, HK_BLAKE3_OUT_LEN);
-	return 0;
-}
-
-int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err)
-{
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot open %s for hashing", path);
-	int r = hk_blake3_fd(fd, out);
-	if (r < 0)
-		return hk_fail_errno(err, -r, "cannot read %s for hashing", path);
-	return 0;
 }

@@ -1,13 +1,11 @@
 #include "core/buf.h"
 #include "core/util.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-static void reserve(struct hk_buf *b, size_t extra)
+void hk_buf_reserve(struct hk_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
@@ -21,30 +19,11 @@ static void reserve(struct hk_buf *b, size_t extra)
 
 void hk_buf_append(struct hk_buf *b, const void *p, size_t n)
 {
-	reserve(b, n);
+	hk_buf_reserve(b, n);
 	if (n)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = '\0';
-}
-
-int hk_buf_read_fd(struct hk_buf *b, int fd)
-{
-	for (;;) {
-		/* Read straight into the buffer's free space, which grows by doubling: a large
-		 * file costs few reads and no copy through a bounce buffer. */
-		reserve(b, 4096);
-		ssize_t n = read(fd, b->data + b->len, b->cap - b->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return 0;
-		b->len += (size_t)n;
-		b->data[b->len] = '\0';
-	}
 }
 
 void hk_buf_puts(struct hk_buf *b, const char *s)
@@ -65,7 +44,7 @@ void hk_buf_printf(struct hk_buf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n <= 0)
 		return;
-	reserve(b, (size_t)n);
+	hk_buf_reserve(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

@@ -23,9 +23,8 @@ void hk_buf_free(struct hk_buf *b);
 const char *hk_buf_str(struct hk_buf *b);
 /* Transfers ownership of the data to the caller (never NULL); the buffer becomes empty. */
 char *hk_buf_steal(struct hk_buf *b);
-/* Appends everything fd has left to read (retrying EINTR).  Returns 0 at end of file, or
- * -errno of the failed read, with what was read before it kept in b; the caller keeps fd and
- * names the file in its own message. */
-int hk_buf_read_fd(struct hk_buf *b, int fd);
+/* Makes room for `extra` more bytes (and the NUL) without changing len: data + len is then
+ * writable for cap - len - 1 bytes.  Reading a descriptor into a buffer is core/buf_fd.h. */
+void hk_buf_reserve(struct hk_buf *b, size_t extra);
 
 #endif

@@ -1,16 +1,13 @@
-/* hk_collapse_plan(): see collapse.h for what qualifies and why. */
+/* hk_collapse_plan_over(): see collapse.h for what qualifies and why.  The lower layers are
+ * asked through struct hk_collapse_layers: nothing here reads the disk. */
 #include "core/collapse.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "core/buf.h"
 #include "core/util.h"
 
 struct planner {
@@ -23,6 +20,7 @@ struct planner {
 	size_t *v_ungranted;               /* prefix sums: ungranted entries in v[0..i) */
 	const char *base;                  /* base root without its trailing '/' ("" for /) */
 	const char *view;                  /* the store view's tree (core/view.h), or NULL */
+	const struct hk_collapse_layers *layers;
 	bool (*merged)(const char *path);
 	struct hk_strset *out;
 	struct hk_collapse_stats *stats;
@@ -68,63 +66,58 @@ static bool deps_have_ungranted(const struct planner *pl, const char *dir, size_
 	return pl->v_ungranted[hi] - pl->v_ungranted[lo] > 0;
 }
 
+/* One directory of a lower layer, entry by entry (layer_part_is_granted). */
+struct layer_walk {
+	struct planner *pl;
+	const char *dir;
+	size_t dlen, lo, hi;
+	const struct group *groups;
+	size_t n_groups;
+	struct hk_buf child;
+	bool ok;
+};
+
+/* Whether one entry of the directory may lie beneath a single rule: a subdirectory that is a
+ * qualifying child, or a granted non-directory. */
+static bool layer_entry(void *arg, const char *name, bool is_dir)
+{
+	struct layer_walk *w = arg;
+	size_t nl = strlen(name);
+	if (is_dir) {
+		const struct group *g = NULL;
+		for (size_t k = 0; k < w->n_groups && !g; k++)
+			if (w->groups[k].name_len == nl && memcmp(w->groups[k].name, name, nl) == 0)
+				g = &w->groups[k];
+		w->ok = g && g->whole;
+	} else {
+		w->child.len = 0;
+		hk_buf_append(&w->child, w->dir, w->dlen);
+		hk_buf_putc(&w->child, '/');
+		hk_buf_append(&w->child, name, nl);
+		w->ok = grant_exact(w->pl, w->lo, w->hi, hk_buf_str(&w->child));
+	}
+	return w->ok;
+}
+
 /* A lower layer's part of dir (the base root's, or the store view's): only granted
  * non-directories, and subdirectories that are qualifying children.  Absent is fine (nothing
- * of that layer shows there). */
+ * of that layer shows there); what cannot be read disqualifies dir. */
 static bool layer_part_is_granted(struct planner *pl, const char *layer, const char *dir,
 				  size_t dlen, size_t lo, size_t hi, const struct group *groups,
 				  size_t n_groups)
 {
-	char *bpath = hk_xasprintf("%s%.*s", layer, (int)dlen, dir);
-	struct stat st;
-	bool ok;
-	if (lstat(bpath, &st) < 0) {
-		ok = errno == ENOENT || errno == ENOTDIR;
-		free(bpath);
-		return ok;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		free(bpath);
+	hk_autofree char *bpath = hk_xasprintf("%s%.*s", layer, (int)dlen, dir);
+	enum hk_layer_type type;
+	int r = pl->layers->type(pl->layers->ctx, bpath, &type);
+	if (r < 0)
+		return r == -ENOENT || r == -ENOTDIR;
+	if (type != HK_LAYER_DIR)
 		return false;
-	}
 	pl->stats->base_dirs_read++;
-	DIR *d = opendir(bpath);
-	free(bpath);
-	if (!d)
-		return false;
-	ok = true;
-	struct dirent *de;
-	struct hk_buf child = HK_BUF_INIT;
-	while (ok && (de = readdir(d))) {
-		const char *name = de->d_name;
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-			continue;
-		size_t nl = strlen(name);
-		bool is_dir = de->d_type == DT_DIR;
-		if (de->d_type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				ok = false;
-				break;
-			}
-			is_dir = S_ISDIR(st.st_mode);
-		}
-		if (is_dir) {
-			const struct group *g = NULL;
-			for (size_t k = 0; k < n_groups && !g; k++)
-				if (groups[k].name_len == nl && memcmp(groups[k].name, name, nl) == 0)
-					g = &groups[k];
-			ok = g && g->whole;
-			continue;
-		}
-		child.len = 0;
-		hk_buf_append(&child, dir, dlen);
-		hk_buf_putc(&child, '/');
-		hk_buf_append(&child, name, nl);
-		ok = grant_exact(pl, lo, hi, hk_buf_str(&child));
-	}
-	hk_buf_free(&child);
-	closedir(d);
-	return ok;
+	struct layer_walk w = { pl, dir, dlen, lo, hi, groups, n_groups, HK_BUF_INIT, true };
+	r = pl->layers->list(pl->layers->ctx, bpath, layer_entry, &w);
+	hk_buf_free(&w.child);
+	return r == 0 && w.ok;
 }
 
 /* Decides for the directory g[lo]->path[0..dlen) (dlen 0: the root, never collapsed itself)
@@ -189,16 +182,16 @@ static int cmp_str_ptr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
-		     size_t n_entries, const char *base_root, const char *view_root,
-		     struct hk_strset *out,
-		     struct hk_collapse_stats *stats, bool (*merged)(const char *path),
-		     struct hk_error *err)
+int hk_collapse_plan_over(const struct hk_collapse_layers *layers,
+			  const struct hk_policy *policy, const struct hk_derive_entry *entries,
+			  size_t n_entries, const char *base_root, const char *view_root,
+			  struct hk_strset *out, struct hk_collapse_stats *stats,
+			  bool (*merged)(const char *path), struct hk_error *err)
 {
 	memset(stats, 0, sizeof(*stats));
 	if (!base_root || base_root[0] != '/')
 		return hk_fail(err, EINVAL, "the base root must be an absolute path");
-	struct planner pl = { .out = out, .stats = stats, .merged = merged };
+	struct planner pl = { .out = out, .stats = stats, .merged = merged, .layers = layers };
 	size_t blen = strlen(base_root);
 	while (blen > 0 && base_root[blen - 1] == '/')
 		blen--;
@@ -238,10 +231,10 @@ int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entr
 		}
 		if (pl.g[i]->kind != HK_GRANT_RO || !merged(p))
 			continue;
-		char *bp = hk_xasprintf("%s%s", base, p);
-		struct stat st;
-		pl.g_present[i] = lstat(bp, &st) == 0 && S_ISREG(st.st_mode);
-		free(bp);
+		hk_autofree char *bp = hk_xasprintf("%s%s", base, p);
+		enum hk_layer_type type;
+		pl.g_present[i] = layers->type(layers->ctx, bp, &type) == 0 &&
+				  type == HK_LAYER_FILE;
 	}
 
 	if (pl.ng > 0 && pl.g[0]->path[0] == '/')

@@ -21,7 +21,8 @@
  *   - D is not the root, and its top-level directory is not a symlink in the base root.
  * The dep layers are the store's verified trees (every build re-checks them against their
  * manifests, extra files included), so their content is read from the manifests; only the
- * base root is read from disk.  The result is the top-most qualifying directories. */
+ * base root (and the view) are read from disk, through struct hk_collapse_layers.  The result
+ * is the top-most qualifying directories. */
 #ifndef HK_CORE_COLLAPSE_H
 #define HK_CORE_COLLAPSE_H
 
@@ -39,17 +40,39 @@ struct hk_collapse_stats {
 	size_t base_dirs_read;
 };
 
+/* What a lower layer (the base root, the store view) holds, asked by the planner: the planner
+ * reads no file itself (core/collapse_disk.h asks the disk; a unit test, memory).  `path` is
+ * the layer's own path, its root joined with the sandbox path ("/srv/base/usr/include"). */
+enum hk_layer_type {
+	HK_LAYER_DIR,
+	HK_LAYER_FILE,       /* a regular file */
+	HK_LAYER_OTHER,      /* a symlink (never followed), a special file */
+};
+
+struct hk_collapse_layers {
+	void *ctx;
+	/* The type of what lies at `path`: 0, or -errno when it cannot be told (-ENOENT and
+	 * -ENOTDIR: nothing there). */
+	int (*type)(void *ctx, const char *path, enum hk_layer_type *type);
+	/* Calls each(arg, name, is_dir) for every entry of the directory `path` but "." and "..",
+	 * until each returns false.  0, or -errno when the directory or an entry's type cannot
+	 * be read. */
+	int (*list)(void *ctx, const char *path,
+		    bool (*each)(void *arg, const char *name, bool is_dir), void *arg);
+};
+
 /* Fills `out` (sorted) with the top-most qualifying directories of `policy` given the
- * sandbox-visible dep entries `entries` (as passed to hk_derive_policy) and the base root
- * directory `base_root` ("/" for the host) and the store view's tree `view_root` (NULL when the
- * sandbox shows none).  `merged(path)` says whether the sandbox shows
- * path from the merged system directories (hk_sandbox_merges_path): nothing else (/proc,
- * /dev, /tmp…) is ever a candidate.  A base root that cannot be read beneath some directory
- * only disqualifies that directory.  Returns 0; -errno only on a bad argument. */
-HK_MUST_CHECK int hk_collapse_plan(const struct hk_policy *policy, const struct hk_derive_entry *entries,
-		     size_t n_entries, const char *base_root, const char *view_root,
-		     struct hk_strset *out,
-		     struct hk_collapse_stats *stats, bool (*merged)(const char *path),
-		     struct hk_error *err);
+ * sandbox-visible dep entries `entries` (as passed to hk_derive_policy), the base root
+ * directory `base_root` ("/" for the host) and the store view's tree `view_root` (NULL when
+ * the sandbox shows none), whose content `layers` tells.  `merged(path)` says whether the
+ * sandbox shows path from the merged system directories (hk_sandbox_merges_path): nothing else
+ * (/proc, /dev, /tmp…) is ever a candidate.  A layer that cannot be read beneath some
+ * directory only disqualifies that directory.  Returns 0; -errno only on a bad argument. */
+HK_MUST_CHECK int hk_collapse_plan_over(const struct hk_collapse_layers *layers,
+					const struct hk_policy *policy,
+					const struct hk_derive_entry *entries, size_t n_entries,
+					const char *base_root, const char *view_root,
+					struct hk_strset *out, struct hk_collapse_stats *stats,
+					bool (*merged)(const char *path), struct hk_error *err);
 
 #endif

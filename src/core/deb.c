@@ -10,7 +10,6 @@
 #include <strings.h>
 
 #include "core/buf.h"
-#include "core/file.h"
 #include "core/strv.h"
 #include "core/util.h"
 
@@ -259,17 +258,13 @@ int hk_deb_parse_relations(const char *text, const char *field, struct hk_deb_re
 	return 0;
 }
 
-/* The stanzas of a dpkg status file whose packages are installed. */
-static int load_installed(const char *status_path, struct hk_deb_stanza **out, size_t *n,
-			  struct hk_error *err)
+/* The stanzas of a dpkg status file's text whose packages are installed. */
+static int installed_stanzas(const char *text, size_t len, const char *status_path,
+			     struct hk_deb_stanza **out, size_t *n, struct hk_error *err)
 {
-	struct hk_buf text = HK_BUF_INIT;
-	int r = hk_file_read(status_path, &text, err);
 	struct hk_deb_stanza *st = NULL;
 	size_t ns = 0;
-	if (r == 0)
-		r = hk_deb_parse_control(hk_buf_str(&text), text.len, status_path, &st, &ns, err);
-	hk_buf_free(&text);
+	int r = hk_deb_parse_control(text, len, status_path, &st, &ns, err);
 	if (r < 0)
 		return r;
 	size_t w = 0;
@@ -321,12 +316,12 @@ static int hand_out_names(int r, struct hk_strv *v, char ***names, size_t *n)
 	return 0;
 }
 
-int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
-			   struct hk_error *err)
+int hk_deb_installed_names_parse(const char *text, size_t len, const char *status_path,
+				 char ***names, size_t *n, struct hk_error *err)
 {
 	struct hk_deb_stanza *st = NULL;
 	size_t ns = 0;
-	int r = load_installed(status_path, &st, &ns, err);
+	int r = installed_stanzas(text, len, status_path, &st, &ns, err);
 	if (r < 0)
 		return r;
 	hk_autostrv struct hk_strv v = HK_STRV_INIT;
@@ -338,12 +333,12 @@ int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
 	return hand_out_names(r, &v, names, n);
 }
 
-int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
-			     struct hk_error *err)
+int hk_deb_essential_closure_parse(const char *text, size_t len, const char *status_path,
+				   char ***names, size_t *n, struct hk_error *err)
 {
 	struct hk_deb_stanza *st = NULL;
 	size_t ns = 0;
-	int r = load_installed(status_path, &st, &ns, err);
+	int r = installed_stanzas(text, len, status_path, &st, &ns, err);
 	if (r < 0)
 		return r;
 	bool *reached = hk_xcalloc(ns ? ns : 1, sizeof(bool));

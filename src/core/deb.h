@@ -46,18 +46,21 @@ HK_MUST_CHECK int hk_deb_parse_relations(const char *text, const char *field, st
 			   size_t *n, struct hk_error *err);
 void hk_deb_relations_free(struct hk_deb_rel_group *g, size_t n);
 
-/* Names a Debian base root provides: every package of `status_path` (a dpkg status file,
- * ROOT/var/lib/dpkg/status) whose status is "installed", and every name they Provide.
- * Sorted, deduplicated; caller frees each string and the array. */
-HK_MUST_CHECK int hk_deb_installed_names(const char *status_path, char ***names, size_t *n,
-			   struct hk_error *err);
+/* Names a Debian base root provides: every package of a dpkg status file's text
+ * (ROOT/var/lib/dpkg/status; `status_path` names it in errors) whose status is "installed",
+ * and every name they Provide.  Sorted, deduplicated; caller frees each string and the array.
+ * Reading the file is core/deb_status.h. */
+HK_MUST_CHECK int hk_deb_installed_names_parse(const char *text, size_t len,
+					       const char *status_path, char ***names, size_t *n,
+					       struct hk_error *err);
 
-/* The "pseudo-essential" set of a Debian system described by a dpkg status file: installed
- * packages marked Essential: yes or Priority: required, plus everything they depend on
- * (Depends and Pre-Depends, every installed alternative, transitively), plus the names those
- * Provide.  That is what any Debian base root holds (debootstrap's minbase), so importing
- * with dependencies stops there by default.  Sorted, deduplicated; caller frees. */
-HK_MUST_CHECK int hk_deb_essential_closure(const char *status_path, char ***names, size_t *n,
-			     struct hk_error *err);
+/* The "pseudo-essential" set of a Debian system described by a dpkg status file's text:
+ * installed packages marked Essential: yes or Priority: required, plus everything they depend
+ * on (Depends and Pre-Depends, every installed alternative, transitively), plus the names
+ * those Provide.  That is what any Debian base root holds (debootstrap's minbase), so
+ * importing with dependencies stops there by default.  Sorted, deduplicated; caller frees. */
+HK_MUST_CHECK int hk_deb_essential_closure_parse(const char *text, size_t len,
+						 const char *status_path, char ***names,
+						 size_t *n, struct hk_error *err);
 
 #endif

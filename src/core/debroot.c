@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/buf_fd.h"
 #include "core/deb.h"
 #include "core/rootpath.h"
 #include "core/strset.h"

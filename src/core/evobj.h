@@ -11,7 +11,7 @@
  *   - numbers are integers only; byte strings (paths, exe, comm, dev) in the hk_json_bytes
  *     form; strings otherwise as the writer in json.h escapes them;
  *   - id = "b3:" + BLAKE3-256 hex of exactly those bytes; stored at
- *     STORE/.evidence/<hex>.json.
+ *     STORE/.evidence/<hex>.json (core/evobj_store.h writes, finds and reads them).
  *
  * Readers decode an object with hk_evobj_decode (below), its one reader, and work from the
  * structs it fills.
@@ -112,16 +112,6 @@ HK_MUST_CHECK int hk_evobj_decode_bytes(const void *bytes, size_t n, struct hk_e
 					struct hk_error *err);
 void hk_evobj_free(struct hk_evobj *o);
 
-/* STORE/.evidence (caller frees). */
-char *hk_evobj_dir(const char *store_dir);
-
-/* Writes the bytes as STORE/.evidence/<hex>.json atomically (a temporary file in the same
- * directory, then rename); the directory is created if missing.  Writing an object that is
- * already there is harmless (same name, same bytes).  id receives "b3:<hex>"; *path (if
- * non-NULL) the file's path, owned by the caller. */
-HK_MUST_CHECK int hk_evobj_write(const char *store_dir, const void *bytes, size_t n, char id[HK_B3_ID_LEN],
-		   char **path, struct hk_error *err);
-
 /* Checks an object: its BLAKE3 equals `expect_id` ("b3:<hex>"; NULL skips the check), it
  * parses, its kind is harkaq.verdict.v1, its members are the documented ones in the
  * documented order, `diagnosis` has one entry per denial, and it is canonical (re-encoding
@@ -129,20 +119,5 @@ HK_MUST_CHECK int hk_evobj_write(const char *store_dir, const void *bytes, size_
  * object (hk_jval_free).  A failure is -EBADMSG with a message saying what is wrong. */
 HK_MUST_CHECK int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk_jval **out,
 		   struct hk_error *err);
-
-/* Finds an object: `query` is a file path (anything containing '/' or ending in .json), or
- * "b3:<hex>", or a hex prefix of at least 8 digits (with or without "b3:") of an object in
- * STORE/.evidence.  *path and *id ("b3:<hex>" from the file name; empty if the file name is
- * not one) are the caller's.  No match is -ENOENT, several -EEXIST listing them. */
-HK_MUST_CHECK int hk_evobj_find(const char *store_dir, const char *query, char **path,
-		  char id[HK_B3_ID_LEN], struct hk_error *err);
-
-/* Reads a whole evidence object file into `out` (hk_file_read, its errors prefixed "evidence
- * object"). */
-HK_MUST_CHECK int hk_evobj_read(const char *path, struct hk_buf *out, struct hk_error *err);
-
-/* Ids ("b3:<hex>") of every object in STORE/.evidence, sorted; none if the directory does not
- * exist.  Caller frees each and the array. */
-HK_MUST_CHECK int hk_evobj_list(const char *store_dir, char ***ids, size_t *n, struct hk_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/buf_fd.h"
 #include "core/util.h"
 
 int hk_write_all(int fd, const void *p, size_t n)

@@ -1,6 +1,7 @@
 /* JSON writer and strict RFC 8259 reader.  The rules both follow are written down once, in
  * json.h. */
 #include "core/json.h"
+#include "core/die.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -94,8 +95,7 @@ static const char HEX_DIGITS[] = "0123456789abcdef";
  * emit invalid JSON that some later reader trusts. */
 __attribute__((noreturn)) static void writer_misuse(const char *what)
 {
-	fprintf(stderr, "harkaq: JSON writer misuse: %s\n", what);
-	abort();
+	hk_die("JSON writer misuse: ", what);
 }
 
 void hk_json_init(struct hk_json *j, struct hk_buf *out, int indent)

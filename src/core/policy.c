@@ -16,16 +16,16 @@
  */
 #include "core/policy.h"
 
+#include "core/die.h"
 #include "core/hex.h"
 #include "core/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #define HEADER_KEYWORD "harkaq-policy"
 #define HEADER_VERSION "1"
@@ -431,10 +431,7 @@ void hk_policy_set_base(struct hk_policy *p, const char *base)
 void hk_policy_encode(const struct hk_policy *p, struct hk_buf *out)
 {
 	if (!p->finished && (p->n_grants || p->n_expects)) {
-		static const char msg[] = "harkaq: BUG: hk_policy_encode on an unfinished policy\n";
-		ssize_t w = write(2, msg, sizeof(msg) - 1);
-		(void)w;
-		abort();
+		hk_die("BUG: hk_policy_encode on an unfinished policy", NULL);
 	}
 	hk_buf_puts(out, HEADER_KEYWORD " " HEADER_VERSION "\n");
 	if (p->base) {
@@ -1035,23 +1032,5 @@ fail:
 	free(ps.path_src);
 	hk_buf_free(&ps.shown);
 	hk_policy_free(out);
-	return r;
-}
-
-int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err)
-{
-	*out = (struct hk_policy)HK_POLICY_INIT;
-	hk_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return hk_fail_errno(err, errno, "cannot open policy file '%s'", path);
-
-	struct hk_buf text = HK_BUF_INIT;
-	int r = hk_buf_read_fd(&text, fd);
-	if (r < 0) {
-		hk_buf_free(&text);
-		return hk_fail_errno(err, -r, "cannot read policy file '%s'", path);
-	}
-	r = hk_policy_parse(hk_buf_str(&text), text.len, path, out, err);
-	hk_buf_free(&text);
 	return r;
 }

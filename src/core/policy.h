@@ -76,8 +76,6 @@ struct hk_policy {
  * owned by the caller (hk_policy_free); on error it is left empty.  Returns 0 or -EINVAL. */
 HK_MUST_CHECK int hk_policy_parse(const char *text, size_t len, const char *filename, struct hk_policy *out,
 		    struct hk_error *err);
-/* Reads the file at `path` and parses it (errors name `path` as FILE). */
-HK_MUST_CHECK int hk_policy_load(const char *path, struct hk_policy *out, struct hk_error *err);
 
 /* Building in memory (used by policy derivation).  The path is copied.  Adding the same
  * (kind, path) twice is harmless: hk_policy_finish() deduplicates; conflicting kinds for one

@@ -133,12 +133,9 @@ struct hk_recipe {
 	size_t n_expects;
 };
 
-/* Reads and validates the recipe at `path` (at most HK_RECIPE_FILE_MAX bytes).  Errors name
- * `path` as given.  On error *out is zeroed (nothing to free). */
-HK_MUST_CHECK int hk_recipe_load(const char *path, struct hk_recipe *out, struct hk_error *err);
-
-/* The same from text already in memory.  `filename` is used in messages only; `recipe_dir`
- * must be absolute (it is copied and becomes out->recipe_dir); out->path is NULL. */
+/* Validates a recipe from text in memory (reading one from a file is core/recipe_file.h).
+ * `filename` is used in messages only; `recipe_dir` must be absolute (it is copied and becomes
+ * out->recipe_dir); out->path is NULL. */
 HK_MUST_CHECK int hk_recipe_parse(const char *text, size_t len, const char *filename, const char *recipe_dir,
 		    struct hk_recipe *out, struct hk_error *err);
 

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/buf_fd.h"
 #include "core/util.h"
 
 /* The kernel's limit on symlinks followed in one path walk (MAXSYMLINKS). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/buf_fd.h"
 #include "core/tree.h"
 #include "core/util.h"
 

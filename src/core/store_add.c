@@ -18,6 +18,7 @@
 #include "core/json.h"
 #include "core/store_int.h"
 #include "core/strv.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 
 #define LOCK_FILE ".lock"

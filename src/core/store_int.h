@@ -2,7 +2,8 @@
  * the store's files, and the helpers more than one of them calls.  The public face of the store
  * is core/store.h; the formats are in docs/store.md.
  *
- *     store.c           opening, loading artifacts, names and identity, find, closure, verify
+ *     store_names.c     names, dependency groups and identity, as values (pure)
+ *     store.c           opening, loading artifacts, find, closure, verify
  *     store_add.c       hk_store_add: copy or take a tree, normalise, hash, commit
  *     store_manifest.c  the manifest format (.files) and the line reader the text formats share
  *     store_index.c     the path index
@@ -54,7 +55,6 @@ void store_index_unload(struct hk_store *s);
 
 /* mkdir(path, 0755), an existing directory being fine. */
 int store_ensure_dir(const char *path, struct hk_error *err);
-bool store_version_valid(const char *version);
 void store_artifact_free(struct hk_artifact *a);
 /* Appends `a` (the store takes it) and keeps the list sorted. */
 void store_add_artifact(struct hk_store *s, struct hk_artifact *a);
@@ -66,6 +66,12 @@ int store_ensure_loaded(struct hk_store *s, struct hk_error *err);
 /* The loaded artifact whose directory name is dir[0..n), or NULL. */
 const struct hk_artifact *store_find_dirname(const struct hk_store *s, const char *dir,
 					     size_t n);
+
+/* ---- store_names.c ---- */
+
+bool store_version_valid(const char *version);
+/* The canonical order of dependency groups: by their alternatives, compared in order. */
+int store_dep_group_cmp(const struct hk_dep_group *a, const struct hk_dep_group *b);
 
 /* ---- store_manifest.c: the manifest, and reading the store's line-oriented text files ---- */
 

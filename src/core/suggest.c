@@ -5,14 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/debexpect.h"
-#include "core/debroot.h"
 #include "core/derive.h"
 #include "core/tree.h"
 #include "core/util.h"
-#include "core/view.h"
+#include "core/view_trap.h"
 
 /* A symlink chain longer than this is not followed back (the kernel's own limit is 40; real
  * packages chain two or three: /usr/bin/cc -> gcc -> gcc-12 -> x86_64-linux-gnu-gcc-12). */
@@ -167,10 +165,8 @@ struct link_entry {
 };
 
 struct hk_suggester {
-	struct hk_suggest_input in;
-	bool owners_loaded;
-	struct hk_debroot_owners owners;  /* the pinned base's path -> package */
-	struct hk_deb_pkglist base_pkgs;
+	struct hk_suggest_input in;       /* in.source points at src */
+	struct hk_suggest_source src;     /* all NULL without a source */
 	bool links_loaded;
 	struct link_entry *by_target;     /* sorted by target */
 	struct link_entry *by_link;       /* the same entries, sorted by (link, artifact id) */
@@ -181,6 +177,9 @@ struct hk_suggester *hk_suggester_new(const struct hk_suggest_input *in)
 {
 	struct hk_suggester *s = hk_xcalloc(1, sizeof(*s));
 	s->in = *in;
+	if (in->source)
+		s->src = *in->source;
+	s->in.source = &s->src;
 	return s;
 }
 
@@ -194,8 +193,8 @@ void hk_suggester_free(struct hk_suggester *s)
 	}
 	free(s->by_target);
 	free(s->by_link);
-	hk_debroot_owners_free(&s->owners);
-	hk_deb_pkglist_free(&s->base_pkgs);
+	if (s->src.release)
+		s->src.release(s->src.ctx);
 	free(s);
 }
 
@@ -231,11 +230,11 @@ static int cmp_by_link(const void *a, const void *b)
 
 static int load_links(struct hk_suggester *s, struct hk_error *err)
 {
-	if (s->links_loaded || !s->in.store)
+	if (s->links_loaded || !s->src.artifacts || !s->src.files)
 		return 0;
 	const struct hk_artifact *const *arts;
 	size_t n_arts;
-	int r = hk_store_list(s->in.store, &arts, &n_arts, err);
+	int r = s->src.artifacts(s->src.ctx, &arts, &n_arts, err);
 	if (r < 0)
 		return r;
 	size_t cap = 0;
@@ -245,7 +244,7 @@ static int load_links(struct hk_suggester *s, struct hk_error *err)
 		if (arts[i]->origin == HK_ORIGIN_BASE || arts[i]->origin == HK_ORIGIN_STATE)
 			continue;
 		struct hk_tree t = HK_TREE_INIT;
-		r = hk_store_files(s->in.store, arts[i], &t, err);
+		r = s->src.files(s->src.ctx, arts[i], &t, err);
 		if (r < 0) {
 			hk_tree_free(&t);
 			return hk_wrap(err, "reading the symlinks of artifact %s", arts[i]->dirname);
@@ -319,15 +318,32 @@ static bool in_closure(const struct hk_suggester *s, const struct hk_artifact *a
 	return false;
 }
 
-/* What to write in [deps] for `a`: the shortest form hk_store_find resolves to exactly it. */
-static char *dep_spec(struct hk_store *store, const struct hk_artifact *a)
+/* The one artifact `query` names, or NULL (none, several, or no store to ask). */
+static const struct hk_artifact *find_one(const struct hk_suggester *s, const char *query)
 {
 	struct hk_error e;
 	const struct hk_artifact *found = NULL;
-	if (hk_store_find(store, a->name, &found, &e) == 0 && found == a)
+	if (!s->src.find || s->src.find(s->src.ctx, query, &found, &e) < 0)
+		return NULL;
+	return found;
+}
+
+/* The artifacts shipping `path` itself (none without a store to ask). */
+static int providers_of(const struct hk_suggester *s, const char *path,
+			const struct hk_artifact ***out, size_t *n, struct hk_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	return s->src.providers ? s->src.providers(s->src.ctx, path, out, n, err) : 0;
+}
+
+/* What to write in [deps] for `a`: the shortest form the store resolves to exactly it. */
+static char *dep_spec(const struct hk_suggester *s, const struct hk_artifact *a)
+{
+	if (find_one(s, a->name) == a)
 		return hk_xstrdup(a->name);
 	char *nv = hk_xasprintf("%s=%s", a->name, a->version);
-	if (hk_store_find(store, nv, &found, &e) == 0 && found == a)
+	if (find_one(s, nv) == a)
 		return nv;
 	free(nv);
 	return hk_xstrdup(a->id);
@@ -403,10 +419,14 @@ static int find_providers(struct hk_suggester *s, const char *path, struct cand 
 		return r;
 	const struct hk_artifact **direct = NULL;
 	size_t n_direct = 0;
-	r = hk_store_providers(s->in.store, path, &direct, &n_direct, err);
+	r = providers_of(s, path, &direct, &n_direct, err);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_direct; i++) {
+		/* A base (or a Debian build's dpkg state) is never a dep to declare (the store's
+		 * path index leaves them out already). */
+		if (direct[i]->origin == HK_ORIGIN_BASE || direct[i]->origin == HK_ORIGIN_STATE)
+			continue;
 		struct cand c = { direct[i],
 				  is_link_of(s, path, direct[i]) ? HK_PROVIDES_LINK : HK_PROVIDES_FILE,
 				  NULL, 0 };
@@ -454,27 +474,15 @@ static int find_providers(struct hk_suggester *s, const char *path, struct cand 
 
 /* ---- the pinned base ---- */
 
-static int load_owners(struct hk_suggester *s, struct hk_error *err)
-{
-	if (s->owners_loaded || !s->in.base_root)
-		return 0;
-	int r = hk_debroot_owners_load(s->in.base_root, &s->owners, err);
-	if (r == 0)
-		r = hk_debroot_packages(s->in.base_root, &s->base_pkgs, err);
-	if (r < 0)
-		return hk_wrap(err, "the base's package database");
-	s->owners_loaded = true;
-	return 0;
-}
-
 /* The base package that ships `path` (the first, when several list it; malloc'd), or NULL. */
 static int base_owner(struct hk_suggester *s, const char *path, char **pkg, struct hk_error *err)
 {
 	*pkg = NULL;
-	int r = load_owners(s, err);
-	if (r < 0 || !s->in.base_root)
-		return r;
-	const char *owners = hk_debroot_owner(&s->owners, path);
+	if (!s->src.base_owners)
+		return 0;
+	const char *owners = NULL;
+	if (s->src.base_owners(s->src.ctx, path, &owners, err) < 0)
+		return hk_wrap(err, "the base's package database");
 	/* "a, b": the path is listed by several packages; name the first. */
 	if (owners)
 		*pkg = hk_xstrndup(owners, strcspn(owners, ","));
@@ -483,21 +491,14 @@ static int base_owner(struct hk_suggester *s, const char *path, char **pkg, stru
 
 static const char *base_version(const struct hk_suggester *s, const char *pkg)
 {
-	for (size_t i = 0; i < s->base_pkgs.n; i++)
-		if (strcmp(s->base_pkgs.items[i].name, pkg) == 0)
-			return s->base_pkgs.items[i].version;
-	return "";
+	return s->src.base_version ? s->src.base_version(s->src.ctx, pkg) : "";
 }
 
 /* Whether the pinned base has a non-directory at `path` (a file its maintainer scripts made
  * has no owner in the database, yet it is the base's). */
 static bool base_ships(const struct hk_suggester *s, const char *path)
 {
-	if (!s->in.base_root)
-		return false;
-	hk_autofree char *p = hk_xasprintf("%s%s", s->in.base_root, path);
-	struct stat st;
-	return lstat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+	return s->src.base_ships && s->src.base_ships(s->src.ctx, path);
 }
 
 static bool has_provider_named(const struct hk_diag_item *it, const char *name)
@@ -509,24 +510,22 @@ static bool has_provider_named(const struct hk_diag_item *it, const char *name)
 }
 
 /* A trap of the store view: the build followed an undeclared artifact's symlink. */
-static int diagnose_trap(struct hk_suggester *s, const char *dirname, const char *link,
-			 struct hk_diag_item *it, struct hk_error *err)
+static void diagnose_trap(struct hk_suggester *s, const char *dirname, const char *link,
+			  struct hk_diag_item *it)
 {
-	const struct hk_artifact *a = NULL;
-	struct hk_error e2;
-	if (!s->in.store || hk_store_find(s->in.store, dirname, &a, &e2) < 0) {
+	const struct hk_artifact *a = find_one(s, dirname);
+	if (!a) {
 		it->cls = HK_DIAG_IRREDUCIBLE;
 		it->reason = hk_xasprintf("the build followed the symlink %s of an artifact no "
 					  "longer in the store (%s)", link, dirname);
-		return 0;
+		return;
 	}
-	(void)err;
 	if (in_closure(s, a)) {
 		it->cls = HK_DIAG_POLICY_BUG;
 		it->reason = hk_xasprintf("the build reached the view's trap for %s, a symlink of "
 					  "the declared %s: a declared dep's links must come from "
 					  "its own layer, a harkaq bug", link, a->name);
-		return 0;
+		return;
 	}
 	it->providers = hk_xcalloc(1, sizeof(*it->providers));
 	struct hk_provider *p = &it->providers[it->n_providers++];
@@ -535,12 +534,11 @@ static int diagnose_trap(struct hk_suggester *s, const char *dirname, const char
 	p->id = hk_xstrdup(a->id);
 	p->how = HK_PROVIDES_LINK;
 	p->via = hk_xstrdup(link);
-	p->spec = dep_spec(s->in.store, a);
+	p->spec = dep_spec(s, a);
 	p->origin = hk_artifact_origin_name(a->origin);
 	it->cls = HK_DIAG_DECLARABLE;
 	it->line = hk_xasprintf("declare dep: %s (the build followed its symlink %s)", p->spec,
 				link);
-	return 0;
 }
 
 /* ---- diagnosis ---- */
@@ -575,10 +573,10 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 	hk_autofree char *shown = human_path(d);
 	char *trap_art = NULL, *trap_link = NULL;
 	if (s->in.sandbox_contract && hk_view_trap_parse(d->path, &trap_art, &trap_link)) {
-		int r = diagnose_trap(s, trap_art, trap_link, it, err);
+		diagnose_trap(s, trap_art, trap_link, it);
 		free(trap_art);
 		free(trap_link);
-		return r;
+		return 0;
 	}
 	if (s->in.sandbox_contract && hk_contract_surface(d->path)) {
 		it->cls = HK_DIAG_POLICY_BUG;
@@ -610,7 +608,7 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 
 	struct cand *cs = NULL;
 	size_t n = 0;
-	int r = s->in.store ? find_providers(s, d->path, &cs, &n, err) : 0;
+	int r = find_providers(s, d->path, &cs, &n, err);
 	if (r < 0)
 		return r;
 	size_t declared = 0;
@@ -628,7 +626,7 @@ static int diagnose_one(struct hk_suggester *s, const struct hk_denial *d,
 		p->how = cs[i].how;
 		p->via = cs[i].via ? hk_xstrdup(cs[i].via) : NULL;
 		p->hops = cs[i].hops;
-		p->spec = dep_spec(s->in.store, cs[i].art);
+		p->spec = dep_spec(s, cs[i].art);
 		p->origin = hk_artifact_origin_name(cs[i].art->origin);
 	}
 	free(cs);
@@ -692,11 +690,11 @@ static int exe_declared_by(struct hk_suggester *s, const struct hk_denial *d, ch
 			   struct hk_error *err)
 {
 	*out = NULL;
-	if (!s->in.store || !d->exe || memchr(d->exe, '\0', d->exe_len) || d->exe[0] != '/')
+	if (!d->exe || memchr(d->exe, '\0', d->exe_len) || d->exe[0] != '/')
 		return 0;
 	const struct hk_artifact **arts = NULL;
 	size_t n = 0;
-	int r = hk_store_providers(s->in.store, d->exe, &arts, &n, err);
+	int r = providers_of(s, d->exe, &arts, &n, err);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n && !*out; i++)

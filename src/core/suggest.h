@@ -1,4 +1,4 @@
-/* Diagnosis (design.md §8, design.md §8): every denial of a verdict gets one of four classes.
+/* Diagnosis (design.md §8): every denial of a verdict gets one of four classes.
  *
  *   expected     the recipe's [expect] lines classify it (verdict.c decided it)
  *   declarable   the store provides the path: one line in [deps] fixes it
@@ -32,6 +32,9 @@
  *   - a file of the pinned base that no store artifact provides: the base package that ships
  *     it is named (origin "base"), so a file of the base is never "nobody provides it".
  *
+ * The store and the base are asked through a struct hk_suggest_source (below): nothing here
+ * reads a file.
+ *
  * Ownership: every string of a diagnosis is owned by it; hk_diagnosis_free releases them. */
 #ifndef HK_SUGGEST_H
 #define HK_SUGGEST_H
@@ -43,6 +46,7 @@
 #include "core/json.h"
 #include "core/policy.h"
 #include "core/store.h"
+#include "core/tree.h"
 #include "core/verdict.h"
 
 struct hk_expect_set;
@@ -104,17 +108,56 @@ struct hk_diagnosis {
 	size_t n_expected, n_declarable, n_irreducible, n_policy_bug;
 };
 
+/* What the diagnosis asks of the store and of the pinned base, as an interface: the diagnosis
+ * itself reads no file (design.md §2), so it is decided the same over a store on disk
+ * (engine/suggest_source.h) and over an index held in memory (tests/unit/test_suggest.c).
+ *
+ * A NULL member is a question without an answer: no store (nothing provides anything, no
+ * artifact is found), or no pinned base (no base package ships anything).  The artifacts the
+ * source hands out are its own and stay valid while the source lives; arrays returned are
+ * the caller's to free() (not the artifacts in them).  Every member returns 0, or -errno with
+ * err naming what could not be read. */
+struct hk_suggest_source {
+	void *ctx;
+	/* Every artifact of the store, in the store's order (the source's array). */
+	int (*artifacts)(void *ctx, const struct hk_artifact *const **arts, size_t *n,
+			 struct hk_error *err);
+	/* The entries artifact `a` ships, as its manifest records them (hk_store_files): the
+	 * diagnosis reads its symlinks.  *out is the caller's (hk_tree_free). */
+	int (*files)(void *ctx, const struct hk_artifact *a, struct hk_tree *out,
+		     struct hk_error *err);
+	/* The artifacts that ship the sandbox path `path` itself, as a file or a symlink, never
+	 * as a directory (the store's path index, hk_store_providers); *out may be empty. */
+	int (*providers)(void *ctx, const char *path, const struct hk_artifact ***out, size_t *n,
+			 struct hk_error *err);
+	/* The one artifact a [deps] line `query` names ("NAME", "NAME=VERSION", an id or a
+	 * directory name, resolved as hk_store_find resolves it): 0 and *out, or < 0 when no
+	 * artifact or several answer it. */
+	int (*find)(void *ctx, const char *query, const struct hk_artifact **out,
+		    struct hk_error *err);
+	/* The pinned base's packages whose dpkg database lists `path`: "coreutils", or "a, b"
+	 * when several do; *owners NULL when none does.  Borrowed from the source. */
+	int (*base_owners)(void *ctx, const char *path, const char **owners, struct hk_error *err);
+	/* The installed version of the base's package `name` ("" when the database has none). */
+	const char *(*base_version)(void *ctx, const char *name);
+	/* Whether the pinned base holds something other than a directory at `path` (a file its
+	 * maintainer scripts made is its own, though no package lists it). */
+	bool (*base_ships)(void *ctx, const char *path);
+	/* Releases ctx.  Set: the suggester the source is given to owns it, and
+	 * hk_suggester_free calls it; NULL: ctx is borrowed and must outlive the suggester. */
+	void (*release)(void *ctx);
+};
+
 struct hk_suggest_input {
-	struct hk_store *store;           /* may be NULL: then nothing is declarable */
+	/* The store and the pinned base (copied by hk_suggester_new); NULL: nothing is
+	 * declarable and no base package is named. */
+	const struct hk_suggest_source *source;
 	const struct hk_policy *policy;   /* the policy the cage ran (finished); may be NULL */
 	const char *const *closure;       /* artifact dirnames already in the build's closure */
 	size_t n_closure;
 	/* The denials come from harkaq's sandbox, whose contract surfaces (/src, /tmp, /dev, …)
 	 * are harkaq's to grant.  False for `harkaq run` on the host, where /tmp is the host's. */
 	bool sandbox_contract;
-	/* The pinned base's tree (core/base.h), or NULL: a denied file of the base is then
-	 * named with the Debian package that ships it, read from the base's dpkg database. */
-	const char *base_root;
 	/* The expectation set the build ran with (core/debexpect.h), or NULL: an expected denial
 	 * matching one of its entries gets that entry's note as its reason, so the evidence says
 	 * which set, which tool and why. */
@@ -122,13 +165,14 @@ struct hk_suggest_input {
 };
 
 /* Holds the store's reverse symlink map, built on first need and reused across phases.
- * Borrows everything in `in` (they must outlive it). */
+ * Borrows everything in `in` but the source, which it copies (and owns when the source has a
+ * release function). */
 struct hk_suggester;
 
 struct hk_suggester *hk_suggester_new(const struct hk_suggest_input *in);
 void hk_suggester_free(struct hk_suggester *s);
 
-/* Diagnoses every denial of `v`.  Fails only if the store cannot be read (the message names
+/* Diagnoses every denial of `v`.  Fails only if the source cannot answer (the message names
  * the artifact); *out is then empty. */
 HK_MUST_CHECK int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_diagnosis *out,
 		struct hk_error *err);

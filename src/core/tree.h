@@ -12,6 +12,8 @@
  *
  * Devices, FIFOs and sockets have no meaning in a store artifact: hk_tree_scan rejects them
  * with an error naming the path.
+ *
+ * This header is the tree in memory; reading one from a directory is core/tree_scan.h.
  */
 #ifndef HK_TREE_H
 #define HK_TREE_H
@@ -52,12 +54,6 @@ struct hk_tree {
 
 #define HK_TREE_INIT { NULL, 0, 0, { 0 }, false }
 
-/* Walks the directory `dir` (which must be a directory; symlinks inside are recorded, never
- * followed), hashes every regular file and computes the tree hash.  Entries are left in
- * canonical order.  Fails, naming the path, on a special file, an unreadable file or
- * directory, or a path that is not valid in a tree.  On error *out is left empty. */
-HK_MUST_CHECK int hk_tree_scan(const char *dir, struct hk_tree *out, struct hk_error *err);
-
 /* Builds a tree in memory (used when reading a manifest back).  The strings are copied.  For
  * a file, digest is its content hash; for a directory or symlink it is ignored. */
 void hk_tree_add(struct hk_tree *t, const char *path, enum hk_tree_type type, bool exec,
@@ -94,11 +90,6 @@ size_t hk_tree_file_count(const struct hk_tree *t);
 
 /* "b3:<hex>" of the tree hash. */
 void hk_tree_id(const struct hk_tree *t, char out[HK_B3_ID_LEN]);
-
-/* Streams a file's content through BLAKE3.  `dirfd`/`name` as for openat(2) (AT_FDCWD and a
- * path work); symlinks are not followed.  `display` names the file in errors. */
-HK_MUST_CHECK int hk_tree_hash_file(int dirfd, const char *name, const char *display,
-		      uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
 
 /* What a file of mode m that a tree may not hold is ("a FIFO", "a socket", …), for the
  * message that refuses it. */

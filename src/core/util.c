@@ -1,15 +1,14 @@
 #include "core/util.h"
 
+#include "core/die.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static void oom(void)
 {
-	static const char msg[] = "harkaq: out of memory\n";
-	ssize_t r = write(2, msg, sizeof(msg) - 1);
-	(void)r;
-	abort();
+	hk_die("out of memory", NULL);
 }
 
 void *hk_xmalloc(size_t n)

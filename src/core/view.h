@@ -55,9 +55,7 @@
 #include "core/blake3.h"
 #include "core/error.h"
 #include "core/store.h"
-
-/* Where the trap files appear inside the sandbox. */
-#define HK_VIEW_TRAP_DIR "/.harkaq/links"
+#include "core/view_trap.h"
 
 struct hk_view {
 	char id[HK_B3_ID_LEN];    /* the snapshot id */
@@ -78,15 +76,6 @@ struct hk_view {
  * modified by this process while the view is used. */
 HK_MUST_CHECK int hk_view_ensure(struct hk_store *s, const char *base_root, bool (*merged)(const char *path),
 		   struct hk_view *out, struct hk_error *err);
-/* Whether the view leaves out the sandbox path `path` although an artifact ships it: what lies
- * where tools read every entry, failing on the first they cannot open (/usr/share/aclocal/,
- * /etc/ld.so.conf.d/, Python's installed metadata: the list is in view.c).  A visible and
- * denied file there would break the build of a package that never needed it; absent, the
- * directory reads as on a machine without that package.  The cost, a stated blind spot: a
- * package needed only for what it ships there (pkg.m4) is not named by that file
- * (docs/debian-builds.md). */
-bool hk_view_hides(const char *path);
-
 /* The same view without the artifacts named in `hide` (nor the maintainer-made links that lead
  * to them): the store as it would be without those packages, for a build that checks whether a
  * package it was denied was needed or only a probe the view made fatal (docs/debian-builds.md,
@@ -97,9 +86,5 @@ HK_MUST_CHECK int hk_view_ensure_hiding(struct hk_store *s, const char *base_roo
 
 /* Releases the lock and frees the strings (the view stays on disk for later builds). */
 void hk_view_release(struct hk_view *v);
-
-/* For a denied sandbox path beneath HK_VIEW_TRAP_DIR: the artifact directory name and the
- * link's own sandbox path (both malloc'd).  False for any other path. */
-bool hk_view_trap_parse(const char *path, char **artifact_dirname, char **link_path);
 
 #endif

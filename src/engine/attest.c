@@ -20,6 +20,7 @@
 #include "core/hex.h"
 #include "core/strv.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 
 int hk_attest_begin(struct hk_attest_ctx *ctx, const char *key_path, struct hk_error *err)

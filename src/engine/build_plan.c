@@ -9,7 +9,9 @@
 #include "engine/build.h"
 #include "core/base.h"
 #include "core/baseroot.h"
+#include "core/collapse_disk.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/debroot.h"
 #include "core/util.h"
 

@@ -22,6 +22,7 @@
 #include "engine/sandbox.h"
 #include "engine/verdict_out.h"
 #include "core/recipe.h"
+#include "core/recipe_file.h"
 #include "core/store.h"
 #include "core/file.h"
 #include "core/util.h"

@@ -21,6 +21,7 @@
 #include "core/json.h"
 #include "core/strv.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 #include "sys/mountns.h"
 

@@ -37,6 +37,7 @@
 #include "core/file.h"
 #include "core/strv.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 
 /* Rounds of granting before the answer is given as it stands. */

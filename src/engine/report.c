@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/suggest_source.h"
 #include "core/build_failure.h"
 #include "core/evobj.h"
+#include "core/evobj_store.h"
 #include "core/util.h"
 #include "core/verdict.h"
 
@@ -438,14 +440,15 @@ void hk_report_json(const struct hk_verdict *v, const struct hk_diagnosis *d,
 
 struct hk_suggester *hk_report_build_suggester(const struct hk_build_result *br)
 {
+	/* Any base with a dpkg database names the package of a denied base file. */
+	const struct hk_suggest_source source =
+		hk_suggest_source_disk(br->store, br->plan_ok ? br->plan.base_root : NULL);
 	struct hk_suggest_input in = {
-		.store = br->store,
+		.source = &source,
 		.policy = br->plan_ok ? &br->plan.policy : NULL,
 		.closure = br->plan_ok ? (const char *const *)br->plan.closure_names : NULL,
 		.n_closure = br->plan_ok ? br->plan.n_closure : 0,
 		.sandbox_contract = true,
-		/* Any base with a dpkg database names the package of a denied base file. */
-		.base_root = br->plan_ok ? br->plan.base_root : NULL,
 		.expect_set = br->expect_set,
 	};
 	return hk_suggester_new(&in);

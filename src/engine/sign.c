@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/buf_fd.h"
 #include "core/dsse.h"
 #include "core/hex.h"
 #include "core/util.h"

@@ -13,6 +13,7 @@
 #include "engine/proc.h"
 #include "engine/sign.h"
 #include "core/blake3.h"
+#include "core/blake3_file.h"
 #include "core/util.h"
 
 static int sha256_file(const char *path, char out[HK_SHA256_HEX_LEN], struct hk_error *err)

@@ -16,9 +16,11 @@
 #include "core/blake3.h"
 #include "core/buf.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/usrmerge.h"
 #include "core/util.h"
 

@@ -26,8 +26,11 @@
 #include "engine/sign.h"
 #include "engine/sweep.h"
 #include "engine/sweep_render.h"
+#include "engine/suggest_source.h"
+#include "core/blake3_file.h"
 #include "core/hex.h"
 #include "core/recipe.h"
+#include "core/recipe_file.h"
 #include "core/strset.h"
 #include "core/store.h"
 #include "core/suggest.h"
@@ -210,8 +213,8 @@ static struct hk_suggester *base_suggester(struct sweep_classifier *c, const cha
 	struct base_sugg *b = &c->bases[c->n_bases++];
 	b->key = hk_xstrdup(key);
 	b->root = hk_xstrdup(root);
-	const struct hk_suggest_input in = { .store = c->store, .sandbox_contract = true,
-					     .base_root = b->root };
+	const struct hk_suggest_source source = hk_suggest_source_disk(c->store, b->root);
+	const struct hk_suggest_input in = { .source = &source, .sandbox_contract = true };
 	b->sugg = prime(hk_suggester_new(&in));
 	return b->sugg;
 }
@@ -276,7 +279,8 @@ int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
 	if (hk_store_providers(c->store, "/", &p, &np, err) < 0)
 		return -1;
 	free(p);
-	const struct hk_suggest_input in = { .store = c->store, .sandbox_contract = true };
+	const struct hk_suggest_source source = hk_suggest_source_disk(c->store, NULL);
+	const struct hk_suggest_input in = { .source = &source, .sandbox_contract = true };
 	c->sugg = hk_suggester_new(&in);
 	struct hk_diag_item primed;
 	if (hk_diagnose_path(c->sugg, "/", NULL, &primed, err) < 0)

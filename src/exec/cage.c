@@ -16,6 +16,7 @@
 #include "core/abi_tier.h"
 #include "core/exec_status.h"
 #include "core/policy.h"
+#include "core/policy_file.h"
 #include "core/util.h"
 #include "sys/caps.h"
 #include "sys/landlock.h"

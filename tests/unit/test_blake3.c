@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "core/blake3.h"
+#include "core/blake3_file.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/json.h"

@@ -1,14 +1,17 @@
-/* hk_collapse_plan(): which directories the cage may install as one rule.  Every test that
+/* hk_collapse_plan() (on disk) and hk_collapse_plan_over() (the planner alone, last test):
+ * which directories the cage may install as one rule.  Every test that
  * expects a directory to stay per file has, in the same tree, a sibling that does collapse:
  * an empty result would otherwise pass them all. */
 #include "core/collapse.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/collapse_disk.h"
 #include "core/util.h"
 #include "harness.h"
 
@@ -234,4 +237,79 @@ TEST(a_store_view_file_beneath_a_directory_keeps_it_per_file)
 	hk_policy_free(&f.p);
 	sh("rm -rf @", base);
 	sh("rm -rf @", view);
+}
+
+/* ---- the planner alone, over layers held in memory ---- */
+
+/* A layer as a list of paths: "d /usr/include" a directory, "f …" a regular file, "l …" a
+ * symlink, "e /x" a path whose type cannot be read (EACCES). */
+static const char *const *mem_layer;
+
+static int mem_type(void *ctx, const char *path, enum hk_layer_type *type)
+{
+	(void)ctx;
+	for (const char *const *e = mem_layer; *e; e++) {
+		if (strcmp(*e + 2, path) != 0)
+			continue;
+		if ((*e)[0] == 'e')
+			return -EACCES;
+		*type = (*e)[0] == 'd' ? HK_LAYER_DIR : (*e)[0] == 'f' ? HK_LAYER_FILE
+								: HK_LAYER_OTHER;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int mem_list(void *ctx, const char *path,
+		    bool (*each)(void *arg, const char *name, bool is_dir), void *arg)
+{
+	(void)ctx;
+	size_t n = strlen(path);
+	for (const char *const *e = mem_layer; *e; e++) {
+		const char *p = *e + 2;
+		if (strncmp(p, path, n) != 0 || p[n] != '/' || strchr(p + n + 1, '/'))
+			continue;
+		if ((*e)[0] == 'e')
+			return -EACCES;
+		if (!each(arg, p + n + 1, (*e)[0] == 'd'))
+			break;
+	}
+	return 0;
+}
+
+static const struct hk_collapse_layers mem_layers = { NULL, mem_type, mem_list };
+
+/* The same decisions as on disk, with no file read: a directory whose base part holds only
+ * granted files collapses; one whose base part has an undeclared file, or cannot be read,
+ * stays per file. */
+TEST(the_planner_decides_over_layers_held_in_memory)
+{
+	static const char *const layer[] = {
+		"d /base/usr", "d /base/usr/include",
+		"d /base/usr/include/exact", "f /base/usr/include/exact/x.h",
+		"d /base/usr/include/mixed", "f /base/usr/include/mixed/stdio.h",
+		"e /base/usr/include/locked",
+		NULL,
+	};
+	mem_layer = layer;
+	struct fixture f = { .p = HK_POLICY_INIT };
+	dep_file(&f, "/usr/include/exact/x.h");
+	dep_file(&f, "/usr/include/mixed/zlib.h");
+	dep_file(&f, "/usr/include/locked/l.h");
+	dep_file(&f, "/usr/include/absent/a.h");
+	struct hk_error err;
+	REQUIRE(hk_policy_finish(&f.p, &err) == 0);
+	struct hk_strset out = HK_STRSET_INIT;
+	struct hk_collapse_stats st;
+	REQUIRE(hk_collapse_plan_over(&mem_layers, &f.p, f.e, f.n, "/base", NULL, &out, &st,
+				      merged_system, &err) == 0);
+	CHECK(hk_strset_contains(&out, "/usr/include/exact"));
+	CHECK(hk_strset_contains(&out, "/usr/include/absent"));   /* nothing of the base there */
+	CHECK(!hk_strset_contains(&out, "/usr/include/mixed"));
+	CHECK(!hk_strset_contains(&out, "/usr/include/locked"));
+	CHECK(!hk_strset_contains(&out, "/usr/include"));
+	CHECK_EQ_INT(2, out.len);
+	CHECK_EQ_INT(2, st.covered);
+	hk_strset_free(&out);
+	hk_policy_free(&f.p);
 }

@@ -11,6 +11,7 @@
 #include "core/blake3.h"
 #include "core/evidence.h"
 #include "core/evobj.h"
+#include "core/evobj_store.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/suggest.h"

@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include "core/buf.h"
+#include "core/buf_fd.h"
 #include "core/dir.h"
 #include "core/error.h"
 #include "core/file.h"

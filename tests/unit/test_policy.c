@@ -2,6 +2,7 @@
  * positive control), escaping, canonical encoding, PolicyId, finish and lookups. */
 #include "core/policy.h"
 
+#include "core/policy_file.h"
 #include "core/util.h"
 #include "harness.h"
 

@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/recipe.h"
+#include "core/recipe_file.h"
 #include "core/util.h"
 
 static struct hk_error err;

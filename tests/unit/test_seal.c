@@ -12,6 +12,7 @@
 #include "harness.h"
 
 #include "core/blake3.h"
+#include "core/blake3_file.h"
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/store.h"

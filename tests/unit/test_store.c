@@ -14,8 +14,10 @@
 #include "core/blake3.h"
 #include "core/buf.h"
 #include "core/deb.h"
+#include "core/deb_status.h"
 #include "core/store.h"
 #include "core/tree.h"
+#include "core/tree_scan.h"
 #include "core/util.h"
 #include "core/view.h"
 

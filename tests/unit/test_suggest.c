@@ -1,120 +1,259 @@
-/* Diagnosis (design.md §8): declarable vs irreducible debt, symlink aliases, provider ranking,
- * policy bugs kept apart from debt — on a real store built in a temporary directory and
- * verdicts computed from audit records in the kernel's own text. */
+/* The diagnosis (design.md §8) over a store and a base held in memory: no file is read, the
+ * source below answers every question the diagnosis asks (core/suggest.h, struct
+ * hk_suggest_source).  Declarable vs irreducible debt, symlink aliases, provider ranking,
+ * policy bugs kept apart from debt, view traps, the base's packages — on verdicts computed
+ * from audit records in the kernel's own text.  The source on disk is tested in
+ * test_suggest_source.c. */
 #include "harness.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/evidence.h"
 #include "core/policy.h"
 #include "core/store.h"
 #include "core/suggest.h"
+#include "core/tree.h"
 #include "core/util.h"
 #include "core/verdict.h"
+#include "core/view_trap.h"
 
 #define CANARY "/.harkaq/canary-0b5e1f0a77c2d94b"
 #define DOMAIN "2a5374efb"
 
-/* ---- fixtures ---- */
+/* ---- a store and a base in memory ---- */
 
-static char *scratch(void)
+#define MAX_ARTS 32
+
+struct mem_source {
+	struct hk_artifact arts[MAX_ARTS];
+	char **entries[MAX_ARTS];   /* "f usr/bin/make", "l usr/bin/gmake make"; NULL-ended */
+	const struct hk_artifact *list[MAX_ARTS];
+	size_t n;
+	/* The pinned base: {path, owners} and {package, version} pairs, and the non-directories
+	 * of its tree; each NULL-terminated, or NULL for none. */
+	const char *const (*owners)[2];
+	const char *const (*versions)[2];
+	const char *const *ships;
+	int fail_providers;    /* non-zero: providers() fails with this -errno */
+	unsigned released;     /* how many times release() ran */
+};
+
+static void mem_add(struct mem_source *m, const char *name, const char *version,
+		    enum hk_artifact_origin origin, const char *const *entries)
 {
-	char *d = hk_xstrdup("/tmp/hk-test-suggest.XXXXXX");
-	REQUIRE(mkdtemp(d) != NULL);
-	return d;
+	REQUIRE(m->n < MAX_ARTS);
+	struct hk_artifact *a = &m->arts[m->n];
+	memset(a, 0, sizeof(*a));
+	hk_autofree char *identity = hk_xasprintf("%s=%s", name, version);
+	hk_b3_id(identity, strlen(identity), a->id);
+	a->dirname = hk_xasprintf("%s-%s", a->id + 3, name);
+	a->name = hk_xstrdup(name);
+	a->version = hk_xstrdup(version);
+	a->origin = origin;
+	/* Copied: the fixtures pass compound literals, which live only in their block. */
+	size_t n = 0;
+	while (entries[n])
+		n++;
+	m->entries[m->n] = hk_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		m->entries[m->n][i] = hk_xstrdup(entries[i]);
+	m->list[m->n] = a;
+	m->n++;
 }
 
-static void mkparents(const char *path)
+static void mem_free(struct mem_source *m)
 {
-	char *p = hk_xstrdup(path);
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->arts[i].dirname);
+		free(m->arts[i].name);
+		free(m->arts[i].version);
+		for (char **e = m->entries[i]; *e; e++)
+			free(*e);
+		free(m->entries[i]);
 	}
-	free(p);
 }
 
-/* "f usr/bin/make" = a file, "l usr/bin/gmake make" = a symlink.  `source` is the provenance
- * (it decides the origin: {"type":"deb"}, {"built_by":…}); NULL: added by hand. */
-static void add_artifact_from(struct hk_store *st, const char *name, const char *version,
-			      const char *source, const char *const *entries)
+/* Entry `e` of an artifact: its kind, its path relative to the root and its link target. */
+static char entry_split(const char *e, char *path, size_t size, const char **target)
 {
-	char *dir = scratch();
-	for (const char *const *e = entries; *e; e++) {
-		char kind = (*e)[0];
-		char *rest = hk_xstrdup(*e + 2);
-		char *sp = strchr(rest, ' ');
-		if (sp)
-			*sp = '\0';
-		char *path = hk_xasprintf("%s/%s", dir, rest);
-		mkparents(path);
-		if (kind == 'f') {
-			int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			REQUIRE(fd >= 0);
-			REQUIRE(write(fd, name, strlen(name)) == (ssize_t)strlen(name));
-			close(fd);
-		} else {
-			REQUIRE(sp != NULL);
-			REQUIRE(symlink(sp + 1, path) == 0);
+	const char *rest = e + 2, *sp = strchr(rest, ' ');
+	size_t n = sp ? (size_t)(sp - rest) : strlen(rest);
+	REQUIRE(n < size);
+	memcpy(path, rest, n);
+	path[n] = '\0';
+	*target = sp ? sp + 1 : NULL;
+	return e[0];
+}
+
+static int mem_artifacts(void *ctx, const struct hk_artifact *const **arts, size_t *n,
+			 struct hk_error *err)
+{
+	struct mem_source *m = ctx;
+	(void)err;
+	*arts = m->list;
+	*n = m->n;
+	return 0;
+}
+
+static int mem_files(void *ctx, const struct hk_artifact *a, struct hk_tree *out,
+		     struct hk_error *err)
+{
+	struct mem_source *m = ctx;
+	(void)err;
+	const uint8_t none[HK_BLAKE3_OUT_LEN] = { 0 };
+	size_t i = (size_t)(a - m->arts);
+	for (char **e = m->entries[i]; *e; e++) {
+		char path[256];
+		const char *target;
+		if (entry_split(*e, path, sizeof(path), &target) == 'f')
+			hk_tree_add(out, path, HK_TREE_FILE, false, none, NULL, 0);
+		else
+			hk_tree_add(out, path, HK_TREE_SYMLINK, false, NULL, target, strlen(target));
+	}
+	return 0;
+}
+
+static int mem_providers(void *ctx, const char *path, const struct hk_artifact ***out,
+			 size_t *n, struct hk_error *err)
+{
+	struct mem_source *m = ctx;
+	*out = NULL;
+	*n = 0;
+	if (m->fail_providers)
+		return hk_fail(err, m->fail_providers, "the path index cannot be read");
+	*out = hk_xcalloc(m->n + 1, sizeof(**out));
+	for (size_t i = 0; i < m->n; i++) {
+		for (char **e = m->entries[i]; *e; e++) {
+			char rel[256];
+			const char *target;
+			entry_split(*e, rel, sizeof(rel), &target);
+			if (path[0] == '/' && strcmp(path + 1, rel) == 0) {
+				(*out)[(*n)++] = &m->arts[i];
+				break;
+			}
 		}
-		free(path);
-		free(rest);
 	}
-	struct hk_artifact_spec spec = { .name = name, .version = version, .source_json = source };
-	struct hk_error err = { 0 };
-	const struct hk_artifact *a = NULL;
-	if (hk_store_add(st, dir, &spec, 0, &a, NULL, &err) < 0)
-		HK_FAIL_AT("adding %s: %s", name, err.msg);
-	struct hk_error ignored;
-	hk_store_remove_tree(dir, &ignored);
-	free(dir);
+	return 0;
 }
 
-static void add_artifact(struct hk_store *st, const char *name, const char *version,
-			 const char *const *entries)
+/* A directory name, "b3:" and an id prefix, NAME=VERSION, or NAME (several: ambiguous). */
+static int mem_find(void *ctx, const char *query, const struct hk_artifact **out,
+		    struct hk_error *err)
 {
-	add_artifact_from(st, name, version, NULL, entries);
+	struct mem_source *m = ctx;
+	const char *eq = strchr(query, '=');
+	size_t found = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct hk_artifact *a = &m->arts[i];
+		bool match;
+		if (strcmp(a->dirname, query) == 0)
+			match = true;
+		else if (strncmp(query, "b3:", 3) == 0)
+			match = strncmp(a->id, query, strlen(query)) == 0;
+		else if (eq)
+			match = strlen(a->name) == (size_t)(eq - query) &&
+				strncmp(a->name, query, (size_t)(eq - query)) == 0 &&
+				strcmp(a->version, eq + 1) == 0;
+		else
+			match = strcmp(a->name, query) == 0;
+		if (match) {
+			*out = a;
+			found++;
+		}
+	}
+	if (found == 1)
+		return 0;
+	return hk_fail(err, found ? EEXIST : ENOENT, "%s: %zu artifacts", query, found);
 }
 
-static struct hk_store *make_store(char **dir_out)
+static int mem_base_owners(void *ctx, const char *path, const char **owners,
+			   struct hk_error *err)
 {
-	char *dir = scratch();
-	char *sdir = hk_xasprintf("%s/store", dir);
-	struct hk_store *st = NULL;
-	struct hk_error err = { 0 };
-	if (hk_store_open(sdir, true, &st, &err) < 0)
-		HK_FAIL_AT("store: %s", err.msg);
-	REQUIRE(st != NULL);
-	add_artifact(st, "make", "4.3", (const char *const[]){ "f usr/bin/make",
-		"l usr/bin/gmake make", NULL });
+	struct mem_source *m = ctx;
+	(void)err;
+	*owners = NULL;
+	for (size_t i = 0; m->owners && m->owners[i][0]; i++)
+		if (strcmp(m->owners[i][0], path) == 0)
+			*owners = m->owners[i][1];
+	return 0;
+}
+
+static const char *mem_base_version(void *ctx, const char *name)
+{
+	struct mem_source *m = ctx;
+	for (size_t i = 0; m->versions && m->versions[i][0]; i++)
+		if (strcmp(m->versions[i][0], name) == 0)
+			return m->versions[i][1];
+	return "";
+}
+
+static bool mem_base_ships(void *ctx, const char *path)
+{
+	struct mem_source *m = ctx;
+	for (size_t i = 0; m->ships && m->ships[i]; i++)
+		if (strcmp(m->ships[i], path) == 0)
+			return true;
+	return false;
+}
+
+static void mem_release(void *ctx)
+{
+	struct mem_source *m = ctx;
+	m->released++;
+}
+
+static struct hk_suggest_source source_of(struct mem_source *m)
+{
+	return (struct hk_suggest_source){
+		.ctx = m,
+		.artifacts = mem_artifacts,
+		.files = mem_files,
+		.providers = mem_providers,
+		.find = mem_find,
+		.base_owners = mem_base_owners,
+		.base_version = mem_base_version,
+		.base_ships = mem_base_ships,
+	};
+}
+
+/* The store of the reference scenarios (docs/diagnosis.md). */
+static void fill_store(struct mem_source *m)
+{
+	memset(m, 0, sizeof(*m));
+	mem_add(m, "make", "4.3", HK_ORIGIN_OTHER,
+		(const char *const[]){ "f usr/bin/make", "l usr/bin/gmake make", NULL });
 	/* A second provider of the same file: listed after make (by name). */
-	add_artifact(st, "remake", "4.3", (const char *const[]){ "f usr/bin/make", NULL });
+	mem_add(m, "remake", "4.3", HK_ORIGIN_OTHER, (const char *const[]){ "f usr/bin/make", NULL });
 	/* Debian's split of binutils: the real file in one package, the short name in another. */
-	add_artifact(st, "binutils-x86-64-linux-gnu", "2.40",
-		     (const char *const[]){ "f usr/bin/x86_64-linux-gnu-ranlib", NULL });
-	add_artifact(st, "binutils", "2.40", (const char *const[]){
-		"l usr/bin/ranlib x86_64-linux-gnu-ranlib", NULL });
+	mem_add(m, "binutils-x86-64-linux-gnu", "2.40", HK_ORIGIN_OTHER,
+		(const char *const[]){ "f usr/bin/x86_64-linux-gnu-ranlib", NULL });
+	mem_add(m, "binutils", "2.40", HK_ORIGIN_OTHER,
+		(const char *const[]){ "l usr/bin/ranlib x86_64-linux-gnu-ranlib", NULL });
 	/* A chain across artifacts: /usr/bin/cc -> gcc -> gcc-12 -> x86_64-linux-gnu-gcc-12. */
-	add_artifact(st, "gcc-12", "12.2", (const char *const[]){
+	mem_add(m, "gcc-12", "12.2", HK_ORIGIN_OTHER, (const char *const[]){
 		"f usr/bin/x86_64-linux-gnu-gcc-12", "l usr/bin/gcc-12 x86_64-linux-gnu-gcc-12",
 		NULL });
-	add_artifact(st, "gcc", "12.2", (const char *const[]){ "l usr/bin/gcc gcc-12",
-		"l usr/bin/cc gcc", NULL });
+	mem_add(m, "gcc", "12.2", HK_ORIGIN_OTHER,
+		(const char *const[]){ "l usr/bin/gcc gcc-12", "l usr/bin/cc gcc", NULL });
 	/* Only a link, through the merged-/usr compatibility path /lib. */
-	add_artifact(st, "libz-dev", "1.2", (const char *const[]){
+	mem_add(m, "libz-dev", "1.2", HK_ORIGIN_OTHER, (const char *const[]){
 		"l usr/lib/x86_64-linux-gnu/libz.so /lib/x86_64-linux-gnu/libz.so.1", NULL });
 	/* Two versions of one name: the suggestion must say which. */
-	add_artifact(st, "dup", "1", (const char *const[]){ "f usr/share/dup/data", NULL });
-	add_artifact(st, "dup", "2", (const char *const[]){ "f usr/share/dup/other", NULL });
-	free(sdir);
-	*dir_out = dir;
-	return st;
+	mem_add(m, "dup", "1", HK_ORIGIN_OTHER, (const char *const[]){ "f usr/share/dup/data", NULL });
+	mem_add(m, "dup", "2", HK_ORIGIN_OTHER, (const char *const[]){ "f usr/share/dup/other", NULL });
 }
+
+static const struct hk_artifact *art_named(struct mem_source *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->arts[i].name, name) == 0)
+			return &m->arts[i];
+	HK_FAIL_AT("no artifact %s in the fixture", name);
+	return NULL;
+}
+
+/* ---- verdicts from the kernel's records ---- */
 
 static void feed(struct hk_evidence *ev, const char *log)
 {
@@ -194,34 +333,61 @@ static const char *const POLICY =
 	"ro /usr/bin/x86_64-linux-gnu-gcc-12\n"
 	"expect /usr/bin/c99\n";
 
-static void cleanup(struct hk_store *st, char *dir)
+/* Diagnoses `v` over `m` (NULL: no source at all). */
+static void run_diag(struct mem_source *m, const struct hk_policy *p, const char *const *closure,
+		     size_t n_closure, bool sandbox, const struct hk_verdict *v,
+		     struct hk_diagnosis *d)
 {
-	hk_store_close(st);
-	struct hk_error ignored;
-	hk_store_remove_tree(dir, &ignored);
-	free(dir);
-}
-
-static int run_diag(struct hk_store *st, const struct hk_policy *p, const char *const *closure,
-		    size_t n_closure, bool sandbox, const struct hk_verdict *v,
-		    struct hk_diagnosis *d)
-{
-	struct hk_suggest_input in = { st, p, closure, n_closure, sandbox };
+	const struct hk_suggest_source src = m ? source_of(m) : (struct hk_suggest_source){ 0 };
+	struct hk_suggest_input in = { m ? &src : NULL, p, closure, n_closure, sandbox, NULL };
 	struct hk_suggester *s = hk_suggester_new(&in);
 	struct hk_error err = { 0 };
-	int r = hk_diagnose(s, v, d, &err);
-	if (r < 0)
+	if (hk_diagnose(s, v, d, &err) < 0)
 		HK_FAIL_AT("diagnose: %s", err.msg);
 	hk_suggester_free(s);
-	return r;
 }
 
 /* ---- tests ---- */
 
+/* The same denial, three sources: the one that ships the path makes it declarable (the
+ * positive control of the two that cannot). */
+TEST(declarable_when_the_source_ships_the_path_irreducible_from_an_empty_source)
+{
+	const struct den ds[] = { { "fs.execute,fs.read_file", "/usr/bin/make", "/usr/bin/dash" } };
+	struct hk_verdict v;
+	verdict_of(ds, 1, NULL, &v);
+	struct hk_diagnosis d;
+
+	struct mem_source m;
+	fill_store(&m);
+	run_diag(&m, NULL, NULL, 0, true, &v, &d);
+	REQUIRE(d.n == 1);
+	CHECK_EQ_INT(HK_DIAG_DECLARABLE, d.items[0].cls);
+	CHECK_STR_EQ("declare dep: make", d.items[0].line);
+	hk_diagnosis_free(&d);
+	mem_free(&m);
+
+	struct mem_source empty;
+	memset(&empty, 0, sizeof(empty));
+	run_diag(&empty, NULL, NULL, 0, true, &v, &d);
+	REQUIRE(d.n == 1);
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[0].cls);
+	CHECK(d.items[0].line == NULL);
+	CHECK_CONTAINS(d.items[0].reason, "no artifact in the store provides /usr/bin/make");
+	hk_diagnosis_free(&d);
+
+	run_diag(NULL, NULL, NULL, 0, true, &v, &d);
+	REQUIRE(d.n == 1);
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[0].cls);
+	CHECK_EQ_INT(1, d.n_irreducible);
+	hk_diagnosis_free(&d);
+	hk_verdict_free(&v);
+}
+
 TEST(declarable_vs_irreducible_with_the_exact_line)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
+	struct mem_source m;
+	fill_store(&m);
 	struct hk_policy p = HK_POLICY_INIT;
 	parse_policy(POLICY, &p);
 	const struct den ds[] = {
@@ -233,7 +399,7 @@ TEST(declarable_vs_irreducible_with_the_exact_line)
 	verdict_of(ds, 3, &p, &v);
 	CHECK_EQ_INT(HK_IMPURE, v.state);
 	struct hk_diagnosis d;
-	REQUIRE(run_diag(st, &p, NULL, 0, true, &v, &d) == 0);
+	run_diag(&m, &p, NULL, 0, true, &v, &d);
 	REQUIRE(d.n == 3);
 	CHECK_EQ_INT(HK_DIAG_DECLARABLE, d.items[0].cls);
 	CHECK_STR_EQ("declare dep: make", d.items[0].line);
@@ -242,6 +408,7 @@ TEST(declarable_vs_irreducible_with_the_exact_line)
 	CHECK_STR_EQ("make", d.items[0].providers[0].name);
 	CHECK_STR_EQ("remake", d.items[0].providers[1].name);
 	CHECK_EQ_INT(HK_PROVIDES_FILE, d.items[0].providers[0].how);
+	CHECK_STR_EQ("added", d.items[0].providers[0].origin);
 	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[1].cls);
 	CHECK(d.items[1].line == NULL);
 	CHECK_CONTAINS(d.items[1].reason, "no artifact in the store provides");
@@ -253,13 +420,13 @@ TEST(declarable_vs_irreducible_with_the_exact_line)
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
 	hk_policy_free(&p);
-	cleanup(st, dir);
+	mem_free(&m);
 }
 
 TEST(a_symlink_alias_names_its_provider_after_the_file)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
+	struct mem_source m;
+	fill_store(&m);
 	const struct den ds[] = {
 		/* The kernel reports the target; binutils only ships the short name. */
 		{ "fs.execute,fs.read_file", "/usr/bin/x86_64-linux-gnu-ranlib", "/usr/bin/make" },
@@ -273,7 +440,7 @@ TEST(a_symlink_alias_names_its_provider_after_the_file)
 	struct hk_verdict v;
 	verdict_of(ds, 4, NULL, &v);
 	struct hk_diagnosis d;
-	REQUIRE(run_diag(st, NULL, NULL, 0, true, &v, &d) == 0);
+	run_diag(&m, NULL, NULL, 0, true, &v, &d);
 	REQUIRE(d.n == 4);
 
 	const struct hk_diag_item *r = &d.items[0];
@@ -284,6 +451,7 @@ TEST(a_symlink_alias_names_its_provider_after_the_file)
 	CHECK_STR_EQ("binutils", r->providers[1].name);
 	CHECK_EQ_INT(HK_PROVIDES_ALIAS, r->providers[1].how);
 	CHECK_STR_EQ("/usr/bin/ranlib", r->providers[1].via);
+	CHECK_EQ_INT(1, r->providers[1].hops);
 	CHECK_STR_EQ("declare dep: binutils-x86-64-linux-gnu", r->line);
 
 	const struct hk_diag_item *g = &d.items[1];
@@ -301,19 +469,19 @@ TEST(a_symlink_alias_names_its_provider_after_the_file)
 	CHECK_STR_EQ("libz-dev", z->providers[0].name);
 	CHECK_STR_EQ("/usr/lib/x86_64-linux-gnu/libz.so", z->providers[0].via);
 
-	const struct hk_diag_item *m = &d.items[3];
-	REQUIRE(m->n_providers == 1);
-	CHECK_STR_EQ("make", m->providers[0].name);
-	CHECK_EQ_INT(HK_PROVIDES_LINK, m->providers[0].how);
+	const struct hk_diag_item *mk = &d.items[3];
+	REQUIRE(mk->n_providers == 1);
+	CHECK_STR_EQ("make", mk->providers[0].name);
+	CHECK_EQ_INT(HK_PROVIDES_LINK, mk->providers[0].how);
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
-	cleanup(st, dir);
+	mem_free(&m);
 }
 
 TEST(policy_bugs_are_kept_apart_from_debt)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
+	struct mem_source m;
+	fill_store(&m);
 	struct hk_policy p = HK_POLICY_INIT;
 	parse_policy(POLICY, &p);
 	const struct den ds[] = {
@@ -327,7 +495,7 @@ TEST(policy_bugs_are_kept_apart_from_debt)
 	struct hk_verdict v;
 	verdict_of(ds, 6, &p, &v);
 	struct hk_diagnosis d;
-	REQUIRE(run_diag(st, &p, NULL, 0, true, &v, &d) == 0);
+	run_diag(&m, &p, NULL, 0, true, &v, &d);
 	REQUIRE(d.n == 6);
 	for (size_t i = 0; i < 4; i++) {
 		CHECK_EQ_INT(HK_DIAG_POLICY_BUG, d.items[i].cls);
@@ -344,66 +512,60 @@ TEST(policy_bugs_are_kept_apart_from_debt)
 
 	/* Outside harkaq's sandbox (harkaq run on the host) /tmp and /dev are the host's: not
 	 * contract, so not a policy bug. */
-	REQUIRE(run_diag(st, NULL, NULL, 0, false, &v, &d) == 0);
+	run_diag(&m, NULL, NULL, 0, false, &v, &d);
 	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[0].cls);
 	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[1].cls);
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
 	hk_policy_free(&p);
-	cleanup(st, dir);
+	mem_free(&m);
 }
 
 TEST(providers_already_declared_are_not_suggested)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
-	const struct hk_artifact *make = NULL, *remake = NULL;
-	struct hk_error err = { 0 };
-	REQUIRE(hk_store_find(st, "make", &make, &err) == 0);
-	REQUIRE(hk_store_find(st, "remake", &remake, &err) == 0);
+	struct mem_source m;
+	fill_store(&m);
 	const struct den ds[] = { { "fs.read_file", "/usr/bin/make", "/usr/bin/dash" } };
 	struct hk_verdict v;
 	verdict_of(ds, 1, NULL, &v);
 	struct hk_diagnosis d;
 
-	const char *one[] = { make->dirname };
-	REQUIRE(run_diag(st, NULL, one, 1, true, &v, &d) == 0);
+	const char *one[] = { art_named(&m, "make")->dirname };
+	run_diag(&m, NULL, one, 1, true, &v, &d);
 	CHECK_EQ_INT(HK_DIAG_DECLARABLE, d.items[0].cls);
 	REQUIRE(d.items[0].n_providers == 1);
 	CHECK_STR_EQ("declare dep: remake", d.items[0].line);
 	hk_diagnosis_free(&d);
 
-	const char *both[] = { make->dirname, remake->dirname };
-	REQUIRE(run_diag(st, NULL, both, 2, true, &v, &d) == 0);
+	const char *both[] = { one[0], art_named(&m, "remake")->dirname };
+	run_diag(&m, NULL, both, 2, true, &v, &d);
 	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[0].cls);
 	CHECK_CONTAINS(d.items[0].reason, "already in the closure");
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
-	cleanup(st, dir);
+	mem_free(&m);
 }
 
 TEST(an_ambiguous_name_is_suggested_with_its_version)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
+	struct mem_source m;
+	fill_store(&m);
 	const struct den ds[] = { { "fs.read_file", "/usr/share/dup/data", "/usr/bin/cat" } };
 	struct hk_verdict v;
 	verdict_of(ds, 1, NULL, &v);
 	struct hk_diagnosis d;
-	REQUIRE(run_diag(st, NULL, NULL, 0, true, &v, &d) == 0);
+	run_diag(&m, NULL, NULL, 0, true, &v, &d);
 	CHECK_STR_EQ("declare dep: dup=1", d.items[0].line);
+	CHECK_STR_EQ("dup=1", d.items[0].providers[0].spec);
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
-	cleanup(st, dir);
+	mem_free(&m);
 }
 
 TEST(who_tried_is_named_when_a_declared_dep_reaches_out)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
-	const struct hk_artifact *bx = NULL;
-	struct hk_error err = { 0 };
-	REQUIRE(hk_store_find(st, "binutils-x86-64-linux-gnu", &bx, &err) == 0);
+	struct mem_source m;
+	fill_store(&m);
 	const struct den ds[] = {
 		{ "fs.read_file", "/usr/lib/llvm-14/lib/LLVMgold.so", "/usr/bin/x86_64-linux-gnu-ranlib" },
 		{ "fs.read_file", "/usr/lib/llvm-14/lib/LLVMgold.so", "/usr/bin/dash" },
@@ -411,19 +573,19 @@ TEST(who_tried_is_named_when_a_declared_dep_reaches_out)
 	struct hk_verdict v;
 	verdict_of(ds, 1, NULL, &v);
 	struct hk_diagnosis d;
-	const char *closure[] = { bx->dirname };
-	REQUIRE(run_diag(st, NULL, closure, 1, true, &v, &d) == 0);
+	const char *closure[] = { art_named(&m, "binutils-x86-64-linux-gnu")->dirname };
+	run_diag(&m, NULL, closure, 1, true, &v, &d);
 	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[0].cls);
 	CHECK_STR_EQ("binutils-x86-64-linux-gnu", d.items[0].exe_declared_by);
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
 	/* Control: the base root's dash is nobody's declared artifact. */
 	verdict_of(ds + 1, 1, NULL, &v);
-	REQUIRE(run_diag(st, NULL, closure, 1, true, &v, &d) == 0);
+	run_diag(&m, NULL, closure, 1, true, &v, &d);
 	CHECK(d.items[0].exe_declared_by == NULL);
 	hk_diagnosis_free(&d);
 	hk_verdict_free(&v);
-	cleanup(st, dir);
+	mem_free(&m);
 }
 
 TEST(contract_surfaces_are_matched_by_component)
@@ -437,59 +599,45 @@ TEST(contract_surfaces_are_matched_by_component)
 	CHECK(!hk_contract_surface("/devices"));
 }
 
-/* A local build's output that carries a Debian package's file is never suggested over the
- * package, whatever their names (the build's is named to sort first): providers are ranked
- * by how they provide the path, then by origin — a Debian package, imported or in the pinned
- * base, before a tree added by hand, before a build's output — then by name. */
-TEST(a_debian_package_ranks_before_a_local_build_of_the_same_file)
+/* Providers are ranked by how they provide the path, then by origin — a Debian package,
+ * imported or in the pinned base, before a tree added by hand, before a build's output —
+ * then by name; a base artifact of the store is never one. */
+TEST(providers_are_ranked_by_origin_and_a_base_is_never_one)
 {
-	char *dir;
-	struct hk_store *st = make_store(&dir);
-	static const char deb[] = "{\"type\":\"deb\"}";
-	static const char built[] = "{\"built_by\":\"harkaq build\",\"recipe_hash\":\"b3:00\"}";
-	add_artifact_from(st, "aaa-bzip2", "1", built, (const char *const[]){
+	struct mem_source m;
+	memset(&m, 0, sizeof(m));
+	mem_add(&m, "aaa-bzip2", "1", HK_ORIGIN_BUILD, (const char *const[]){
 		"f usr/include/bzlib.h", "f usr/bin/x86_64-linux-gnu-strip", "f usr/bin/dd", NULL });
-	add_artifact_from(st, "libbz2-dev", "1.0.8", deb,
-			  (const char *const[]){ "f usr/include/bzlib.h", NULL });
-	add_artifact(st, "bz-by-hand", "1", (const char *const[]){ "f usr/include/bzlib.h", NULL });
-	/* A Debian package that only links to the build's file: the file's provider comes
-	 * first (declaring the link alone would not grant the file). */
-	add_artifact_from(st, "binutils-strip", "2.40", deb, (const char *const[]){
-		"l usr/bin/strip x86_64-linux-gnu-strip", NULL });
-	/* A base root whose coreutils ships /usr/bin/dd (a file the database lists and the root
-	 * holds). */
-	char *base = hk_xasprintf("%s/base", dir);
-	char *info = hk_xasprintf("%s/var/lib/dpkg/info/", base);
-	char *dd = hk_xasprintf("%s/usr/bin/dd", base);
-	mkparents(info);
-	mkparents(dd);
-	char *list = hk_xasprintf("%scoreutils.list", info), *status = hk_xasprintf(
-		"%s/var/lib/dpkg/status", base);
-	FILE *f = fopen(dd, "w");
-	REQUIRE(f != NULL);
-	fclose(f);
-	f = fopen(list, "w");
-	REQUIRE(f != NULL);
-	fputs("/.\n/usr/bin/dd\n", f);
-	fclose(f);
-	f = fopen(status, "w");
-	REQUIRE(f != NULL);
-	fputs("Package: coreutils\nStatus: install ok installed\nVersion: 9.1-1\n"
-	      "Architecture: amd64\n", f);
-	fclose(f);
+	mem_add(&m, "libbz2-dev", "1.0.8", HK_ORIGIN_DEB,
+		(const char *const[]){ "f usr/include/bzlib.h", NULL });
+	mem_add(&m, "bz-by-hand", "1", HK_ORIGIN_OTHER,
+		(const char *const[]){ "f usr/include/bzlib.h", NULL });
+	/* A Debian package that only links to the build's file: the file's provider comes first
+	 * (declaring the link alone would not grant the file). */
+	mem_add(&m, "binutils-strip", "2.40", HK_ORIGIN_DEB,
+		(const char *const[]){ "l usr/bin/strip x86_64-linux-gnu-strip", NULL });
+	/* A pinned base and a dpkg state in the store ship files too, and links to them. */
+	mem_add(&m, "the-base", "1", HK_ORIGIN_BASE, (const char *const[]){
+		"f usr/include/bzlib.h", "f usr/bin/from-the-base", "l usr/bin/b from-the-base", NULL });
+	mem_add(&m, "a-state", "1", HK_ORIGIN_STATE,
+		(const char *const[]){ "l usr/bin/yacc bison", NULL });
+	/* The pinned base's coreutils ships /usr/bin/dd. */
+	static const char *const owners[][2] = { { "/usr/bin/dd", "coreutils, busybox" }, { NULL, NULL } };
+	static const char *const versions[][2] = { { "coreutils", "9.1-1" }, { NULL, NULL } };
+	m.owners = owners;
+	m.versions = versions;
 	const struct den ds[] = {
 		{ "fs.read_file", "/usr/include/bzlib.h", "/usr/lib/gcc/cc1" },
 		{ "fs.execute,fs.read_file", "/usr/bin/x86_64-linux-gnu-strip", "/usr/bin/dash" },
 		{ "fs.execute,fs.read_file", "/usr/bin/dd", "/usr/bin/dash" },
+		{ "fs.execute,fs.read_file", "/usr/bin/from-the-base", "/usr/bin/dash" },
+		{ "fs.execute,fs.read_file", "/usr/bin/bison", "/usr/bin/dash" },
 	};
 	struct hk_verdict v;
-	verdict_of(ds, 3, NULL, &v);
-	struct hk_suggest_input in = { .store = st, .sandbox_contract = true, .base_root = base };
-	struct hk_suggester *s = hk_suggester_new(&in);
+	verdict_of(ds, 5, NULL, &v);
 	struct hk_diagnosis d;
-	struct hk_error err = { 0 };
-	REQUIRE(hk_diagnose(s, &v, &d, &err) == 0);
-	REQUIRE(d.n == 3);
+	run_diag(&m, NULL, NULL, 0, true, &v, &d);
+	REQUIRE(d.n == 5);
 	const struct hk_diag_item *h = &d.items[0];
 	REQUIRE(h->n_providers == 3);
 	CHECK_STR_EQ("libbz2-dev", h->providers[0].name);
@@ -505,21 +653,134 @@ TEST(a_debian_package_ranks_before_a_local_build_of_the_same_file)
 	CHECK_EQ_INT(HK_PROVIDES_FILE, x->providers[0].how);
 	CHECK_STR_EQ("binutils-strip", x->providers[1].name);
 	CHECK_EQ_INT(HK_PROVIDES_ALIAS, x->providers[1].how);
-	/* The base's package, a Debian package too, before the build's output. */
+	/* The base's package, a Debian package too, before the build's output; the first of
+	 * the packages that list the path, with its version. */
 	const struct hk_diag_item *b = &d.items[2];
 	REQUIRE(b->n_providers == 2);
 	CHECK_STR_EQ("coreutils", b->providers[0].name);
+	CHECK_STR_EQ("9.1-1", b->providers[0].version);
 	CHECK_STR_EQ("base", b->providers[0].origin);
+	CHECK(b->providers[0].id == NULL);
 	CHECK_STR_EQ("aaa-bzip2", b->providers[1].name);
+	CHECK_STR_EQ("declare dep: coreutils (/usr/bin/dd is in the base, from coreutils)", b->line);
+	/* Shipped, or linked to, only by the base artifact and the dpkg state: nobody to declare. */
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[3].cls);
+	CHECK_EQ_INT(0, d.items[3].n_providers);
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[4].cls);
+	CHECK_EQ_INT(0, d.items[4].n_providers);
 	CHECK_STR_EQ("Debian package", hk_provider_origin_label("deb"));
 	CHECK_STR_EQ("local build", hk_provider_origin_label("build"));
 	hk_diagnosis_free(&d);
+	hk_verdict_free(&v);
+	mem_free(&m);
+}
+
+/* A file of the base no package lists (its maintainer scripts made it) is the base's: only
+ * the base profile can grant it.  Control: a path the base does not hold stays "nobody
+ * provides it". */
+TEST(a_base_file_no_package_lists_is_the_base_profiles)
+{
+	struct mem_source m;
+	memset(&m, 0, sizeof(m));
+	static const char *const ships[] = { "/etc/alternatives/cc", NULL };
+	m.ships = ships;
+	const struct den ds[] = {
+		{ "fs.read_file", "/etc/alternatives/cc", "/usr/bin/make" },
+		{ "fs.read_file", "/etc/alternatives/c++", "/usr/bin/make" },
+	};
+	struct hk_verdict v;
+	verdict_of(ds, 2, NULL, &v);
+	struct hk_diagnosis d;
+	run_diag(&m, NULL, NULL, 0, true, &v, &d);
+	REQUIRE(d.n == 2);
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[0].cls);
+	CHECK_CONTAINS(d.items[0].reason, "made by its maintainer scripts");
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[1].cls);
+	CHECK_CONTAINS(d.items[1].reason, "no artifact in the store provides");
+	hk_diagnosis_free(&d);
+	hk_verdict_free(&v);
+	mem_free(&m);
+}
+
+/* A trap of the store view names the artifact whose symlink the build followed: declarable
+ * when it is undeclared, a policy bug when it is declared (its own layer should have shown
+ * the link), irreducible when the store no longer has it. */
+TEST(a_view_trap_names_the_artifact_whose_link_was_followed)
+{
+	struct mem_source m;
+	fill_store(&m);
+	const struct hk_artifact *libz = art_named(&m, "libz-dev");
+	hk_autofree char *trap = hk_xasprintf(HK_VIEW_TRAP_DIR "/%s/usr/lib/x86_64-linux-gnu/"
+					      "libz.so", libz->dirname);
+	hk_autofree char *gone = hk_xasprintf(HK_VIEW_TRAP_DIR "/%064d-gone/usr/lib/libgone.so", 0);
+	const struct den ds[] = {
+		{ "fs.read_file", trap, "/usr/bin/ld" },
+		{ "fs.read_file", gone, "/usr/bin/ld" },
+	};
+	struct hk_verdict v;
+	verdict_of(ds, 2, NULL, &v);
+	struct hk_diagnosis d;
+	run_diag(&m, NULL, NULL, 0, true, &v, &d);
+	REQUIRE(d.n == 2);
+	CHECK_EQ_INT(HK_DIAG_DECLARABLE, d.items[0].cls);
+	REQUIRE(d.items[0].n_providers == 1);
+	CHECK_STR_EQ("libz-dev", d.items[0].providers[0].name);
+	CHECK_EQ_INT(HK_PROVIDES_LINK, d.items[0].providers[0].how);
+	CHECK_STR_EQ("/usr/lib/x86_64-linux-gnu/libz.so", d.items[0].providers[0].via);
+	CHECK_STR_EQ("declare dep: libz-dev (the build followed its symlink "
+		     "/usr/lib/x86_64-linux-gnu/libz.so)", d.items[0].line);
+	CHECK_EQ_INT(HK_DIAG_IRREDUCIBLE, d.items[1].cls);
+	CHECK_CONTAINS(d.items[1].reason, "no longer in the store");
+	hk_diagnosis_free(&d);
+
+	const char *closure[] = { libz->dirname };
+	run_diag(&m, NULL, closure, 1, true, &v, &d);
+	CHECK_EQ_INT(HK_DIAG_POLICY_BUG, d.items[0].cls);
+	CHECK_CONTAINS(d.items[0].reason, "the view's trap");
+	hk_diagnosis_free(&d);
+	hk_verdict_free(&v);
+	mem_free(&m);
+}
+
+/* A source that cannot answer fails the diagnosis with its message, and leaves nothing
+ * behind: a store that cannot be read is never "nobody provides it". */
+TEST(a_source_that_cannot_answer_fails_the_diagnosis)
+{
+	struct mem_source m;
+	fill_store(&m);
+	m.fail_providers = EIO;
+	const struct den ds[] = { { "fs.read_file", "/usr/bin/make", "/usr/bin/dash" } };
+	struct hk_verdict v;
+	verdict_of(ds, 1, NULL, &v);
+	const struct hk_suggest_source src = source_of(&m);
+	struct hk_suggest_input in = { .source = &src, .sandbox_contract = true };
+	struct hk_suggester *s = hk_suggester_new(&in);
+	struct hk_diagnosis d;
+	struct hk_error err = { 0 };
+	CHECK_EQ_INT(-EIO, hk_diagnose(s, &v, &d, &err));
+	CHECK_CONTAINS(err.msg, "the path index cannot be read");
+	CHECK_EQ_INT(0, d.n);
+	CHECK(d.items == NULL);
+	/* Control: the same source, answering, diagnoses. */
+	m.fail_providers = 0;
+	REQUIRE(hk_diagnose(s, &v, &d, &err) == 0);
+	CHECK_EQ_INT(HK_DIAG_DECLARABLE, d.items[0].cls);
+	hk_diagnosis_free(&d);
 	hk_suggester_free(s);
 	hk_verdict_free(&v);
-	free(list);
-	free(status);
-	free(info);
-	free(dd);
-	free(base);
-	cleanup(st, dir);
+	mem_free(&m);
+}
+
+/* The suggester owns a source that has a release function, and only such a one. */
+TEST(the_suggester_releases_a_source_it_owns)
+{
+	struct mem_source m;
+	memset(&m, 0, sizeof(m));
+	struct hk_suggest_source src = source_of(&m);
+	struct hk_suggest_input in = { .source = &src };
+	hk_suggester_free(hk_suggester_new(&in));
+	CHECK_EQ_INT(0, m.released);          /* borrowed: not released */
+	src.release = mem_release;
+	hk_suggester_free(hk_suggester_new(&in));
+	CHECK_EQ_INT(1, m.released);
 }
