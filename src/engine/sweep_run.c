@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "engine/build.h"
 #include "engine/build_dsc.h"
 #include "engine/proc.h"
+#include "engine/reach.h"
 #include "engine/sign.h"
 #include "engine/sweep.h"
 #include "engine/sweep_render.h"
@@ -344,7 +346,9 @@ struct job {
 	long long t0;
 	char *result_path, *log_path, *abs_recipe, *base_root;
 	bool deb;                /* a Debian source package (sweep_deb.c) */
-	char *tmp;               /* a Debian build's TMPDIR, removed when it ends */
+	/* A Debian item's own directory: its build's work directories and TMPDIR, removed
+	 * however the build ended. */
+	char *workdir;
 	char *record;            /* where its resume record goes (--out), or NULL */
 	long long term_at;       /* when the item's limit ran out and SIGTERM was sent; 0 */
 	bool killed;             /* ... and SIGKILL, when it did not stop in time */
@@ -379,35 +383,40 @@ static void replace_all(char **s, const char *from, const char *to)
 	*s = hk_buf_steal(&b);
 }
 
-/* A reason must read the same on every machine (it is part of the summary): the recipe is
- * named as the sweep names it, and a build's random work directory is elided. */
-static char *clean_reason(const char *msg, const char *abs_recipe, const char *key)
+static bool is_alnum(char c)
 {
-	char *s = hk_xstrdup(msg);
-	replace_all(&s, abs_recipe, key);
-	/* The Debian front end's (mkdtemp: six letters or digits) wherever TMPDIR was. */
-	for (char *q = s; (q = strstr(q, "/harkaq-dsc-"));) {
-		char *h = q + strlen("/harkaq-dsc-"), *e = h;
-		while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z'))
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Elides the random part of every "TAG<random>" in s: from `min` to `max` characters, of hex
+ * digits only when `hex`. */
+static void elide_nonces(char *s, const char *tag, size_t min, size_t max, bool hex)
+{
+	for (char *q = s; (q = strstr(q, tag));) {
+		char *h = q + strlen(tag), *e = h;
+		while (hex ? (*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f') : is_alnum(*e))
 			e++;
-		if (e - h == 6) {
+		if ((size_t)(e - h) >= min && (size_t)(e - h) <= max) {
 			memmove(h + 3, e, strlen(e) + 1);
 			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
 		}
 		q = h;
 	}
-	const char *tag = "/var/tmp/harkaq-build-";
-	char *p = s;
-	while ((p = strstr(p, tag))) {
-		char *h = p + strlen(tag), *e = h;
-		while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f'))
-			e++;
-		if (e - h >= 8) {
-			memmove(h + 3, e, strlen(e) + 1);
-			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
-		}
-		p = h;
-	}
+}
+
+/* A reason must read the same on every machine (it is part of the summary): the recipe is
+ * named as the sweep names it, the sweep's own directory as OUT, and a build's random work
+ * directory is elided. */
+static char *clean_reason(const char *msg, const char *out_dir, const char *abs_recipe,
+			  const char *key)
+{
+	char *s = hk_xstrdup(msg);
+	replace_all(&s, abs_recipe, key);
+	replace_all(&s, out_dir, "OUT");
+	/* The Debian front end's (mkdtemp: six letters or digits) and the engine's (a hex
+	 * nonce), wherever they were made. */
+	elide_nonces(s, "/harkaq-dsc-", 6, 6, false);
+	elide_nonces(s, "/harkaq-build-", 8, SIZE_MAX, true);
 	return s;
 }
 
@@ -439,7 +448,8 @@ static char *reason_from_log(const char *log)
 
 /* A Debian item's end, from the child's document (sweep_deb.c): fetch failed, the report, or
  * — without a document — the child's death, said as such. */
-static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it)
+static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it,
+		       const char *out_dir)
 {
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error e = { 0 };
@@ -461,7 +471,7 @@ static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it)
 		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_FETCH, msg);
 	} else if (rep && rep->type == HK_JOBJ && hk_sweep_item_from_dsc(it, rep, &e) == 0) {
 		if (it->reason) {
-			char *r = clean_reason(it->reason, NULL, it->key);
+			char *r = clean_reason(it->reason, out_dir, NULL, it->key);
 			free(it->reason);
 			it->reason = r;
 		}
@@ -491,7 +501,8 @@ static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it)
 	hk_buf_free(&text);
 }
 
-static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
+static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
+		       const char *out_dir)
 {
 	it->ms = hk_now_ms() - jb->t0;
 	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -507,7 +518,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
 		return;
 	}
 	if (jb->deb) {
-		finish_deb(jb, status, it);
+		finish_deb(jb, status, it, out_dir);
 		return;
 	}
 	struct hk_buf text = HK_BUF_INIT;
@@ -518,14 +529,14 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
 		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
 	if (have && hk_sweep_item_from_build(it, v, in_base_root, jb->base_root, &e) == 0) {
 		if (it->reason) {
-			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
+			char *r = clean_reason(it->reason, out_dir, jb->abs_recipe, it->key);
 			free(it->reason);
 			it->reason = r;
 		}
 		/* A result written for a status >= 64 without an "error" member: say so. */
 		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
 			char *why = reason_from_log(jb->log_path);
-			char *r = why ? clean_reason(why, jb->abs_recipe, it->key)
+			char *r = why ? clean_reason(why, out_dir, jb->abs_recipe, it->key)
 				      : hk_xasprintf("harkaq build exited with status %d",
 						     it->exit_status);
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
@@ -536,7 +547,7 @@ static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
 		char *why = reason_from_log(jb->log_path);
 		char *r;
 		if (why)
-			r = clean_reason(why, jb->abs_recipe, it->key);
+			r = clean_reason(why, out_dir, jb->abs_recipe, it->key);
 		else if (WIFSIGNALED(status))
 			r = hk_xasprintf("harkaq build was killed by signal %d", WTERMSIG(status));
 		else
@@ -723,7 +734,7 @@ static pid_t spawn_deb(const struct sweep_deb_job *dj, const struct job *jb,
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		setenv("TMPDIR", jb->tmp, 1);
+		setenv("TMPDIR", jb->workdir, 1);
 		int code = sweep_deb_child(dj);
 		fflush(NULL);
 		_exit(code & 0xff);
@@ -756,7 +767,7 @@ struct sweep_run {
 	/* Debian source packages and resuming (docs/sweep.md) */
 	struct hk_strset pins;      /* keys that are NAME=VERSION pins */
 	char *sources;              /* the fetch cache */
-	char *tmp;                  /* the Debian builds' TMPDIRs */
+	char *items_dir;            /* OUT/work: each Debian item's own directory */
 	char *records;              /* OUT/done: one record per finished item; NULL without --out */
 	char code_id[HK_B3_ID_LEN]; /* BLAKE3 of the harkaq executable */
 	char *deb_base;             /* the Debian base's id in the store (else its name) */
@@ -828,11 +839,14 @@ static void release_sweep(struct sweep_run *sr)
 	if (sr->scratch && sr->work) {
 		struct hk_error ignored;
 		hk_store_remove_tree(sr->work, &ignored);
+	} else if (sr->items_dir) {
+		/* Each item's directory went when its build ended: what stays is empty. */
+		rmdir(sr->items_dir);
 	}
 	sweep_classifier_free(sr->cls);
 	hk_strset_free(&sr->pins);
 	free(sr->sources);
-	free(sr->tmp);
+	free(sr->items_dir);
 	free(sr->records);
 	free(sr->deb_base);
 	free(sr->jobs);
@@ -971,12 +985,54 @@ static int code_identity(struct sweep_run *sr)
 	return 0;
 }
 
-/* Where logs and build results go: --out, else a scratch directory removed at the end. */
+/* `path` made absolute against the working directory (which need not hold it yet): a child
+ * that changes directory, or hands the path on as TMPDIR to dpkg-source, must not read it
+ * anew relative to another one. */
+static char *absolute(const char *path)
+{
+	if (path[0] == '/')
+		return hk_xstrdup(path);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return hk_xstrdup(path);
+	return hk_xasprintf("%s/%s", cwd, path);
+}
+
+/* mkdir -p, then the mode the build user needs to pass through it (DAC). */
+static int make_reachable_dir(const char *path, struct hk_error *err)
+{
+	if (sweep_mkdir_p(path, err) < 0)
+		return -1;
+	if (chmod(path, 0755) < 0)
+		return hk_fail_errno(err, errno, "making %s reachable (chmod 0755)", path);
+	return 0;
+}
+
+/* Whether the build user reaches OUT/work, where the Debian items' work directories are made:
+ * asked once, before the first build, so that a --out under a directory it cannot enter is
+ * one sentence, not every item failed (engine/reach.h). */
+static int check_items_reach(struct sweep_run *sr)
+{
+	const char *user = sr->o->user ? sr->o->user : "nobody";
+	uid_t uid;
+	gid_t gid;
+	if (hk_resolve_user(user, &uid, &gid, &sr->err) < 0)
+		return -1;
+	struct hk_reach_list l = HK_REACH_LIST_INIT;
+	hk_reach_add(&l, sr->items_dir, "where the Debian items' work directories are made",
+		     X_OK, "or choose another --out");
+	int rc = hk_reach_check("the build user", user, uid, gid, NULL, &l, &sr->err);
+	hk_reach_list_free(&l);
+	return rc;
+}
+
+/* Where logs, build results and the items' work go: --out, else a scratch directory removed at
+ * the end.  Every path the children are given is absolute. */
 static int make_workspace(struct sweep_run *sr)
 {
 	sr->scratch = !sr->o->out_dir;
 	if (sr->o->out_dir) {
-		sr->work = hk_xstrdup(sr->o->out_dir);
+		sr->work = absolute(sr->o->out_dir);
 	} else {
 		sr->work = hk_xstrdup("/var/tmp/harkaq-sweep-XXXXXX");
 		if (!mkdtemp(sr->work)) {
@@ -986,8 +1042,13 @@ static int make_workspace(struct sweep_run *sr)
 			sr->work = NULL;
 			return HK_EXIT_SOFTWARE;
 		}
-		/* A Debian build's source is unpacked below it, for the build user to read. */
-		chmod(sr->work, 0755);
+		/* mkdtemp made it 0700; the Debian items' work is made below it, for the build
+		 * user to reach.  A --out given is left as it is: check_items_reach asks. */
+		if (chmod(sr->work, 0755) < 0) {
+			fprintf(stderr, "harkaq sweep: making %s reachable: %s\n", sr->work,
+				strerror(errno));
+			return HK_EXIT_SOFTWARE;
+		}
 	}
 	/* A result left by an earlier sweep in --out must not stand for this one if this one is
 	 * killed before it writes its own: a merge would take it for this shard. */
@@ -1002,8 +1063,8 @@ static int make_workspace(struct sweep_run *sr)
 	}
 	sr->logs = hk_xasprintf("%s/logs", sr->work);
 	sr->builds = hk_xasprintf("%s/builds", sr->work);
-	sr->tmp = hk_xasprintf("%s/tmp", sr->work);
-	sr->sources = sr->o->sources ? hk_xstrdup(sr->o->sources)
+	sr->items_dir = hk_xasprintf("%s/work", sr->work);
+	sr->sources = sr->o->sources ? absolute(sr->o->sources)
 				     : hk_xasprintf("%s/sources", sr->work);
 	/* The records of finished items outlive an interruption: only with --out. */
 	sr->records = sr->scratch ? NULL : hk_xasprintf("%s/done", sr->work);
@@ -1012,14 +1073,26 @@ static int make_workspace(struct sweep_run *sr)
 		fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
 		return HK_EXIT_SOFTWARE;
 	}
-	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 || sweep_mkdir_p(sr->builds, &sr->err) < 0 ||
-	    sweep_mkdir_p(sr->tmp, &sr->err) < 0 ||
+	/* What a sweep killed outright (SIGKILL, a lost node) left of its items' work. */
+	struct hk_error ignored;
+	hk_store_remove_tree(sr->items_dir, &ignored);
+	/* A Debian build's source is unpacked below OUT/work, for the build user to read. */
+	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 ||
+	    sweep_mkdir_p(sr->builds, &sr->err) < 0 ||
+	    make_reachable_dir(sr->items_dir, &sr->err) < 0 ||
 	    (sr->records && sweep_mkdir_p(sr->records, &sr->err) < 0) ||
 	    code_identity(sr) < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		return HK_EXIT_SOFTWARE;
 	}
-	chmod(sr->tmp, 0755);
+	bool debian = false;
+	for (size_t i = 0; i < sr->d.n_items; i++)
+		debian |= sr->d.items[i].deb != NULL;
+	int reach = debian ? check_items_reach(sr) : 0;
+	if (reach) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return reach > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+	}
 	return 0;
 }
 
@@ -1029,7 +1102,7 @@ static void job_free(struct job *jb)
 	free(jb->log_path);
 	free(jb->abs_recipe);
 	free(jb->base_root);
-	free(jb->tmp);
+	free(jb->workdir);
 	free(jb->record);
 }
 
@@ -1129,6 +1202,24 @@ static void item_identity(const struct sweep_run *sr, const struct hk_sweep_item
 
 /* ---- the builds ---- */
 
+/* Removes a Debian item's own directory, with every work directory its build made in it,
+ * however the build ended.  Its processes were killed with their group (reap_job); one still
+ * dying may write a file meanwhile, so the removal is tried again for a second. */
+static void remove_workdir(const struct job *jb)
+{
+	if (!jb->workdir)
+		return;
+	struct hk_error e = { 0 };
+	for (int attempt = 0; attempt < 10; attempt++) {
+		if (hk_store_remove_tree(jb->workdir, &e) == 0 || access(jb->workdir, F_OK) < 0)
+			return;
+		const struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "harkaq sweep: %s\n", e.msg);
+}
+
+
 /* Starts builds while there are slots and items: a recipe checked first (preflight), an item
  * an earlier run finished taken from its record, the others built each by its own child. */
 static void start_jobs(struct sweep_run *sr)
@@ -1185,16 +1276,15 @@ static void start_jobs(struct sweep_run *sr)
 			jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
 		} else {
 			jb->deb = true;
-			jb->tmp = hk_xasprintf("%s/%s", sr->tmp, slug);
-			struct hk_error ignored;
-			hk_store_remove_tree(jb->tmp, &ignored);
+			jb->workdir = hk_xasprintf("%s/%s", sr->items_dir, slug);
 			const struct sweep_deb_job dj = {
 				.o = sr->o, .key = it->key, .pin = k == ITEM_PIN,
 				.sources = sr->sources, .store_dir = sr->store_dir,
-				.result_path = jb->result_path,
+				.result_path = jb->result_path, .workdir = jb->workdir,
 			};
 			jb->t0 = hk_now_ms();
-			if (hk_mkdir_p(jb->tmp, &sr->err) < 0 || chmod(jb->tmp, 0755) < 0 ||
+			remove_workdir(jb);
+			if (make_reachable_dir(jb->workdir, &sr->err) < 0 ||
 			    hk_mkdir_p(sr->sources, &sr->err) < 0)
 				jb->pid = -1;
 			else
@@ -1202,6 +1292,7 @@ static void start_jobs(struct sweep_run *sr)
 		}
 		if (jb->pid < 0) {
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
+			remove_workdir(jb);
 			job_free(jb);
 			sr->done++;
 			continue;
@@ -1250,7 +1341,7 @@ static bool reap_job(struct sweep_run *sr)
 		/* Whatever the build left running in its process group goes with it. */
 		kill(-jb->pid, SIGKILL);
 		struct hk_sweep_item *it = &sr->d.items[jb->item];
-		finish_job(jb, status, it);
+		finish_job(jb, status, it, sr->work);
 		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
 		 * said, it was cut short, not measured. */
 		if (stop_signal && !jb->term_at && it->fail_code) {
@@ -1259,10 +1350,7 @@ static bool reap_job(struct sweep_run *sr)
 							   (int)stop_signal);
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
 		}
-		if (jb->tmp) {
-			struct hk_error ignored;
-			hk_store_remove_tree(jb->tmp, &ignored);
-		}
+		remove_workdir(jb);
 		/* A build the sweep's own stop interrupted is not finished, nor one a signal sent to
 		 * it stopped (its result names the signal), nor is one that could
 		 * not fetch (the mirror may answer next time) or whose process died: those are
