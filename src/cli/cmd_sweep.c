@@ -50,7 +50,8 @@ static void sweep_usage(FILE *f)
 		"                     nearest store/ above the first recipe)\n"
 		"  --out DIR          keep everything: DIR/result.json (with timings, logs, evidence\n"
 		"                     ids), DIR/summary.json (the deterministic part), DIR/summary.txt,\n"
-		"                     DIR/logs/ and DIR/builds/ (each build's log and result)\n"
+		"                     DIR/logs/ and DIR/builds/ (each build's log and result); a\n"
+		"                     relative DIR is taken from the current directory\n"
 		"  --shard I/N        only the I-th of N slices: recipes sorted by their path as named\n"
 		"                     here, position p belongs to shard (p mod N) + 1\n"
 		"  --json             the result JSON on stdout instead of the table\n"
@@ -88,7 +89,8 @@ static void sweep_usage(FILE *f)
 		"against that store writes.\n"
 		"\n"
 		"exit status: 0 the sweep completed (whatever the recipes' outcomes), 64 usage, 65 no\n"
-		"recipe found or a bad result file, 70 environment error, 130 interrupted.\n");
+		"recipe found, a bad result file, or an --out whose work directory the build user\n"
+		"cannot reach, 70 environment error, 130 interrupted.\n");
 }
 
 static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
