@@ -420,145 +420,30 @@ static char *clean_reason(const char *msg, const char *out_dir, const char *abs_
 	return s;
 }
 
-/* The last "harkaq build: …" line of the log: the build's own statement of why it stopped
- * (the line announcing a failed phase is not one: the result JSON says that). */
-static char *reason_from_log(const char *log)
+/* Reads what the item's build wrote, with the one decoder of its kind; a build that left
+ * nothing readable is said by how its process ended (hk_sweep_item_without_result). */
+static void read_result(const struct job *jb, int status, struct hk_sweep_item *it)
 {
-	struct hk_buf text = HK_BUF_INIT;
-	struct hk_error e;
-	char *found = NULL;
-	if (hk_file_read(log, &text, &e) == 0) {
-		const char *p = hk_buf_str(&text);
-		while (*p) {
-			const char *nl = strchr(p, '\n');
-			size_t n = nl ? (size_t)(nl - p) : strlen(p);
-			static const char pre[] = "harkaq build: ";
-			if (n > sizeof(pre) - 1 && strncmp(p, pre, sizeof(pre) - 1) == 0 &&
-			    !(strstr(p, "failed; later phases were not run") &&
-			      strstr(p, "failed; later phases were not run") < p + n)) {
-				free(found);
-				found = hk_xstrndup(p + sizeof(pre) - 1, n - (sizeof(pre) - 1));
-			}
-			p += n + (nl ? 1 : 0);
-		}
-	}
-	hk_buf_free(&text);
-	return found;
-}
-
-/* A Debian item's end, from the child's document (sweep_deb.c): fetch failed, the report, or
- * — without a document — the child's death, said as such. */
-static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it,
-		       const char *out_dir)
-{
-	struct hk_buf text = HK_BUF_INIT;
-	struct hk_error e = { 0 };
-	struct hk_jval *v = NULL;
-	bool have = access(jb->result_path, F_OK) == 0 &&
-		    hk_file_read(jb->result_path, &text, &e) == 0 &&
-		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	const struct hk_jval *fetch = have ? hk_jobj_get(v, "fetch") : NULL;
-	const struct hk_jval *rep = have ? hk_jobj_get(v, "report") : NULL;
-	if (fetch && fetch->type == HK_JOBJ) {
-		size_t n;
-		hk_autofree char *why = hk_jval_bytes(hk_jobj_get(fetch, "reason"), &n);
-		const char *what = hk_jobj_str(fetch, "what");
-		hk_autofree char *msg = hk_xasprintf("%s: %s", what ? what : "fetch",
-						     why ? why : "(no reason given)");
-		/* The report of a build whose closure was not fetched still names the .dsc. */
-		if (rep && rep->type == HK_JOBJ)
-			hk_sweep_item_from_dsc(it, rep, &e);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_FETCH, msg);
-	} else if (rep && rep->type == HK_JOBJ && hk_sweep_item_from_dsc(it, rep, &e) == 0) {
-		if (it->reason) {
-			char *r = clean_reason(it->reason, out_dir, NULL, it->key);
-			free(it->reason);
-			it->reason = r;
-		}
-		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
-			hk_autofree char *r = hk_xasprintf("harkaq build --dsc stopped with status %d",
-							   it->exit_status);
-			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-		}
-	} else if (WIFSIGNALED(status)) {
-		hk_autofree char *r = hk_xasprintf("the build's process was killed by signal %d "
-						   "and left no result (its log: %s)",
-						   WTERMSIG(status), jb->log_path);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_CRASH, r);
-	} else {
-		hk_autofree char *r = hk_xasprintf("the build's process exited with status %d and "
-						   "left no result%s%s", it->exit_status,
-						   e.msg[0] ? ": " : "", e.msg);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-	}
-	if (!it->deb) {
-		/* Never read: still a Debian item (its class is a Debian class). */
-		it->deb = hk_xcalloc(1, sizeof(*it->deb));
-		it->deb->source = it->name ? hk_xstrdup(it->name) : NULL;
-		it->outcome = hk_sweep_outcome_of(it);
-	}
-	hk_jval_free(v);
-	hk_buf_free(&text);
-}
-
-static void finish_job(struct job *jb, int status, struct hk_sweep_item *it,
-		       const char *out_dir)
-{
-	it->ms = hk_now_ms() - jb->t0;
-	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (jb->term_at) {
-		/* The sweep's limit, not the build, ended it: whatever the build wrote is not a
-		 * measurement of the item. */
-		unlink(jb->result_path);
-		hk_autofree char *r = hk_xasprintf(
-			"still running after the sweep's limit of %lld s per item (--item-timeout): "
-			"stopped with SIGTERM%s; its processes are gone and its work removed",
-			(jb->term_at - jb->t0) / 1000, jb->killed ? ", then SIGKILL" : "");
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_TIMEOUT, r);
-		return;
-	}
-	if (jb->deb) {
-		finish_deb(jb, status, it, out_dir);
+	const struct hk_sweep_proc_end end = {
+		.signaled = WIFSIGNALED(status),
+		.code = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+	};
+	if (access(jb->result_path, F_OK) < 0) {
+		hk_sweep_item_without_result(it, &end, NULL);
 		return;
 	}
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error e = { 0 };
-	struct hk_jval *v = NULL;
-	bool have = access(jb->result_path, F_OK) == 0 &&
-		    hk_file_read(jb->result_path, &text, &e) == 0 &&
-		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	if (have && hk_sweep_item_from_build(it, v, in_base_root, jb->base_root, &e) == 0) {
-		if (it->reason) {
-			char *r = clean_reason(it->reason, out_dir, jb->abs_recipe, it->key);
-			free(it->reason);
-			it->reason = r;
-		}
-		/* A result written for a status >= 64 without an "error" member: say so. */
-		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
-			char *why = reason_from_log(jb->log_path);
-			char *r = why ? clean_reason(why, out_dir, jb->abs_recipe, it->key)
-				      : hk_xasprintf("harkaq build exited with status %d",
-						     it->exit_status);
-			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-			free(r);
-			free(why);
-		}
-	} else {
-		char *why = reason_from_log(jb->log_path);
-		char *r;
-		if (why)
-			r = clean_reason(why, out_dir, jb->abs_recipe, it->key);
-		else if (WIFSIGNALED(status))
-			r = hk_xasprintf("harkaq build was killed by signal %d", WTERMSIG(status));
-		else
-			r = hk_xasprintf("harkaq build exited with status %d and left no result",
-					 it->exit_status);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-		free(r);
-		free(why);
-	}
-	hk_jval_free(v);
+	int rc = hk_file_read(jb->result_path, &text, &e);
+	if (rc == 0)
+		rc = jb->deb ? hk_sweep_item_from_debian_build(it, text.data, text.len, &e)
+			     : hk_sweep_item_from_build(it, text.data, text.len, in_base_root,
+							jb->base_root, &e);
 	hk_buf_free(&text);
+	if (rc < 0) {
+		hk_autofree char *why = hk_xasprintf("its result is unreadable: %s", e.msg);
+		hk_sweep_item_without_result(it, &end, why);
+	}
 }
 
 /* Pre-flight in the sweep itself, so the most common reasons (a recipe that does not parse,
@@ -636,8 +521,71 @@ static char *self_exe(void)
 	return hk_xstrdup(buf);
 }
 
-static pid_t spawn_build(const char *self, const struct sweep_opts *o, const char *store_dir,
-			 const struct job *jb, const char *key, struct hk_error *err)
+/* What an item's child process runs once it stands on its own: `harkaq build` exec'd for a
+ * recipe (exec_build), the Debian build itself for a Debian item (run_deb).  Returns only
+ * when it could not: the child's exit status. */
+typedef int (*item_child_fn)(const void *ctx);
+
+static int exec_build(const void *ctx)
+{
+	char *const *argv = ctx;
+	execv(argv[0], argv);
+	fprintf(stderr, "harkaq build: could not run %s: %s\n", argv[0], strerror(errno));
+	return 127;
+}
+
+static int run_deb(const void *ctx)
+{
+	return sweep_deb_child(ctx);
+}
+
+/* Forks the child of one item: its own process group (the item's limit stops the build and
+ * everything it started, and a terminal's ^C reaches the sweep only, which stops the builds
+ * cleanly: run_builds), its log as stderr, nothing blocked (the sweep blocks SIGCHLD to wait
+ * for it), the default stop signals, and TMPDIR its own directory when it has one. */
+static pid_t spawn_item(const struct job *jb, item_child_fn run, const void *ctx,
+			struct hk_error *err)
+{
+	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
+	/* What the sweep buffered must not be written twice, by the child too. */
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(logfd);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		dup2(logfd, 2);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (jb->workdir)
+			setenv("TMPDIR", jb->workdir, 1);
+		int code = run(ctx);
+		fflush(NULL);
+		_exit(code & 0xff);
+	}
+	setpgid(pid, pid);
+	close(logfd);
+	return pid;
+}
+
+/* `harkaq build --store S --result-out F [options] -- KEY`: a recipe's build. */
+static char **build_argv(const char *self, const struct sweep_opts *o, const char *store_dir,
+			 const struct job *jb, const char *key)
 {
 	struct hk_argv a = { 0 };
 	hk_argv_push(&a, self);
@@ -662,86 +610,7 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 	}
 	hk_argv_push(&a, "--");
 	hk_argv_push(&a, key);
-	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0) {
-		hk_argv_free(a.v);
-		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(logfd);
-		hk_argv_free(a.v);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (pid == 0) {
-		/* Its own process group: the item's limit stops the build and everything it
-		 * started, and a terminal's ^C reaches the sweep only, which stops the builds
-		 * cleanly (run_builds). */
-		setpgid(0, 0);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-		}
-		dup2(logfd, 2);
-		/* The sweep blocks SIGCHLD to wait for it (run_builds); a build starts with none
-		 * blocked. */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		execv(self, a.v);
-		fprintf(stderr, "harkaq build: could not run %s: %s\n", self, strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(logfd);
-	hk_argv_free(a.v);
-	return pid;
-}
-
-/* A Debian source package's build: a child process (its own reader and canaries, like a
- * recipe's `harkaq build`, and a crash of it ends only this item) that runs the engine's
- * function itself (sweep_deb_child) with TMPDIR its own directory. */
-static pid_t spawn_deb(const struct sweep_deb_job *dj, const struct job *jb,
-		       struct hk_error *err)
-{
-	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(logfd);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-		}
-		dup2(logfd, 2);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		setenv("TMPDIR", jb->workdir, 1);
-		int code = sweep_deb_child(dj);
-		fflush(NULL);
-		_exit(code & 0xff);
-	}
-	setpgid(pid, pid);
-	close(logfd);
-	return pid;
+	return a.v;
 }
 
 /* ---- one sweep, step by step ---- */
@@ -1219,6 +1088,39 @@ static void remove_workdir(const struct job *jb)
 	fprintf(stderr, "harkaq sweep: %s\n", e.msg);
 }
 
+/* The item of a build that ended: its time and status, then what it measured (read_result),
+ * unless the sweep's limit ended it. */
+static void finish_job(const struct sweep_run *sr, const struct job *jb, int status,
+		       struct hk_sweep_item *it)
+{
+	it->ms = hk_now_ms() - jb->t0;
+	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (jb->term_at) {
+		/* The sweep's limit, not the build, ended it: whatever the build wrote is not a
+		 * measurement of the item. */
+		unlink(jb->result_path);
+		hk_autofree char *r = hk_xasprintf(
+			"still running after the sweep's limit of %lld s per item (--item-timeout): "
+			"stopped with SIGTERM%s; its processes are gone and its work removed",
+			(jb->term_at - jb->t0) / 1000, jb->killed ? ", then SIGKILL" : "");
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_TIMEOUT, r);
+		return;
+	}
+	read_result(jb, status, it);
+	/* A result written for a status >= 64 without saying why (its "error" null). */
+	if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
+		hk_autofree char *r = hk_xasprintf("harkaq build%s exited with status %d without "
+						   "saying why in its result",
+						   jb->deb ? " --dsc" : "", it->exit_status);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
+	}
+	if (it->reason) {
+		char *r = clean_reason(it->reason, sr->work, jb->abs_recipe, it->key);
+		free(it->reason);
+		it->reason = r;
+	}
+}
+
 
 /* Starts builds while there are slots and items: a recipe checked first (preflight), an item
  * an earlier run finished taken from its record, the others built each by its own child. */
@@ -1272,8 +1174,10 @@ static void start_jobs(struct sweep_run *sr)
 			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
 			jb->base_root = base_root_of(sr->store, &r);
 			hk_recipe_free(&r);
+			char **argv = build_argv(sr->self, sr->o, sr->store_dir, jb, it->key);
 			jb->t0 = hk_now_ms();
-			jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
+			jb->pid = spawn_item(jb, exec_build, argv, &sr->err);
+			hk_argv_free(argv);
 		} else {
 			jb->deb = true;
 			jb->workdir = hk_xasprintf("%s/%s", sr->items_dir, slug);
@@ -1288,7 +1192,7 @@ static void start_jobs(struct sweep_run *sr)
 			    hk_mkdir_p(sr->sources, &sr->err) < 0)
 				jb->pid = -1;
 			else
-				jb->pid = spawn_deb(&dj, jb, &sr->err);
+				jb->pid = spawn_item(jb, run_deb, &dj, &sr->err);
 		}
 		if (jb->pid < 0) {
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
@@ -1341,7 +1245,7 @@ static bool reap_job(struct sweep_run *sr)
 		/* Whatever the build left running in its process group goes with it. */
 		kill(-jb->pid, SIGKILL);
 		struct hk_sweep_item *it = &sr->d.items[jb->item];
-		finish_job(jb, status, it, sr->work);
+		finish_job(sr, jb, status, it);
 		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
 		 * said, it was cut short, not measured. */
 		if (stop_signal && !jb->term_at && it->fail_code) {
