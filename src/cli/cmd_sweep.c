@@ -67,6 +67,10 @@ static void sweep_usage(FILE *f)
 		"  --sources DIR      where pins are fetched, and kept (default OUT/sources)\n"
 		"  --base NAME        the base of the Debian builds (default debian-12-buildd)\n"
 		"  --see PKG[,PKG...] passed to each Debian build (harkaq build --see)\n"
+		"  --decide-probes    passed to each Debian build: each probe decided inert,\n"
+		"                     influence or undecided by building again (harkaq build\n"
+		"                     --decide-probes)\n"
+		"  --confirm          passed to each Debian build (harkaq build --confirm)\n"
 		"  --profile NAME     base runtime profile, passed to harkaq build\n"
 		"  --user USER        build user, passed to harkaq build\n"
 		"  --quiet            no progress line on stderr\n"
@@ -76,12 +80,13 @@ static void sweep_usage(FILE *f)
 		"resuming: with --out, each finished item is recorded in OUT/done/, keyed by the\n"
 		"item (its key and content: the recipe's hash, the .dsc's SHA-256, or the pin), the\n"
 		"code's identity (the BLAKE3 of this harkaq executable), the id of the base it\n"
-		"builds on, and the options that change a build (--timeout, --profile, --user,\n"
-		"--base, --see, --item-timeout).  The same command run again after an interruption\n"
-		"(^C, SIGTERM) takes those items from their records and builds only the others.\n"
-		"Items whose fetch failed, whose build process died, or that the interruption\n"
-		"stopped are built again.  Progress (done/total, rate, time left, the running\n"
-		"items) goes to stderr.\n"
+		"builds on, and the options that change its build: --timeout, --profile, --user,\n"
+		"--item-timeout, and for a Debian item --base, --see, --decide-probes and\n"
+		"--confirm (an item done without --decide-probes is built again with it).  The same\n"
+		"command run again after an interruption (^C, SIGTERM) takes those items from their\n"
+		"records and builds only the others.  Items whose fetch failed, whose build process\n"
+		"died, or that the interruption stopped are built again.  Progress (done/total,\n"
+		"rate, time left, the running items) goes to stderr.\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
 		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
@@ -156,7 +161,7 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
        OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_LIST, OPT_HELP, OPT_DSC_LIST, OPT_SOURCES,
-       OPT_BASE, OPT_SEE, OPT_ITEM_TIMEOUT };
+       OPT_BASE, OPT_SEE, OPT_ITEM_TIMEOUT, OPT_DECIDE_PROBES, OPT_CONFIRM };
 
 static const struct option sweep_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
@@ -176,6 +181,8 @@ static const struct option sweep_options[] = {
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "see", required_argument, NULL, OPT_SEE },
 	{ "item-timeout", required_argument, NULL, OPT_ITEM_TIMEOUT },
+	{ "decide-probes", no_argument, NULL, OPT_DECIDE_PROBES },
+	{ "confirm", no_argument, NULL, OPT_CONFIRM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -232,6 +239,8 @@ int cmd_sweep(int argc, char **argv)
 		case OPT_SOURCES: o.sources = optarg; break;
 		case OPT_BASE: o.base = optarg; break;
 		case OPT_SEE: o.see = optarg; break;
+		case OPT_DECIDE_PROBES: o.decide_probes = true; break;
+		case OPT_CONFIRM: o.confirm = true; break;
 		case OPT_PROFILE: o.profile = optarg; break;
 		case OPT_USER: o.user = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
@@ -251,7 +260,8 @@ int cmd_sweep(int argc, char **argv)
 		optind++;
 	}
 	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list ||
-		      o.dsc_list || o.sources || o.base || o.see || o.item_timeout)) {
+		      o.dsc_list || o.sources || o.base || o.see || o.item_timeout ||
+		      o.decide_probes || o.confirm)) {
 		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);
 		return HK_EXIT_USAGE;
 	}

@@ -35,6 +35,8 @@ struct sweep_opts {
 	const char *sources;     /* --sources DIR: where pins are fetched (default OUT/sources) */
 	const char *base;        /* --base NAME: the base Debian items build on */
 	const char *see;         /* --see PKG,…: passed to each Debian build */
+	bool decide_probes;      /* --decide-probes: passed to each Debian build */
+	bool confirm;            /* --confirm: passed to each Debian build */
 	long item_timeout;       /* --item-timeout S: wall-clock limit per item; 0: none */
 };
 

@@ -220,6 +220,8 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		.jobs = 1,
 		.see = (const char *const *)see.v,
 		.n_see = see.n,
+		.decide_probes = o->decide_probes,
+		.confirm = o->confirm,
 	};
 	struct hk_dsc_result r;
 	int code = hk_dsc_build_run(&bo, &dopts, &r, &err);

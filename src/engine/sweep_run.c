@@ -979,19 +979,23 @@ static void job_free(struct job *jb)
 
 /* The record of a finished item: OUT/done/<BLAKE3>.json, the hash over the item (its key and
  * its content: the recipe's hash, the .dsc's SHA-256, or the pin), the code's identity, the
- * base it builds on, and every option that changes a build.  Any of them changed, the item is
- * built again. */
-static char *record_path(const struct sweep_run *sr, const char *key, const char *content,
-			 const char *base)
+ * base it builds on, and every option that changes its build: those of every build, and a
+ * Debian item's own (--base, --see, --decide-probes, --confirm).  Any of them changed, the
+ * item is built again. */
+static char *record_path(const struct sweep_run *sr, const char *key, bool deb,
+			 const char *content, const char *base)
 {
 	const struct sweep_opts *o = sr->o;
 	struct hk_buf id = HK_BUF_INIT;
-	hk_buf_printf(&id, "harkaq-sweep-item-v1%c%s%c%s%c%s%c%s%c", 0, key, 0,
+	hk_buf_printf(&id, "harkaq-sweep-item-v2%c%s%c%s%c%s%c%s%c", 0, key, 0,
 		      content ? content : "", 0, sr->code_id, 0, base ? base : "", 0);
-	hk_buf_printf(&id, "timeout=%s%cprofile=%s%cuser=%s%cbase=%s%csee=%s%citem-timeout=%ld",
+	hk_buf_printf(&id, "timeout=%s%cprofile=%s%cuser=%s%citem-timeout=%ld%c",
 		      o->timeout ? o->timeout : "", 0, o->profile ? o->profile : "", 0,
-		      o->user ? o->user : "", 0, o->base ? o->base : "", 0, o->see ? o->see : "", 0,
-		      o->item_timeout);
+		      o->user ? o->user : "", 0, o->item_timeout, 0);
+	if (deb)
+		hk_buf_printf(&id, "base=%s%csee=%s%cdecide-probes=%d%cconfirm=%d%c",
+			      o->base ? o->base : "", 0, o->see ? o->see : "", 0,
+			      o->decide_probes, 0, o->confirm, 0);
 	struct hk_blake3 h;
 	hk_blake3_init(&h);
 	hk_blake3_update(&h, id.data, id.len);
@@ -1147,7 +1151,7 @@ static void start_jobs(struct sweep_run *sr)
 		hk_autofree char *record = NULL;
 		if (sr->records) {
 			item_identity(sr, it, k, &r, &content, &base);
-			record = record_path(sr, it->key, content, base);
+			record = record_path(sr, it->key, k != ITEM_RECIPE, content, base);
 		}
 		if (record && try_resume(it, record)) {
 			if (k == ITEM_RECIPE)
