@@ -19,8 +19,10 @@
 # "Debian source packages"): HARKAQ_CATALOGUE may hold .dsc files, HARKAQ_DSC_LIST names a list
 # of NAME=VERSION pins (then HARKAQ_CATALOGUE="" sweeps the pins alone), HARKAQ_SOURCES is where
 # the node fetches them (default RESULTS/shard-I/sources), HARKAQ_ITEM_TIMEOUT the limit per
-# item in seconds.  A bundle of the hub's store (export --all) carries the base and the
-# closures; a package whose closure the bundle lacks is fetched by the node itself.
+# item in seconds, HARKAQ_DECIDE_PROBES=1 and HARKAQ_CONFIRM=1 pass --decide-probes and
+# --confirm to each Debian build.  A bundle of the hub's store (export --all) carries the base
+# and the closures; a package whose closure the bundle lacks is fetched by the node itself
+# (each item's "closure_downloaded" in the result says which way it went).
 #
 # --exclusive: one task per node, because audit is per host (one reader per host, one backlog
 # shared by every build on it).  Runs as root: the reader needs CAP_AUDIT_READ (and
@@ -52,5 +54,7 @@ CAT=${HARKAQ_CATALOGUE-catalogue}
 [ -n "${HARKAQ_DSC_LIST:-}" ] && args+=(--dsc-list "$HARKAQ_DSC_LIST")
 [ -n "${HARKAQ_SOURCES:-}" ] && args+=(--sources "$HARKAQ_SOURCES")
 [ -n "${HARKAQ_ITEM_TIMEOUT:-}" ] && args+=(--item-timeout "$HARKAQ_ITEM_TIMEOUT")
+[ "${HARKAQ_DECIDE_PROBES:-}" = 1 ] && args+=(--decide-probes)
+[ "${HARKAQ_CONFIRM:-}" = 1 ] && args+=(--confirm)
 exec harkaq sweep "${args[@]}" --shard "$I/$N" --jobs "${HARKAQ_JOBS:-2}" \
 	--store "$STORE" --out "$RESULTS/shard-$I" --quiet

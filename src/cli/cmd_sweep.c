@@ -39,10 +39,12 @@ static void sweep_usage(FILE *f)
 		"resolved, fetched or built is reported as failed, with its reason.\n"
 		"\n"
 		"Debian source packages (a FILE.dsc, the .dsc files of a DIR, or the NAME=VERSION\n"
-		"pins of --dsc-list) are built each as 'harkaq build --dsc' builds it, and classed\n"
-		"as its report decides: Hermetic / probes only / missing Build-Depends / failed /\n"
-		"no evidence, or fetch failed (apt-get source or the closure's .debs, before any\n"
-		"cage) or timed out.\n"
+		"pins of --dsc-list) are built each as 'harkaq build --dsc' builds it, in a\n"
+		"directory of its own under OUT/work (removed however the build ends), and classed\n"
+		"by the class its report gives: hermetic / missing Build-Depends / undeclared\n"
+		"influence / unattributed / probes only / inert probes only / failed / no evidence;\n"
+		"or fetch failed (apt-get source or the closure's .debs, before any cage) or timed\n"
+		"out.\n"
 		"\n"
 		"options:\n"
 		"  --jobs N           builds at a time (default 1)\n"
@@ -50,7 +52,8 @@ static void sweep_usage(FILE *f)
 		"                     nearest store/ above the first recipe)\n"
 		"  --out DIR          keep everything: DIR/result.json (with timings, logs, evidence\n"
 		"                     ids), DIR/summary.json (the deterministic part), DIR/summary.txt,\n"
-		"                     DIR/logs/ and DIR/builds/ (each build's log and result)\n"
+		"                     DIR/logs/ and DIR/builds/ (each build's log and result); a\n"
+		"                     relative DIR is taken from the current directory\n"
 		"  --shard I/N        only the I-th of N slices: recipes sorted by their path as named\n"
 		"                     here, position p belongs to shard (p mod N) + 1\n"
 		"  --json             the result JSON on stdout instead of the table\n"
@@ -64,6 +67,10 @@ static void sweep_usage(FILE *f)
 		"  --sources DIR      where pins are fetched, and kept (default OUT/sources)\n"
 		"  --base NAME        the base of the Debian builds (default debian-12-buildd)\n"
 		"  --see PKG[,PKG...] passed to each Debian build (harkaq build --see)\n"
+		"  --decide-probes    passed to each Debian build: each probe decided inert,\n"
+		"                     influence or undecided by building again (harkaq build\n"
+		"                     --decide-probes)\n"
+		"  --confirm          passed to each Debian build (harkaq build --confirm)\n"
 		"  --profile NAME     base runtime profile, passed to harkaq build\n"
 		"  --user USER        build user, passed to harkaq build\n"
 		"  --quiet            no progress line on stderr\n"
@@ -73,12 +80,13 @@ static void sweep_usage(FILE *f)
 		"resuming: with --out, each finished item is recorded in OUT/done/, keyed by the\n"
 		"item (its key and content: the recipe's hash, the .dsc's SHA-256, or the pin), the\n"
 		"code's identity (the BLAKE3 of this harkaq executable), the id of the base it\n"
-		"builds on, and the options that change a build (--timeout, --profile, --user,\n"
-		"--base, --see, --item-timeout).  The same command run again after an interruption\n"
-		"(^C, SIGTERM) takes those items from their records and builds only the others.\n"
-		"Items whose fetch failed, whose build process died, or that the interruption\n"
-		"stopped are built again.  Progress (done/total, rate, time left, the running\n"
-		"items) goes to stderr.\n"
+		"builds on, and the options that change its build: --timeout, --profile, --user,\n"
+		"--item-timeout, and for a Debian item --base, --see, --decide-probes and\n"
+		"--confirm (an item done without --decide-probes is built again with it).  The same\n"
+		"command run again after an interruption (^C, SIGTERM) takes those items from their\n"
+		"records and builds only the others.  Items whose fetch failed, whose build process\n"
+		"died, or that the interruption stopped are built again.  Progress (done/total,\n"
+		"rate, time left, the running items) goes to stderr.\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
 		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
@@ -88,7 +96,8 @@ static void sweep_usage(FILE *f)
 		"against that store writes.\n"
 		"\n"
 		"exit status: 0 the sweep completed (whatever the recipes' outcomes), 64 usage, 65 no\n"
-		"recipe found or a bad result file, 70 environment error, 130 interrupted.\n");
+		"recipe found, a bad result file, or an --out whose work directory the build user\n"
+		"cannot reach, 70 environment error, 130 interrupted.\n");
 }
 
 static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
@@ -152,7 +161,7 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
        OPT_PROFILE, OPT_USER, OPT_QUIET, OPT_LIST, OPT_HELP, OPT_DSC_LIST, OPT_SOURCES,
-       OPT_BASE, OPT_SEE, OPT_ITEM_TIMEOUT };
+       OPT_BASE, OPT_SEE, OPT_ITEM_TIMEOUT, OPT_DECIDE_PROBES, OPT_CONFIRM };
 
 static const struct option sweep_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
@@ -172,6 +181,8 @@ static const struct option sweep_options[] = {
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "see", required_argument, NULL, OPT_SEE },
 	{ "item-timeout", required_argument, NULL, OPT_ITEM_TIMEOUT },
+	{ "decide-probes", no_argument, NULL, OPT_DECIDE_PROBES },
+	{ "confirm", no_argument, NULL, OPT_CONFIRM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -228,6 +239,8 @@ int cmd_sweep(int argc, char **argv)
 		case OPT_SOURCES: o.sources = optarg; break;
 		case OPT_BASE: o.base = optarg; break;
 		case OPT_SEE: o.see = optarg; break;
+		case OPT_DECIDE_PROBES: o.decide_probes = true; break;
+		case OPT_CONFIRM: o.confirm = true; break;
 		case OPT_PROFILE: o.profile = optarg; break;
 		case OPT_USER: o.user = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
@@ -247,7 +260,8 @@ int cmd_sweep(int argc, char **argv)
 		optind++;
 	}
 	if (merge && (o.shard || o.jobs != 1 || o.timeout || o.profile || o.user || o.list ||
-		      o.dsc_list || o.sources || o.base || o.see || o.item_timeout)) {
+		      o.dsc_list || o.sources || o.base || o.see || o.item_timeout ||
+		      o.decide_probes || o.confirm)) {
 		fprintf(stderr, "%s: only --store, --json, --out and --html apply to a merge\n", who);
 		return HK_EXIT_USAGE;
 	}

@@ -1,6 +1,7 @@
-/* The sweep's pure part: items, outcome rule, shards, merge and summary (docs/sweep.md); the
- * result document's codec is sweep_json.c, its rendering for people src/engine/sweep_render.c.
- * No process, no file system: the orchestrator passes text and a classifier in. */
+/* The sweep's pure part: items, outcome rules, shards, merge and summary (docs/sweep.md); the
+ * builds' documents are read by sweep_read.c, the result document's codec is sweep_json.c, its
+ * rendering for people src/engine/sweep_render.c.  No process, no file system: the orchestrator
+ * passes text and a classifier in. */
 #include "core/sweep.h"
 
 #include <errno.h>
@@ -9,18 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/build_failure.h"
 #include "core/strset.h"
 #include "core/sweep_internal.h"
 #include "core/util.h"
 
 static const char *const outcome_names[HK_SWEEP_OUTCOME_COUNT] = {
-	"hermetic", "declarable", "irreducible", "no_evidence", "failed", "probes_only",
-	"missing_build_depends", "fetch_failed", "timed_out",
+	"hermetic", "declarable", "irreducible", "no_evidence", "failed",
+	"missing_build_depends", "influence", "unattributed", "probes_only", "inert_probes",
+	"fetch_failed", "timed_out",
 };
 static const char *const outcome_labels[HK_SWEEP_OUTCOME_COUNT] = {
 	"Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed",
-	"probes only", "missing Build-Depends", "fetch failed", "timed out",
+	"missing Build-Depends", "undeclared influence", "unattributed denial", "probes only",
+	"inert probes only", "fetch failed", "timed out",
 };
 
 const char *hk_sweep_outcome_name(enum hk_sweep_outcome o)
@@ -33,14 +35,51 @@ const char *hk_sweep_outcome_label(enum hk_sweep_outcome o)
 	return (unsigned)o < HK_SWEEP_OUTCOME_COUNT ? outcome_labels[o] : NULL;
 }
 
-static void free_strv(char **v, size_t n)
+enum hk_sweep_outcome hk_sweep_outcome_of_dsc(enum hk_dsc_class c)
+{
+	switch (c) {
+	case HK_DSC_FAILED: return HK_SWEEP_FAILED;
+	case HK_DSC_NO_EVIDENCE: return HK_SWEEP_NOEVIDENCE;
+	case HK_DSC_MISSING: return HK_SWEEP_MISSING;
+	case HK_DSC_INFLUENCE: return HK_SWEEP_INFLUENCE;
+	case HK_DSC_UNATTRIBUTED: return HK_SWEEP_UNATTRIBUTED;
+	case HK_DSC_PROBES: return HK_SWEEP_PROBES;
+	case HK_DSC_INERT_PROBES: return HK_SWEEP_INERT_PROBES;
+	case HK_DSC_HERMETIC: return HK_SWEEP_HERMETIC;
+	}
+	return HK_SWEEP_FAILED;
+}
+
+bool hk_sweep_probe_class_of_name(const char *name, enum hk_probe_class *out)
+{
+	static const enum hk_probe_class all[] = { HK_PROBE_INERT, HK_PROBE_INFLUENCE,
+						   HK_PROBE_UNDECIDED };
+	for (size_t i = 0; name && i < HK_ARRAY_LEN(all); i++)
+		if (strcmp(name, hk_probe_class_name(all[i])) == 0) {
+			*out = all[i];
+			return true;
+		}
+	return false;
+}
+
+bool hk_sweep_dsc_class_of_name(const char *name, enum hk_dsc_class *out)
+{
+	for (int c = HK_DSC_FAILED; name && c <= HK_DSC_HERMETIC; c++)
+		if (strcmp(name, hk_dsc_class_name((enum hk_dsc_class)c)) == 0) {
+			*out = (enum hk_dsc_class)c;
+			return true;
+		}
+	return false;
+}
+
+void hk_sweep_strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
 }
 
-static void findings_free(struct hk_sweep_finding *f, size_t n)
+void hk_sweep_findings_free(struct hk_sweep_finding *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(f[i].package);
@@ -48,6 +87,8 @@ static void findings_free(struct hk_sweep_finding *f, size_t n)
 		free(f[i].phase);
 		free(f[i].path);
 		free(f[i].exe);
+		free(f[i].why);
+		hk_sweep_strv_free(f[i].differences, f[i].n_listed);
 	}
 	free(f);
 }
@@ -58,10 +99,24 @@ void hk_sweep_deb_free(struct hk_sweep_deb *d)
 		return;
 	free(d->source);
 	free(d->dsc_sha256);
-	findings_free(d->missing, d->n_missing);
-	findings_free(d->probes, d->n_probes);
-	free_strv(d->unopened, d->n_unopened);
+	hk_sweep_findings_free(d->missing, d->n_missing);
+	hk_sweep_findings_free(d->probes, d->n_probes);
+	hk_sweep_strv_free(d->unopened, d->n_unopened);
+	free(d->confirm);
+	free(d->decide_not_run);
 	free(d);
+}
+
+void hk_sweep_debts_free(struct hk_sweep_item *it)
+{
+	for (size_t i = 0; i < it->n_debts; i++) {
+		free(it->debts[i].path);
+		hk_sweep_strv_free(it->debts[i].providers, it->debts[i].n_providers);
+		free(it->debts[i].exe);
+	}
+	free(it->debts);
+	it->debts = NULL;
+	it->n_debts = 0;
 }
 
 void hk_sweep_item_free(struct hk_sweep_item *it)
@@ -85,13 +140,8 @@ void hk_sweep_item_free(struct hk_sweep_item *it)
 		free(it->phases[i].evidence);
 	}
 	free(it->phases);
-	for (size_t i = 0; i < it->n_debts; i++) {
-		free(it->debts[i].path);
-		free_strv(it->debts[i].providers, it->debts[i].n_providers);
-		free(it->debts[i].exe);
-	}
-	free(it->debts);
-	free_strv(it->policy_bugs, it->n_policy_bugs);
+	hk_sweep_debts_free(it);
+	hk_sweep_strv_free(it->policy_bugs, it->n_policy_bugs);
 	hk_sweep_deb_free(it->deb);
 	free(it->artifact);
 	free(it->log);
@@ -112,6 +162,21 @@ void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *c
 	it->outcome = hk_sweep_outcome_of(it);
 }
 
+void hk_sweep_item_without_result(struct hk_sweep_item *it, const struct hk_sweep_proc_end *end,
+				  const char *why)
+{
+	char *reason;
+	if (end->signaled)
+		reason = hk_xasprintf("the build's process was killed by signal %d and left no "
+				      "result%s%s", end->code, why ? ": " : "", why ? why : "");
+	else
+		reason = hk_xasprintf("the build's process exited with status %d and left no "
+				      "result%s%s", end->code, why ? ": " : "", why ? why : "");
+	hk_sweep_item_fail(it, NULL, end->signaled ? HK_SWEEP_FAIL_CRASH : HK_SWEEP_FAIL_SETUP,
+			   reason);
+	free(reason);
+}
+
 /* The rule (docs/sweep.md, "Outcome"), in order:
  *  1. nothing ran (the recipe, its deps or its source stopped it)  -> failed
  *  2. a phase whose verdict is NoEvidence                          -> no evidence
@@ -127,6 +192,20 @@ static bool fail_is(const struct hk_sweep_item *it, const char *code)
 	return it->fail_code && strcmp(it->fail_code, code) == 0;
 }
 
+/* A Debian source package (docs/sweep.md, "Debian source packages"): what the sweep saw
+ * first, then the build's own class.
+ *  1. the source or the closure's .debs could not be fetched       -> fetch failed
+ *  2. the build's report gives the package's class                 -> that class
+ *  3. no class: the build stopped before its phases, or left no report -> failed */
+static enum hk_sweep_outcome deb_outcome(const struct hk_sweep_item *it)
+{
+	if (fail_is(it, HK_SWEEP_FAIL_FETCH))
+		return HK_SWEEP_FETCH_FAILED;
+	if (it->deb->has_class)
+		return hk_sweep_outcome_of_dsc(it->deb->cls);
+	return HK_SWEEP_FAILED;
+}
+
 /* Whether every phase is Hermetic, or Impure only through harkaq's own policy bugs (the
  * recipe's declarations suffice: the design's §4.10 counted such a gap as no debt).  A phase
  * without a verdict (built without the cage) is neither. */
@@ -140,34 +219,6 @@ static bool phases_clean(const struct hk_sweep_item *it)
 			return false;
 	}
 	return true;
-}
-
-/* A Debian source package, as its report decides (docs/sweep.md, "Debian source packages"):
- *  1. the source or the closure's .debs could not be fetched       -> fetch failed
- *  2. no phase ran                                                  -> failed
- *  3. a phase whose verdict is NoEvidence                          -> no evidence
- *  4. a missing Build-Depends (denied only in phases that failed)  -> missing Build-Depends
- *  5. a phase failed, or the build stopped                         -> failed
- *  6. a phase without a verdict                                     -> no evidence
- *  7. every phase Hermetic (policy bugs aside)                      -> Hermetic
- *  8. otherwise: the build completed, denied only what it went on without -> probes only */
-static enum hk_sweep_outcome deb_outcome(const struct hk_sweep_item *it)
-{
-	if (fail_is(it, HK_SWEEP_FAIL_FETCH))
-		return HK_SWEEP_FETCH_FAILED;
-	if (it->n_phases == 0)
-		return HK_SWEEP_FAILED;
-	for (size_t i = 0; i < it->n_phases; i++)
-		if (it->phases[i].state && strcmp(it->phases[i].state, "NoEvidence") == 0)
-			return HK_SWEEP_NOEVIDENCE;
-	if (it->deb->n_missing)
-		return HK_SWEEP_MISSING;
-	if (it->fail_code || it->failed_phase)
-		return HK_SWEEP_FAILED;
-	for (size_t i = 0; i < it->n_phases; i++)
-		if (!it->phases[i].state)
-			return HK_SWEEP_NOEVIDENCE;
-	return phases_clean(it) ? HK_SWEEP_HERMETIC : HK_SWEEP_PROBES;
 }
 
 enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
@@ -193,367 +244,12 @@ enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
 	}
 	if (it->fail_code || it->failed_phase)
 		return HK_SWEEP_FAILED;
-	for (size_t i = 0; i < it->n_phases; i++) {
-		const struct hk_sweep_phase *p = &it->phases[i];
-		if (!p->state)
-			return HK_SWEEP_NOEVIDENCE;
-		/* Impure only through harkaq's own policy bugs: the recipe's declarations
-		 * suffice (the design's §4.10 counted such a gap as no debt). */
-		if (strcmp(p->state, "Hermetic") != 0 &&
-		    !(strcmp(p->state, "Impure") == 0 && p->debt == 0 && p->policy_bug > 0))
-			return HK_SWEEP_NOEVIDENCE;
-	}
-	return HK_SWEEP_HERMETIC;
+	return phases_clean(it) ? HK_SWEEP_HERMETIC : HK_SWEEP_NOEVIDENCE;
 }
-
-/* ---- reading a build result ---- */
 
 static int cmp_str_ptr(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int cmp_debt(const void *a, const void *b)
-{
-	return strcmp(((const struct hk_sweep_debt *)a)->path,
-		      ((const struct hk_sweep_debt *)b)->path);
-}
-
-/* The failure code of a build that stopped at `stage` (the codes are the stages' names). */
-static const char *fail_code_of(enum hk_build_stage stage)
-{
-	switch (stage) {
-	case HK_BUILD_STAGE_RECIPE:
-		return HK_SWEEP_FAIL_RECIPE;
-	case HK_BUILD_STAGE_DEPS:
-		return HK_SWEEP_FAIL_DEPS;
-	case HK_BUILD_STAGE_FETCH:
-		return HK_SWEEP_FAIL_FETCH;
-	case HK_BUILD_STAGE_NONE:
-	case HK_BUILD_STAGE_SETUP:
-		break;
-	}
-	return HK_SWEEP_FAIL_SETUP;
-}
-
-static struct hk_sweep_debt *find_debt(struct hk_sweep_item *it, const char *path)
-{
-	for (size_t i = 0; i < it->n_debts; i++)
-		if (strcmp(it->debts[i].path, path) == 0)
-			return &it->debts[i];
-	return NULL;
-}
-
-/* Whether a phase meets `path` for the first time in the class `cls` ('d' debt, 'e'
- * expected, 'p' policy bug): the phase's counts count paths, not the (path, rights) pairs of
- * its verdict (docs/diagnosis.md, "One path, one entry").  A denial without a path counts. */
-static bool first_in_phase(struct hk_strset *counted, char cls, const char *path)
-{
-	if (!path)
-		return true;
-	return hk_strset_add_owned(counted, hk_xasprintf("%c%s", cls, path));
-}
-
-int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *b,
-			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err)
-{
-	const struct hk_jval *recipe = hk_jobj_get(b, "recipe");
-	const struct hk_jval *phases = hk_jobj_get(b, "phases");
-	if (!b || b->type != HK_JOBJ || !recipe || recipe->type != HK_JOBJ || !phases ||
-	    phases->type != HK_JARR)
-		return hk_fail(err, EINVAL, "not a harkaq build result (no recipe or phases)");
-	free(it->name);
-	free(it->version);
-	free(it->recipe_hash);
-	free(it->policy_id);
-	free(it->base_id);
-	free(it->base_name);
-	free(it->artifact);
-	free(it->failed_phase);
-	const struct hk_jval *base = hk_jobj_get(b, "base");
-	it->base_id = dup_or_null(jstr(base, "id"));
-	it->base_name = dup_or_null(jstr(base, "name"));
-	it->base_pinned = hk_jobj_bool(base, "pinned");
-	it->name = dup_or_null(jstr(recipe, "name"));
-	it->version = dup_or_null(jstr(recipe, "version"));
-	it->recipe_hash = dup_or_null(jstr(recipe, "hash"));
-	it->policy_id = dup_or_null(jstr(b, "policy_id"));
-	it->artifact = dup_or_null(jstr(b, "artifact"));
-	it->failed_phase = dup_or_null(jstr(b, "failed_phase"));
-	const char *error = jstr(b, "error");
-	struct hk_build_failure failure;
-	if (hk_build_failure_decode(b, &failure, err) < 0)
-		return hk_wrap(err, "not a harkaq build result");
-	it->stopped_by = failure.signal;
-	if (error && !it->fail_code) {
-		it->fail_code = hk_xstrdup(fail_code_of(failure.stage));
-		it->reason = hk_xstrdup(error);
-	}
-
-	it->phases = hk_xcalloc(phases->len + 1, sizeof(*it->phases));
-	for (size_t i = 0; i < phases->len; i++) {
-		const struct hk_jval *ph = &phases->items[i];
-		struct hk_sweep_phase *sp = &it->phases[it->n_phases++];
-		const char *name = jstr(ph, "phase");
-		sp->phase = hk_xstrdup(name ? name : "?");
-		int64_t v;
-		sp->exit_code = jint(ph, "exit_code", &v) ? (int)v : -1;
-		sp->ms = jint(ph, "ms", &v) ? v : 0;
-		const struct hk_jval *verdict = hk_jobj_get(ph, "verdict");
-		if (!verdict || verdict->type != HK_JOBJ)
-			continue;
-		sp->state = dup_or_null(jstr(verdict, "state"));
-		/* The diagnosis (docs/diagnosis.md) names denials on the sandbox's contract
-		 * surfaces: harkaq's bug, kept apart from the recipe's debt. */
-		const struct hk_jval *report = hk_jobj_get(ph, "report");
-		const struct hk_jval *pb = report ? hk_jobj_get(report, "policy_bug") : NULL;
-		struct hk_strset bugs = HK_STRSET_INIT, counted = HK_STRSET_INIT;
-		for (size_t k = 0; pb && pb->type == HK_JARR && k < pb->len; k++) {
-			size_t n;
-			char *bp = hk_jval_bytes(hk_jobj_get(&pb->items[k], "path"), &n);
-			if (bp)
-				hk_strset_add_owned(&bugs, bp);
-		}
-		/* The id of the phase's stored evidence object (engine/report.h), or null. */
-		sp->evidence = dup_or_null(jstr(report, "evidence"));
-		const struct hk_jval *reasons = hk_jobj_get(verdict, "reasons");
-		if (reasons && reasons->type == HK_JARR && reasons->len > 0)
-			sp->reason = dup_or_null(jstr(&reasons->items[0], "code"));
-		const struct hk_jval *den = hk_jobj_get(verdict, "denials");
-		for (size_t k = 0; den && den->type == HK_JARR && k < den->len; k++) {
-			const struct hk_jval *d = &den->items[k];
-			const char *cls = jstr(d, "class");
-			/* Everything not classified as expected is debt: the build's diagnosis may
-			 * refine it with this machine's store; the sweep classifies once, later,
-			 * against one store for the whole catalogue (hk_sweep_classify). */
-			size_t plen = 0;
-			char *path = NULL;
-			const struct hk_jval *pv = hk_jobj_get(d, "path");
-			if (pv && pv->type != HK_JNULL)
-				path = hk_jval_bytes(pv, &plen);
-			if (cls && strcmp(cls, "expected") == 0) {
-				sp->expected += first_in_phase(&counted, 'e', path);
-				free(path);
-				continue;
-			}
-			if (path && hk_strset_contains(&bugs, path)) {
-				sp->policy_bug += first_in_phase(&counted, 'p', path);
-				bool known = false;
-				for (size_t q = 0; q < it->n_policy_bugs && !known; q++)
-					known = strcmp(it->policy_bugs[q], path) == 0;
-				if (!known) {
-					it->policy_bugs = hk_xrealloc(it->policy_bugs,
-								      (it->n_policy_bugs + 1) * sizeof(char *));
-					it->policy_bugs[it->n_policy_bugs++] = path;
-				} else {
-					free(path);
-				}
-				continue;
-			}
-			if (!path) {
-				const char *bl = jstr(d, "blockers");
-				path = hk_xasprintf("[%s]", bl ? bl : "unknown");
-			}
-			sp->debt += first_in_phase(&counted, 'd', path);
-			int64_t count = 1;
-			jint(d, "count", &count);
-			struct hk_sweep_debt *sd = find_debt(it, path);
-			if (!sd) {
-				it->debts = hk_xrealloc(it->debts, (it->n_debts + 1) * sizeof(*it->debts));
-				sd = &it->debts[it->n_debts++];
-				memset(sd, 0, sizeof(*sd));
-				sd->path = path;
-				path = NULL;
-				const struct hk_jval *ev = hk_jobj_get(d, "exe");
-				if (ev && ev->type != HK_JNULL)
-					sd->exe = hk_jval_bytes(ev, &(size_t){ 0 });
-				sd->in_base = sd->path[0] == '/' && in_base && in_base(ctx, sd->path);
-				sd->irreducible = true;
-			}
-			free(path);
-			sd->records += count > 0 ? (uint64_t)count : 1;
-			if (i < 32)
-				sd->phases |= 1u << i;
-		}
-		hk_strset_free(&bugs);
-		hk_strset_free(&counted);
-	}
-	if (it->n_policy_bugs > 1)
-		qsort(it->policy_bugs, it->n_policy_bugs, sizeof(char *), cmp_str_ptr);
-	if (it->n_debts > 1)
-		qsort(it->debts, it->n_debts, sizeof(*it->debts), cmp_debt);
-	if (it->failed_phase && !it->fail_code && it->n_debts == 0) {
-		int code = -1;
-		for (size_t i = 0; i < it->n_phases; i++)
-			if (strcmp(it->phases[i].phase, it->failed_phase) == 0)
-				code = it->phases[i].exit_code;
-		it->fail_code = hk_xstrdup(HK_SWEEP_FAIL_PHASE);
-		it->reason = hk_xasprintf("%s exited with status %d (see the build log)",
-					  it->failed_phase, code);
-	}
-	it->outcome = hk_sweep_outcome_of(it);
-	return 0;
-}
-
-/* ---- reading a Debian build's report ---- */
-
-static char *jbytes_or_null(const struct hk_jval *obj, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(obj, key);
-	if (!v || v->type == HK_JNULL)
-		return NULL;
-	size_t n;
-	return hk_jval_bytes(v, &n);
-}
-
-/* "debian/rules build-arch" (the report's words for a phase) -> "build", the phase's name in
- * the build result, so that a finding leads to the phase's evidence object. */
-static char *phase_of_target(const struct hk_sweep_item *it, const char *target)
-{
-	if (!target)
-		return NULL;
-	static const char pre[] = "debian/rules ";
-	const char *t = strncmp(target, pre, sizeof(pre) - 1) == 0 ? target + sizeof(pre) - 1
-								    : target;
-	for (size_t i = 0; i < it->n_phases; i++) {
-		size_t l = strlen(it->phases[i].phase);
-		if (strncmp(t, it->phases[i].phase, l) == 0 &&
-		    (t[l] == '\0' || strcmp(t + l, "-arch") == 0 || strcmp(t + l, "-indep") == 0))
-			return hk_xstrdup(it->phases[i].phase);
-	}
-	return hk_xstrdup(t);
-}
-
-static void add_finding(struct hk_sweep_finding **v, size_t *n, struct hk_sweep_finding f)
-{
-	*v = hk_xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = f;
-}
-
-static void read_findings(struct hk_sweep_item *it, const struct hk_jval *arr,
-			  struct hk_sweep_finding **v, size_t *n)
-{
-	for (size_t i = 0; arr && arr->type == HK_JARR && i < arr->len; i++) {
-		const struct hk_jval *f = &arr->items[i];
-		const char *pkg = jstr(f, "package");
-		if (!pkg)
-			continue;
-		/* A trap of the store view stands for the package's symlink: the link is the
-		 * path the build used (as the report's own sentence names it). */
-		const char *how = jstr(f, "how");
-		char *via = jbytes_or_null(f, "via");
-		char *path = jbytes_or_null(f, "path");
-		if (how && strcmp(how, "link") == 0 && via) {
-			free(path);
-			path = via;
-			via = NULL;
-		}
-		free(via);
-		int64_t paths = 1;
-		jint(f, "paths", &paths);
-		add_finding(v, n, (struct hk_sweep_finding){
-			.package = hk_xstrdup(pkg),
-			.version = dup_or_null(jstr(f, "version")),
-			.phase = phase_of_target(it, jstr(f, "phase")),
-			.path = path,
-			.exe = jbytes_or_null(f, "exe"),
-			.paths = paths > 0 ? (uint64_t)paths : 1,
-		});
-	}
-}
-
-static int cmp_finding(const void *a, const void *b)
-{
-	return strcmp(((const struct hk_sweep_finding *)a)->package,
-		      ((const struct hk_sweep_finding *)b)->package);
-}
-
-int hk_sweep_item_from_dsc(struct hk_sweep_item *it, const struct hk_jval *rep,
-			   struct hk_error *err)
-{
-	const struct hk_jval *dsc = hk_jobj_get(rep, "dsc");
-	if (!rep || rep->type != HK_JOBJ || !hk_jobj_get(rep, "missing") ||
-	    !hk_jobj_get(rep, "probes"))
-		return hk_fail(err, EINVAL, "not a harkaq build --dsc report (no missing or probes)");
-	const struct hk_jval *result = hk_jobj_get(rep, "result");
-	if (result && result->type == HK_JOBJ) {
-		if (hk_sweep_item_from_build(it, result, NULL, NULL, err) < 0)
-			return -1;
-	}
-	/* The report names packages, not paths: the build's raw debt paths are not the item's
-	 * debt (they would be classified against the store as a recipe's are). */
-	for (size_t i = 0; i < it->n_debts; i++) {
-		free(it->debts[i].path);
-		free_strv(it->debts[i].providers, it->debts[i].n_providers);
-		free(it->debts[i].exe);
-	}
-	free(it->debts);
-	it->debts = NULL;
-	it->n_debts = 0;
-	const char *error = jstr(rep, "error");
-	if (!it->fail_code && error) {
-		it->fail_code = hk_xstrdup(HK_SWEEP_FAIL_SETUP);
-		it->reason = hk_xstrdup(error);
-	}
-	hk_sweep_deb_free(it->deb);
-	struct hk_sweep_deb *d = it->deb = hk_xcalloc(1, sizeof(*d));
-	if (dsc && dsc->type == HK_JOBJ) {
-		d->source = dup_or_null(jstr(dsc, "source"));
-		d->dsc_sha256 = dup_or_null(jstr(dsc, "sha256"));
-		free(it->name);
-		free(it->version);
-		it->name = dup_or_null(d->source);
-		it->version = dup_or_null(jstr(dsc, "version"));
-	}
-	const struct hk_jval *cl = hk_jobj_get(rep, "closure");
-	d->closure = cl && cl->type == HK_JARR ? cl->len : 0;
-	read_findings(it, hk_jobj_get(rep, "missing"), &d->missing, &d->n_missing);
-	read_findings(it, hk_jobj_get(rep, "probes"), &d->probes, &d->n_probes);
-	/* A package named from the build log (a missing aclocal macro): a need when the build
-	 * failed, a probe otherwise — as the report says it. */
-	const struct hk_jval *fl = hk_jobj_get(rep, "from_log");
-	for (size_t i = 0; fl && fl->type == HK_JARR && i < fl->len; i++) {
-		const struct hk_jval *f = &fl->items[i];
-		const char *pkg = jstr(f, "package");
-		if (!pkg)
-			continue;
-		struct hk_sweep_finding x = {
-			.package = hk_xstrdup(pkg),
-			.version = dup_or_null(jstr(f, "version")),
-			.phase = it->failed_phase ? hk_xstrdup(it->failed_phase) : NULL,
-			.path = jbytes_or_null(f, "file"),
-			.paths = 1,
-			.from_log = true,
-		};
-		if (hk_jobj_bool(f, "need"))
-			add_finding(&d->missing, &d->n_missing, x);
-		else
-			add_finding(&d->probes, &d->n_probes, x);
-	}
-	if (d->n_missing > 1)
-		qsort(d->missing, d->n_missing, sizeof(*d->missing), cmp_finding);
-	if (d->n_probes > 1)
-		qsort(d->probes, d->n_probes, sizeof(*d->probes), cmp_finding);
-	const struct hk_jval *un = hk_jobj_get(rep, "unattributed");
-	for (size_t i = 0; un && un->type == HK_JARR && i < un->len; i++) {
-		const char *cls = jstr(&un->items[i], "class");
-		d->unattributed += !cls || strcmp(cls, "policy_bug") != 0;
-	}
-	const struct hk_jval *conv = hk_jobj_get(rep, "converse");
-	d->converse = hk_jobj_bool(conv, "computed");
-	const struct hk_jval *uo = conv ? hk_jobj_get(conv, "unopened") : NULL;
-	for (size_t i = 0; uo && uo->type == HK_JARR && i < uo->len; i++) {
-		const char *field = jstr(&uo->items[i], "field");
-		const char *group = jstr(&uo->items[i], "group");
-		if (!group)
-			continue;
-		d->unopened = hk_xrealloc(d->unopened, (d->n_unopened + 1) * sizeof(char *));
-		d->unopened[d->n_unopened++] = hk_xasprintf("%s: %s", field ? field : "?", group);
-	}
-	if (d->n_unopened > 1)
-		qsort(d->unopened, d->n_unopened, sizeof(char *), cmp_str_ptr);
-	it->outcome = hk_sweep_outcome_of(it);
-	return 0;
 }
 
 void hk_sweep_classify(struct hk_sweep_item *items, size_t n, hk_sweep_classify_fn classify,
@@ -563,7 +259,7 @@ void hk_sweep_classify(struct hk_sweep_item *items, size_t n, hk_sweep_classify_
 		struct hk_sweep_item *it = &items[i];
 		for (size_t k = 0; k < it->n_debts; k++) {
 			struct hk_sweep_debt *d = &it->debts[k];
-			free_strv(d->providers, d->n_providers);
+			hk_sweep_strv_free(d->providers, d->n_providers);
 			d->providers = NULL;
 			d->n_providers = 0;
 			if (d->path[0] == '/' && classify) {
@@ -792,10 +488,23 @@ static int cmp_named(const void *a, const void *b)
 	return strcmp(x->package, y->package);
 }
 
+static int cmp_influence(const void *a, const void *b)
+{
+	const struct hk_sweep_influence *x = a, *y = b;
+	int c = strcmp(x->probe->package, y->probe->package);
+	return c ? c : strcmp(x->item->key, y->item->key);
+}
+
+static bool is_influence(const struct hk_sweep_finding *f)
+{
+	return f->decided && f->decision == HK_PROBE_INFLUENCE;
+}
+
 /* Every package the Debian items' reports named, with how many source packages named it (a
- * package named as missing and as a probe by one source counts once, as missing). */
-static void summarise_named(const struct hk_sweep_item *items, size_t n,
-			    struct hk_sweep_summary *s)
+ * package named as missing and as a probe by one source counts once, as missing), and every
+ * undeclared influence. */
+static void summarise_debian(const struct hk_sweep_item *items, size_t n,
+			     struct hk_sweep_summary *s)
 {
 	size_t cap = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -803,10 +512,18 @@ static void summarise_named(const struct hk_sweep_item *items, size_t n,
 		if (!d)
 			continue;
 		s->debian++;
+		s->deb_counts[items[i].outcome]++;
 		for (int pass = 0; pass < 2; pass++) {
 			const struct hk_sweep_finding *f = pass ? d->probes : d->missing;
 			size_t nf = pass ? d->n_probes : d->n_missing;
 			for (size_t k = 0; k < nf; k++) {
+				if (pass && is_influence(&f[k])) {
+					s->influences = hk_xrealloc(s->influences,
+								    (s->n_influences + 1) *
+									    sizeof(*s->influences));
+					s->influences[s->n_influences++] =
+						(struct hk_sweep_influence){ &items[i], &f[k] };
+				}
 				/* Once per source package: its own earlier findings. */
 				bool again = false;
 				for (size_t q = 0; q < k && !again; q++)
@@ -829,11 +546,14 @@ static void summarise_named(const struct hk_sweep_item *items, size_t n,
 				}
 				e->sources++;
 				e->missing += !pass;
+				e->influences += pass && is_influence(&f[k]);
 			}
 		}
 	}
 	if (s->n_named > 1)
 		qsort(s->named, s->n_named, sizeof(*s->named), cmp_named);
+	if (s->n_influences > 1)
+		qsort(s->influences, s->n_influences, sizeof(*s->influences), cmp_influence);
 }
 
 void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_sweep_summary *s)
@@ -916,7 +636,7 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 						 items[i].outcome == HK_SWEEP_IRREDUCIBLE);
 	s->base_paths_distinct = base.len;
 	hk_strset_sort(&s->policy_bug_paths);
-	summarise_named(items, n, s);
+	summarise_debian(items, n, s);
 	hk_strset_free(&paths);
 	hk_strset_free(&base);
 }
@@ -925,6 +645,7 @@ void hk_sweep_summary_free(struct hk_sweep_summary *s)
 {
 	free(s->paths);
 	free(s->named);
+	free(s->influences);
 	hk_strset_free(&s->policy_bug_paths);
 	memset(s, 0, sizeof(*s));
 }

@@ -1,21 +1,24 @@
-/* The sweep's pure part (design.md §11, docs/sweep.md): what one recipe's measurement is, how a
+/* The sweep's pure part (design.md §11, docs/sweep.md): what one item's measurement is, how a
  * catalogue is cut into shards, how results are combined, summarised and rendered.
  *
- * The orchestrator (src/cli/cmd_sweep.c) runs the builds; everything that decides a number
+ * The orchestrator (src/engine/sweep_run.c) runs the builds; everything that decides a number
  * lives here, so it is testable on any machine and identical on every machine: a summary
  * computed from the merged results of N shards is byte for byte the summary of one sweep.
  *
- *   build result JSON ──hk_sweep_item_from_build()──> item ──┐
- *   recipe that cannot even be built ──hk_sweep_item_fail()──┤
- *   result JSON of shards ──hk_sweep_doc_parse(), merge()────┤
- *                                                            │ hk_sweep_classify() against
- *                                                            │ one store index, then
- *                                                            └─> hk_sweep_doc_json()  (result)
- *                                                                hk_sweep_table()     (text)
- *                                                                hk_sweep_html()      (report)
+ *   harkaq build --result-out ──hk_sweep_item_from_build()─────────┐  (sweep_read.c: one
+ *   harkaq.sweep.debian-build.v1 ──hk_sweep_item_from_debian_build()┤   decoder per format)
+ *   a build that left no result ──hk_sweep_item_without_result()───┤
+ *   an item that cannot even be built ──hk_sweep_item_fail()────────┤
+ *   result JSON of shards ──hk_sweep_doc_parse(), merge()───────────┤
+ *                                                                   │ hk_sweep_classify()
+ *                                                                   │ against one store
+ *                                                                   └─> hk_sweep_doc_json()
+ *                                                                       hk_sweep_table()
+ *                                                                       hk_sweep_html()
  *
- * sweep.c: items, outcome, shards, merge, summary; sweep_json.c: the result document's codec;
- * the table and the HTML are the command line's (engine/sweep_render.h).
+ * sweep.c: items, outcome, shards, merge, summary; sweep_read.c: the builds' documents read
+ * into items; sweep_json.c: the result document's codec; the table and the HTML are the
+ * engine's (engine/sweep_render.h).
  */
 #ifndef HK_SWEEP_H
 #define HK_SWEEP_H
@@ -26,12 +29,13 @@
 
 #include "core/blake3.h"
 #include "core/buf.h"
+#include "core/dsc_rules.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "core/strset.h"
 
-/* What a recipe came out as.  Exactly one per recipe, so the five counts add up to the
- * number of recipes: nothing is dropped. */
+/* What an item came out as.  Exactly one per item, so the counts add up to the number of
+ * items: nothing is dropped. */
 enum hk_sweep_outcome {
 	HK_SWEEP_HERMETIC = 0,   /* every phase Hermetic and the build succeeded */
 	HK_SWEEP_DECLARABLE,     /* debt, and the store provides every debt path */
@@ -39,10 +43,14 @@ enum hk_sweep_outcome {
 	HK_SWEEP_NOEVIDENCE,     /* some phase NoEvidence (or no verdict at all) */
 	HK_SWEEP_FAILED,         /* not measured: bad recipe, deps, fetch, set-up, or a phase
 	                          * failed without any debt to explain it */
-	/* A Debian source package's classes beside hermetic, no_evidence and failed, as its
-	 * report in Build-Depends terms decides them (docs/debian-builds.md, "The report"): */
-	HK_SWEEP_PROBES,         /* built; denied only probes it went on without */
-	HK_SWEEP_MISSING,        /* a phase failed on a package the Build-Depends lack */
+	/* A Debian source package's classes beside hermetic, no_evidence and failed: the
+	 * build's own class (core/dsc_rules.h, hk_dsc_classify), mapped by
+	 * hk_sweep_outcome_of_dsc, worst first: */
+	HK_SWEEP_MISSING,        /* a need the build was denied: a missing Build-Depends */
+	HK_SWEEP_INFLUENCE,      /* an undeclared package changes the .debs (--decide-probes) */
+	HK_SWEEP_UNATTRIBUTED,   /* a denied path no package of the store or the base ships */
+	HK_SWEEP_PROBES,         /* built; probes survived, not decided (or undecided) */
+	HK_SWEEP_INERT_PROBES,   /* built; probes survived, each shown not to change the .debs */
 	HK_SWEEP_FETCH_FAILED,   /* the source or the closure's .debs could not be fetched */
 	/* Any item: the sweep's wall-clock limit per item ran out (--item-timeout); the build
 	 * was stopped and nothing of it kept. */
@@ -50,11 +58,13 @@ enum hk_sweep_outcome {
 	HK_SWEEP_OUTCOME_COUNT
 };
 
-/* "hermetic", "declarable", "irreducible", "no_evidence", "failed", "probes_only",
- * "missing_build_depends", "fetch_failed", "timed_out" */
+/* "hermetic", "declarable", "irreducible", "no_evidence", "failed", "missing_build_depends",
+ * "influence", "unattributed", "probes_only", "inert_probes", "fetch_failed", "timed_out" */
 const char *hk_sweep_outcome_name(enum hk_sweep_outcome o);
-/* "Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed" */
+/* "Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed", … */
 const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
+/* The one mapping of a Debian build's class to the sweep's outcome. */
+enum hk_sweep_outcome hk_sweep_outcome_of_dsc(enum hk_dsc_class c);
 
 /* Why a recipe failed: stable codes (scripts match on them). */
 #define HK_SWEEP_FAIL_RECIPE "recipe"   /* the recipe does not load (file:line:col) */
@@ -63,7 +73,7 @@ const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
 #define HK_SWEEP_FAIL_PHASE  "phase"    /* a phase exited non-zero, with no debt */
 #define HK_SWEEP_FAIL_SETUP  "setup"    /* harkaq build stopped with a set-up error */
 #define HK_SWEEP_FAIL_TIMEOUT "timeout" /* the item's wall-clock limit ran out */
-#define HK_SWEEP_FAIL_CRASH  "crash"    /* the build's process died of a signal */
+#define HK_SWEEP_FAIL_CRASH  "crash"    /* the build's process died of a signal, no result */
 #define HK_SWEEP_FAIL_INTERRUPTED "interrupted"   /* the sweep was stopped before or while
                                                    * the item was built */
 
@@ -121,12 +131,25 @@ struct hk_sweep_finding {
 	char *exe;               /* who tried (run data), or NULL */
 	uint64_t paths;          /* distinct paths of it denied */
 	bool from_log;           /* named from the build log (a missing aclocal macro) */
+	/* A probe's --decide-probes answer: what granting it did to the .debs. */
+	bool decided;            /* false: no decision (not asked, or the probe was not tried) */
+	enum hk_probe_class decision;
+	char *why;               /* the rule that gave it (a sentence of core/dsc_rules.c) */
+	char **differences;      /* an influence's differing .deb members as the build listed
+	                          * them (the first ones), n_listed of them */
+	size_t n_listed;
+	size_t n_differences;    /* all of them */
 };
 
 /* What a Debian source package's build said in Build-Depends terms. */
 struct hk_sweep_deb {
 	char *source;            /* the source package's name */
 	char *dsc_sha256;        /* the .dsc built, or NULL when it was never read */
+	/* The package's class as the build's report gives it (hk_dsc_classify): the item's
+	 * outcome, through hk_sweep_outcome_of_dsc.  false: the report has none (the build did
+	 * not run its phases, or left no report). */
+	bool has_class;
+	enum hk_dsc_class cls;
 	struct hk_sweep_finding *missing, *probes;
 	size_t n_missing, n_probes;
 	size_t unattributed;     /* denied paths no package ships */
@@ -135,6 +158,9 @@ struct hk_sweep_deb {
 	size_t n_unopened;
 	bool converse;           /* the converse was computed (opens observed, build completed) */
 	size_t closure;          /* packages apt resolved beyond the base */
+	char *confirm;           /* --confirm's answer (hk_confirm_answer_name); NULL: none ran */
+	bool decide_asked;       /* built with --decide-probes */
+	char *decide_not_run;    /* ... and why no extra build ran, or NULL */
 };
 
 struct hk_sweep_item {
@@ -170,6 +196,10 @@ struct hk_sweep_item {
 	                          * such a result is not the item's, and is never recorded */
 	int exit_status;         /* of harkaq build; -1 when it did not run */
 	char *log;               /* the build's log file, or NULL */
+	/* A Debian item: how many of its closure's .debs this run downloaded (0: the store, or
+	 * a bundle, had them all); known only from a Debian build's report. */
+	bool closure_known;
+	size_t closure_downloaded;
 };
 
 void hk_sweep_item_free(struct hk_sweep_item *it);
@@ -179,27 +209,45 @@ void hk_sweep_deb_free(struct hk_sweep_deb *d);
 void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *code,
 			const char *reason);
 
-/* Reads a `harkaq build --result-out` JSON into `it` (key set by the caller beforehand): the
- * raw measurement — per-phase verdicts with their evidence ids, every denial that is not
- * expected (path, phases, who tried, how often, whether the base root holds it), the failed
- * phase — and an outcome as if no debt path had a provider, until hk_sweep_classify.  A JSON
- * that is not a build result is -EINVAL. */
-HK_MUST_CHECK int hk_sweep_item_from_build(struct hk_sweep_item *it, const struct hk_jval *build,
-			     hk_sweep_in_base_fn in_base, void *ctx, struct hk_error *err);
+/* How an item's build process ended when it left no result to read. */
+struct hk_sweep_proc_end {
+	bool signaled;           /* killed by a signal (then `code` is the signal) */
+	int code;                /* its exit status, or the signal */
+};
+/* The item of a build that left no result (or an unreadable one, `why`, NULL when there was
+ * none): failed, coded by how its process ended — killed by a signal, "crash"; exited,
+ * "setup" — never by what it wrote in its log. */
+void hk_sweep_item_without_result(struct hk_sweep_item *it, const struct hk_sweep_proc_end *end,
+				  const char *why);
 
-/* Reads the report of `harkaq build --dsc` (its --json document, hk_dsc_result_json) into
- * `it`: the build's phases and failure as hk_sweep_item_from_build reads them, no debt path
- * (the report names packages instead), and the missing Build-Depends, probes and unopened
- * Build-Depends.  Sets it->deb. */
-int hk_sweep_item_from_dsc(struct hk_sweep_item *it, const struct hk_jval *report,
-			   struct hk_error *err);
+/* ---- the builds' documents (sweep_read.c): one decoder each, bytes in, the item out ---- */
+
+/* Reads a `harkaq build --result-out` document into `it` (key set by the caller beforehand):
+ * the raw measurement — per-phase verdicts with their evidence ids, every denial that is not
+ * expected (path, phases, who tried, how often, whether the base root holds it), the failed
+ * phase and, from the typed "failure", why it stopped — and an outcome as if no debt path had
+ * a provider, until hk_sweep_classify.  Text that is not a build result is -EINVAL. */
+HK_MUST_CHECK int hk_sweep_item_from_build(struct hk_sweep_item *it, const char *text,
+					   size_t len, hk_sweep_in_base_fn in_base, void *ctx,
+					   struct hk_error *err);
+
+/* Reads a Debian item's document (harkaq.sweep.debian-build.v1, written by the sweep's child:
+ * {"exit_status", "fetch": null | {"what", "reason"}, "report": the --json report of
+ * `harkaq build --dsc`}) into `it`: the build's phases and failure as
+ * hk_sweep_item_from_build reads them, no debt path (the report names packages instead), the
+ * package's class, the missing Build-Depends, the probes with their --decide-probes answers,
+ * --confirm's answer, the unopened Build-Depends and how the closure was got.  Sets it->deb.
+ * Text that is not such a document is -EINVAL. */
+HK_MUST_CHECK int hk_sweep_item_from_debian_build(struct hk_sweep_item *it, const char *text,
+						  size_t len, struct hk_error *err);
 
 /* Classifies every debt path of every item (paths that are not files, "[scope.signal]",
  * stay irreducible), replacing any earlier classification, and recomputes each outcome. */
 void hk_sweep_classify(struct hk_sweep_item *items, size_t n, hk_sweep_classify_fn classify,
 		       void *ctx);
 
-/* The outcome from the item's phases, debts and failure (the rule in docs/sweep.md). */
+/* The outcome from the item's phases, debts and failure, or a Debian item's class (the rules
+ * in docs/sweep.md). */
 enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it);
 
 /* ---- catalogue and shards ---- */
@@ -255,12 +303,14 @@ HK_MUST_CHECK int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, str
 
 /* ---- summary ---- */
 
-/* Wall time per item over the items that ran (resumed ones with their first run's time). */
+/* Wall time per item over the items that ran (resumed ones with their first run's time), or
+ * over the Debian items only: the median and 95th percentile by nearest rank. */
 struct hk_sweep_times {
 	size_t n;
 	int64_t total_ms, median_ms, p95_ms, max_ms;
 };
-void hk_sweep_item_times(const struct hk_sweep_doc *d, struct hk_sweep_times *t);
+void hk_sweep_item_times(const struct hk_sweep_doc *d, bool debian_only,
+			 struct hk_sweep_times *t);
 
 struct hk_sweep_path_count {
 	const char *path;        /* points into an item */
@@ -294,8 +344,17 @@ struct hk_sweep_summary {
 		const char *package;     /* points into an item */
 		size_t sources;          /* source packages naming it (missing or probe) */
 		size_t missing;          /* ... of them as a missing Build-Depends */
+		size_t influences;       /* ... of them as a probe decided an influence */
 	} *named;
 	size_t n_named;
+	size_t deb_counts[HK_SWEEP_OUTCOME_COUNT];   /* the Debian items' classes only */
+	/* Every undeclared influence found: a probe --decide-probes showed changes the .debs,
+	 * by package, then by the item it changed. */
+	struct hk_sweep_influence {
+		const struct hk_sweep_item *item;       /* the source package it changed */
+		const struct hk_sweep_finding *probe;   /* the undeclared package, its decision */
+	} *influences;
+	size_t n_influences;
 };
 
 /* The target of the success metric (design.md §8): irreducible recipes < 5 % of those measured. */

@@ -34,8 +34,33 @@ static const char *phase_evidence(const struct hk_sweep_item *it, const char *ph
 	return NULL;
 }
 
+static void strs_json(struct hk_json *j, const char *key, char *const *v, size_t n)
+{
+	hk_json_key(j, key);
+	hk_json_arr_begin(j);
+	for (size_t i = 0; i < n; i++)
+		hk_json_bytes(j, v[i], strlen(v[i]));
+	hk_json_arr_end(j);
+}
+
+/* A probe's --decide-probes answer: null when none was given. */
+static void decision_json(const struct hk_sweep_finding *f, struct hk_json *j)
+{
+	hk_json_key(j, "decision");
+	if (!f->decided) {
+		hk_json_null(j);
+		return;
+	}
+	hk_json_obj_begin(j);
+	jopt_str(j, "class", hk_probe_class_name(f->decision));
+	jopt_bytes(j, "why", f->why);
+	strs_json(j, "differences", f->differences, f->n_listed);
+	hk_json_kv_uint(j, "n_differences", f->n_differences);
+	hk_json_obj_end(j);
+}
+
 static void findings_json(const struct hk_sweep_item *it, const char *key,
-			  const struct hk_sweep_finding *f, size_t n, bool with_run,
+			  const struct hk_sweep_finding *f, size_t n, bool probes, bool with_run,
 			  struct hk_json *j)
 {
 	hk_json_key(j, key);
@@ -48,6 +73,8 @@ static void findings_json(const struct hk_sweep_item *it, const char *key,
 		jopt_bytes(j, "path", f[i].path);
 		hk_json_kv_uint(j, "paths", f[i].paths);
 		hk_json_kv_bool(j, "from_log", f[i].from_log);
+		if (probes)
+			decision_json(&f[i], j);
 		if (with_run) {
 			jopt_bytes(j, "exe", f[i].exe);
 			/* The phase's stored evidence object, which holds the denial. */
@@ -70,9 +97,11 @@ static void deb_json(const struct hk_sweep_item *it, bool with_run, struct hk_js
 	hk_json_obj_begin(j);
 	jopt_str(j, "source", d->source);
 	jopt_str(j, "dsc_sha256", d->dsc_sha256);
+	/* The build's own class, which the item's outcome maps (hk_sweep_outcome_of_dsc). */
+	jopt_str(j, "class", d->has_class ? hk_dsc_class_name(d->cls) : NULL);
 	hk_json_kv_uint(j, "closure", d->closure);
-	findings_json(it, "missing", d->missing, d->n_missing, with_run, j);
-	findings_json(it, "probes", d->probes, d->n_probes, with_run, j);
+	findings_json(it, "missing", d->missing, d->n_missing, false, with_run, j);
+	findings_json(it, "probes", d->probes, d->n_probes, true, with_run, j);
 	hk_json_kv_uint(j, "unattributed", d->unattributed);
 	hk_json_kv_bool(j, "converse", d->converse);
 	hk_json_key(j, "unopened");
@@ -80,6 +109,15 @@ static void deb_json(const struct hk_sweep_item *it, bool with_run, struct hk_js
 	for (size_t i = 0; i < d->n_unopened; i++)
 		hk_json_str(j, d->unopened[i]);
 	hk_json_arr_end(j);
+	jopt_str(j, "confirm", d->confirm);
+	hk_json_key(j, "decide");
+	if (d->decide_asked) {
+		hk_json_obj_begin(j);
+		jopt_bytes(j, "not_run", d->decide_not_run);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
 	hk_json_obj_end(j);
 }
 
@@ -188,6 +226,13 @@ static void item_json(const struct hk_sweep_item *it, bool with_run, struct hk_j
 		hk_json_key(j, "exit_status");
 		hk_json_int(j, it->exit_status);
 		jopt_bytes(j, "log", it->log);
+		/* How the build got its closure: run data, since it depends on what the store
+		 * held before (an earlier build's imports, a bundle). */
+		hk_json_key(j, "closure_downloaded");
+		if (it->closure_known)
+			hk_json_uint(j, it->closure_downloaded);
+		else
+			hk_json_null(j);
 		hk_json_obj_end(j);
 	}
 	hk_json_obj_end(j);
@@ -265,6 +310,14 @@ static void summary_json(const struct hk_sweep_summary *s, struct hk_json *j)
 		hk_json_key(j, "debian");
 		hk_json_obj_begin(j);
 		hk_json_kv_uint(j, "sources", s->debian);
+		/* The Debian items' classes alone (the counts above mix them with recipes'). */
+		hk_json_key(j, "classes");
+		hk_json_obj_begin(j);
+		for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++)
+			if (o != HK_SWEEP_DECLARABLE && o != HK_SWEEP_IRREDUCIBLE)
+				hk_json_kv_uint(j, hk_sweep_outcome_name((enum hk_sweep_outcome)o),
+						s->deb_counts[o]);
+		hk_json_obj_end(j);
 		hk_json_key(j, "named");
 		hk_json_arr_begin(j);
 		for (size_t i = 0; i < s->n_named; i++) {
@@ -272,6 +325,20 @@ static void summary_json(const struct hk_sweep_summary *s, struct hk_json *j)
 			jopt_str(j, "package", s->named[i].package);
 			hk_json_kv_uint(j, "sources", s->named[i].sources);
 			hk_json_kv_uint(j, "missing", s->named[i].missing);
+			hk_json_kv_uint(j, "influences", s->named[i].influences);
+			hk_json_obj_end(j);
+		}
+		hk_json_arr_end(j);
+		hk_json_key(j, "influences");
+		hk_json_arr_begin(j);
+		for (size_t i = 0; i < s->n_influences; i++) {
+			const struct hk_sweep_influence *x = &s->influences[i];
+			hk_json_obj_begin(j);
+			jopt_str(j, "package", x->probe->package);
+			jopt_str(j, "version", x->probe->version);
+			jopt_bytes(j, "key", x->item->key);
+			jopt_str(j, "source", x->item->deb->source);
+			hk_json_kv_uint(j, "n_differences", x->probe->n_differences);
 			hk_json_obj_end(j);
 		}
 		hk_json_arr_end(j);
@@ -286,12 +353,14 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void hk_sweep_item_times(const struct hk_sweep_doc *d, struct hk_sweep_times *t)
+void hk_sweep_item_times(const struct hk_sweep_doc *d, bool debian_only,
+			 struct hk_sweep_times *t)
 {
 	memset(t, 0, sizeof(*t));
 	int64_t *ms = hk_xcalloc(d->n_items + 1, sizeof(int64_t));
 	for (size_t i = 0; i < d->n_items; i++)
-		if (d->items[i].exit_status >= 0 || d->items[i].ms > 0)
+		if ((d->items[i].exit_status >= 0 || d->items[i].ms > 0) &&
+		    (!debian_only || d->items[i].deb))
 			ms[t->n++] = d->items[i].ms;
 	if (t->n) {
 		qsort(ms, t->n, sizeof(int64_t), cmp_i64);
@@ -352,7 +421,7 @@ void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_js
 		/* Time per item (each build's wall time, also of items resumed from an earlier
 		 * run): what a plan for a bigger catalogue starts from. */
 		struct hk_sweep_times t;
-		hk_sweep_item_times(d, &t);
+		hk_sweep_item_times(d, false, &t);
 		hk_json_key(j, "item_ms");
 		hk_json_obj_begin(j);
 		hk_json_kv_uint(j, "items", t.n);
@@ -371,15 +440,6 @@ void hk_sweep_doc_json(const struct hk_sweep_doc *d, bool with_run, struct hk_js
 	hk_sweep_summary_free(&s);
 }
 
-static char *jbytes_dup(const struct hk_jval *obj, const char *key)
-{
-	const struct hk_jval *v = hk_jobj_get(obj, key);
-	if (!v || v->type == HK_JNULL)
-		return NULL;
-	size_t n;
-	return hk_jval_bytes(v, &n);
-}
-
 static int outcome_from_name(const char *s)
 {
 	for (int o = 0; s && o < HK_SWEEP_OUTCOME_COUNT; o++)
@@ -388,7 +448,22 @@ static int outcome_from_name(const char *s)
 	return -1;
 }
 
-static void findings_parse(const struct hk_jval *arr, struct hk_sweep_finding **out, size_t *n)
+static char **strs_parse(const struct hk_jval *arr, size_t *n)
+{
+	size_t len = arr && arr->type == HK_JARR ? arr->len : 0;
+	char **v = hk_xcalloc(len + 1, sizeof(char *));
+	*n = 0;
+	for (size_t i = 0; i < len; i++) {
+		size_t l;
+		char *s = hk_jval_bytes(&arr->items[i], &l);
+		if (s)
+			v[(*n)++] = s;
+	}
+	return v;
+}
+
+static int findings_parse(const struct hk_jval *arr, struct hk_sweep_finding **out, size_t *n,
+			  const char *where, struct hk_error *err)
 {
 	size_t len = arr && arr->type == HK_JARR ? arr->len : 0;
 	*out = hk_xcalloc(len + 1, sizeof(**out));
@@ -402,19 +477,68 @@ static void findings_parse(const struct hk_jval *arr, struct hk_sweep_finding **
 		x->package = hk_xstrdup(pkg);
 		x->version = dup_or_null(jstr(f, "version"));
 		x->phase = dup_or_null(jstr(f, "phase"));
-		x->path = jbytes_dup(f, "path");
-		x->exe = jbytes_dup(f, "exe");
+		x->path = jbytes_or_null(f, "path");
+		x->exe = jbytes_or_null(f, "exe");
 		int64_t p;
 		x->paths = jint(f, "paths", &p) && p > 0 ? (uint64_t)p : 1;
 		x->from_log = hk_jobj_bool(f, "from_log");
+		const struct hk_jval *dec = hk_jobj_get(f, "decision");
+		if (dec && dec->type == HK_JOBJ) {
+			if (!hk_sweep_probe_class_of_name(jstr(dec, "class"), &x->decision))
+				return hk_fail(err, EINVAL, "%s: probe %s: a decision whose class "
+							    "is not inert, influence or undecided",
+					       where, pkg);
+			x->decided = true;
+			x->why = jbytes_or_null(dec, "why");
+			x->differences = strs_parse(hk_jobj_get(dec, "differences"), &x->n_listed);
+			x->n_differences = jint(dec, "n_differences", &p) && p > 0 ? (size_t)p
+										     : x->n_listed;
+		}
 	}
+	return 0;
+}
+
+static int deb_parse(const struct hk_jval *deb, struct hk_sweep_item *it, const char *where,
+		     size_t idx, struct hk_error *err)
+{
+	struct hk_sweep_deb *d = it->deb = hk_xcalloc(1, sizeof(*d));
+	d->source = dup_or_null(jstr(deb, "source"));
+	d->dsc_sha256 = dup_or_null(jstr(deb, "dsc_sha256"));
+	const struct hk_jval *cls = hk_jobj_get(deb, "class");
+	if (cls && cls->type != HK_JNULL) {
+		if (!hk_sweep_dsc_class_of_name(jstr(deb, "class"), &d->cls))
+			return hk_fail(err, EINVAL, "%s: recipe %zu: debian.class is not a "
+						    "class of a Debian package", where, idx);
+		d->has_class = true;
+	}
+	int64_t x;
+	d->closure = jint(deb, "closure", &x) && x > 0 ? (size_t)x : 0;
+	d->unattributed = jint(deb, "unattributed", &x) && x > 0 ? (size_t)x : 0;
+	d->converse = hk_jobj_bool(deb, "converse");
+	hk_autofree char *at = hk_xasprintf("%s: recipe %zu", where, idx);
+	if (findings_parse(hk_jobj_get(deb, "missing"), &d->missing, &d->n_missing, at, err) < 0 ||
+	    findings_parse(hk_jobj_get(deb, "probes"), &d->probes, &d->n_probes, at, err) < 0)
+		return -1;
+	const struct hk_jval *uo = hk_jobj_get(deb, "unopened");
+	size_t nu = uo && uo->type == HK_JARR ? uo->len : 0;
+	d->unopened = hk_xcalloc(nu + 1, sizeof(char *));
+	for (size_t i = 0; i < nu; i++)
+		if (uo->items[i].type == HK_JSTR)
+			d->unopened[d->n_unopened++] = hk_xstrdup(uo->items[i].str);
+	d->confirm = dup_or_null(jstr(deb, "confirm"));
+	const struct hk_jval *dec = hk_jobj_get(deb, "decide");
+	if (dec && dec->type == HK_JOBJ) {
+		d->decide_asked = true;
+		d->decide_not_run = jbytes_or_null(dec, "not_run");
+	}
+	return 0;
 }
 
 static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const char *where,
 		      size_t idx, struct hk_error *err)
 {
 	memset(it, 0, sizeof(*it));
-	it->key = jbytes_dup(v, "key");
+	it->key = jbytes_or_null(v, "key");
 	int o = outcome_from_name(jstr(v, "outcome"));
 	if (v->type != HK_JOBJ || !it->key || o < 0) {
 		hk_sweep_item_free(it);
@@ -434,7 +558,7 @@ static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const c
 	const struct hk_jval *f = hk_jobj_get(v, "failure");
 	if (f && f->type == HK_JOBJ) {
 		it->fail_code = dup_or_null(jstr(f, "code"));
-		it->reason = jbytes_dup(f, "reason");
+		it->reason = jbytes_or_null(f, "reason");
 	}
 	const struct hk_jval *ph = hk_jobj_get(v, "phases");
 	size_t nph = ph && ph->type == HK_JARR ? ph->len : 0;
@@ -460,7 +584,7 @@ static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const c
 	for (size_t i = 0; i < nd; i++) {
 		const struct hk_jval *d = &db->items[i];
 		struct hk_sweep_debt *sd = &it->debts[it->n_debts];
-		sd->path = jbytes_dup(d, "path");
+		sd->path = jbytes_or_null(d, "path");
 		if (!sd->path) {
 			hk_sweep_item_free(it);
 			return hk_fail(err, EINVAL, "%s: recipe %zu: a debt entry without a path",
@@ -484,7 +608,7 @@ static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const c
 				if (dp->items[k].type == HK_JSTR &&
 				    strcmp(dp->items[k].str, it->phases[q].phase) == 0)
 					sd->phases |= 1u << q;
-		sd->exe = jbytes_dup(d, "exe");
+		sd->exe = jbytes_or_null(d, "exe");
 		int64_t x;
 		sd->records = jint(d, "records", &x) && x > 0 ? (uint64_t)x : 0;
 	}
@@ -498,31 +622,20 @@ static int item_parse(const struct hk_jval *v, struct hk_sweep_item *it, const c
 			it->policy_bugs[it->n_policy_bugs++] = bp;
 	}
 	const struct hk_jval *deb = hk_jobj_get(v, "debian");
-	if (deb && deb->type == HK_JOBJ) {
-		struct hk_sweep_deb *d = it->deb = hk_xcalloc(1, sizeof(*d));
-		d->source = dup_or_null(jstr(deb, "source"));
-		d->dsc_sha256 = dup_or_null(jstr(deb, "dsc_sha256"));
-		int64_t x;
-		d->closure = jint(deb, "closure", &x) && x > 0 ? (size_t)x : 0;
-		d->unattributed = jint(deb, "unattributed", &x) && x > 0 ? (size_t)x : 0;
-		d->converse = hk_jobj_bool(deb, "converse");
-		findings_parse(hk_jobj_get(deb, "missing"), &d->missing, &d->n_missing);
-		findings_parse(hk_jobj_get(deb, "probes"), &d->probes, &d->n_probes);
-		const struct hk_jval *uo = hk_jobj_get(deb, "unopened");
-		size_t nu = uo && uo->type == HK_JARR ? uo->len : 0;
-		d->unopened = hk_xcalloc(nu + 1, sizeof(char *));
-		for (size_t i = 0; i < nu; i++)
-			if (uo->items[i].type == HK_JSTR)
-				d->unopened[d->n_unopened++] = hk_xstrdup(uo->items[i].str);
+	if (deb && deb->type == HK_JOBJ && deb_parse(deb, it, where, idx, err) < 0) {
+		hk_sweep_item_free(it);
+		return -1;
 	}
 	const struct hk_jval *run = hk_jobj_get(v, "run");
 	if (run && run->type == HK_JOBJ) {
 		it->resumed = hk_jobj_bool(run, "resumed");
 		it->artifact = dup_or_null(jstr(run, "artifact"));
-		it->log = jbytes_dup(run, "log");
+		it->log = jbytes_or_null(run, "log");
 		int64_t x;
 		it->ms = jint(run, "ms", &x) ? x : 0;
 		it->exit_status = jint(run, "exit_status", &x) ? (int)x : -1;
+		it->closure_known = jint(run, "closure_downloaded", &x) && x >= 0;
+		it->closure_downloaded = it->closure_known ? (size_t)x : 0;
 	} else {
 		it->exit_status = -1;
 	}
@@ -578,7 +691,7 @@ int hk_sweep_doc_parse(const char *text, size_t len, const char *filename,
 		int64_t x;
 		out->jobs = jint(run, "jobs", &x) && x > 0 ? (unsigned)x : 0;
 		out->elapsed_ms = jint(run, "elapsed_ms", &x) ? x : 0;
-		out->store = jbytes_dup(run, "store");
+		out->store = jbytes_or_null(run, "store");
 	}
 out:
 	hk_jval_free(v);

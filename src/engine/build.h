@@ -78,8 +78,9 @@ char *hk_build_store_dir(const struct hk_recipe *r, const char *store_opt);
  * printed is the policy a caged build enforces.  Work paths are left NULL for the caller. */
 void hk_build_sandbox_init(struct hk_sandbox *sb, const struct hk_recipe *r, bool cage);
 
-/* Where a build's work directory is made (HK_BUILD_WORK_PARENT/harkaq-build-<nonce>): the
- * build user must be able to reach it, as every path bubblewrap binds. */
+/* Where a build's work directory is made by default (HK_BUILD_WORK_PARENT/harkaq-build-<nonce>;
+ * hk_build_opts.work_parent chooses another): the build user must be able to reach it, as every
+ * path bubblewrap binds. */
 #define HK_BUILD_WORK_PARENT "/var/tmp"
 
 struct hk_build_opts {
@@ -94,6 +95,10 @@ struct hk_build_opts {
 	int timeout_s;
 	bool keep;
 	bool quiet;
+	/* The absolute directory the work directories are made in (NULL: HK_BUILD_WORK_PARENT;
+	 * a Debian build's front end: $TMPDIR, else /var/tmp): a sweep gives each item its own,
+	 * which it removes however the build ended (docs/sweep.md). */
+	const char *work_parent;
 	bool no_evidence;                /* cage without the reader or canary: verdict NoEvidence */
 	bool per_file_rules;             /* never hand the cage collapsed directories */
 	bool verify_full;                /* re-hash the closure and base, stat caches ignored */

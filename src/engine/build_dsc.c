@@ -147,12 +147,16 @@ static char *upstream_version(const char *v)
 	return hk_xstrndup(s, dash ? (size_t)(dash - s) : strlen(s));
 }
 
-/* The front end's work directory ($TMPDIR, else /var/tmp): the unpacked source, the recipe,
- * the downloaded .debs.  Removed at the end unless --keep. */
+/* The front end's work directory (in the caller's work_parent, else $TMPDIR, else /var/tmp):
+ * the unpacked source, the recipe, the downloaded .debs.  Removed at the end unless --keep. */
 static int make_work(struct dsc_build *b)
 {
-	const char *tmp = getenv("TMPDIR");
-	hk_autofree char *tmpl = hk_xasprintf("%s/harkaq-dsc-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	const char *parent = b->bo->work_parent;
+	if (!parent) {
+		const char *tmp = getenv("TMPDIR");
+		parent = tmp && *tmp ? tmp : "/var/tmp";
+	}
+	hk_autofree char *tmpl = hk_xasprintf("%s/harkaq-dsc-XXXXXX", parent);
 	if (!mkdtemp(tmpl))
 		return hk_fail_errno(b->err, errno, "creating a work directory %s", tmpl);
 	b->r->work = hk_xstrdup(tmpl);
@@ -504,7 +508,9 @@ static int check_reach(struct dsc_build *b)
 	if (b->bo->cage && (rc = hk_helper_path("harkaq-exec", &exec_path, b->err)) < 0)
 		return rc;
 	rc = hk_reach_check_build(b->bo->user, uid, gid, hk_store_dir(b->store), b->base->path,
-				  exec_path, NULL, HK_BUILD_WORK_PARENT, b->err);
+				  exec_path, NULL,
+				  b->bo->work_parent ? b->bo->work_parent : HK_BUILD_WORK_PARENT,
+				  b->err);
 	if (rc > 0) {
 		b->unreachable = true;
 		return -EACCES;

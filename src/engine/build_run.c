@@ -308,6 +308,11 @@ static int open_inputs(struct build *b)
 	return 0;
 }
 
+static const char *work_parent(const struct hk_build_opts *bo)
+{
+	return bo->work_parent ? bo->work_parent : HK_BUILD_WORK_PARENT;
+}
+
 /* The work directory's paths (nothing is created yet) and the sandbox that binds them. */
 static int name_work(struct build *b)
 {
@@ -315,7 +320,7 @@ static int name_work(struct build *b)
 	if (hk_random_hex(nonce, 16, b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
 	struct hk_build_result *br = b->br;
-	br->work = hk_xasprintf(HK_BUILD_WORK_PARENT "/harkaq-build-%s", nonce);
+	br->work = hk_xasprintf("%s/harkaq-build-%s", work_parent(b->bo), nonce);
 	b->src = hk_xasprintf("%s/src", br->work);
 	b->out = hk_xasprintf("%s/out", br->work);
 	b->stage = hk_xasprintf("%s/stage", br->work);
@@ -386,7 +391,7 @@ static int plan_build(struct build *b)
 	int reach = reach_code(b, hk_reach_check_build(b->bo->user, b->uid, b->gid,
 						       hk_store_dir(br->store), br->plan.base_root,
 						       b->exec_path, b->bo->dpkg_db,
-						       HK_BUILD_WORK_PARENT, b->err));
+						       work_parent(b->bo), b->err));
 	if (reach)
 		return reach;
 	b->sb.base_root = br->plan.base_root;

@@ -425,6 +425,8 @@ static int download(struct dsc_build *b, bool all)
 		rc = hk_fail(b->err, EIO, "apt-get download failed: %s",
 			     hk_apt_reason(&res.errout, line, sizeof(line)));
 		b->r->fetch_failed = true;
+	} else {
+		b->r->n_downloaded += n;
 	}
 	hk_run_result_free(&res);
 	return rc;

@@ -177,6 +177,9 @@ struct hk_dsc_result {
 	char *base_name, *base_id;
 	struct hk_dsc_pkg *closure;
 	size_t n_closure;
+	/* The closure's .debs `apt-get download` fetched for this build; 0 when every one came
+	 * from the store (imported by an earlier build, or from a bundle). */
+	size_t n_downloaded;
 	char **declared_base;       /* base packages declared (NAME=VERSION), NULL-terminated */
 	size_t n_declared_base;
 	char *state_id;             /* the dpkg state artifact, or NULL (an empty closure) */

@@ -581,6 +581,8 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_obj_end(j);
 	}
 	hk_json_arr_end(j);
+	/* How the build got its closure: downloaded now, or all of it from the store. */
+	hk_json_kv_uint(j, "closure_downloaded", r->n_downloaded);
 	hk_json_key(j, "base_declared");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_declared_base; i++)

@@ -1,8 +1,10 @@
 /* harkaq sweep's own parts (docs/sweep.md):
  *
  *   cmd_sweep.c  the command: options, the outputs every sweep and merge write, the merge
- *   sweep_run.c  one sweep: finding the recipes, the store snapshot, the builds, their results,
- *                and the one classification of debt paths a sweep and a merge share
+ *   sweep_run.c  one sweep: finding the recipes, the store snapshot, the builds (each in a
+ *                child process; a Debian item's work in a directory of its own under --out),
+ *                their results, and the one classification of debt paths a sweep and a merge
+ *                share
  *   sweep_deb.c  Debian source packages: the pin list, the fetch, the build of one package
  */
 #ifndef HK_ENGINE_SWEEP_H
@@ -33,6 +35,8 @@ struct sweep_opts {
 	const char *sources;     /* --sources DIR: where pins are fetched (default OUT/sources) */
 	const char *base;        /* --base NAME: the base Debian items build on */
 	const char *see;         /* --see PKG,…: passed to each Debian build */
+	bool decide_probes;      /* --decide-probes: passed to each Debian build */
+	bool confirm;            /* --confirm: passed to each Debian build */
 	long item_timeout;       /* --item-timeout S: wall-clock limit per item; 0: none */
 };
 
@@ -51,6 +55,7 @@ struct sweep_deb_job {
 	const char *sources;     /* the fetch cache */
 	const char *store_dir;
 	const char *result_path; /* where the child writes harkaq.sweep.debian-build.v1 */
+	const char *workdir;     /* the item's own directory: its build's work directories */
 };
 /* In the child process of one Debian item: fetch (a pin), then hk_dsc_build_run, then the
  * result document at job->result_path; its log is stderr.  Returns the exit status. */

@@ -203,6 +203,9 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		/* The .debs enter the store whatever the verdicts, as harkaq build --dsc seals
 		 * them (docs/debian-builds.md). */
 		.seal_impure = true,
+		/* Every work directory in the item's own, which the sweep removes however the
+		 * build ends. */
+		.work_parent = job->workdir,
 	};
 	hk_autostrv struct hk_strv see = HK_STRV_INIT;
 	if (o->see) {
@@ -217,6 +220,8 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		.jobs = 1,
 		.see = (const char *const *)see.v,
 		.n_see = see.n,
+		.decide_probes = o->decide_probes,
+		.confirm = o->confirm,
 	};
 	struct hk_dsc_result r;
 	int code = hk_dsc_build_run(&bo, &dopts, &r, &err);

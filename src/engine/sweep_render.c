@@ -59,13 +59,25 @@ static bool outcome_shown(const struct hk_sweep_summary *s, int o)
 	case HK_SWEEP_DECLARABLE:
 	case HK_SWEEP_IRREDUCIBLE:
 		return recipes || s->counts[o];
-	case HK_SWEEP_PROBES:
 	case HK_SWEEP_MISSING:
+	case HK_SWEEP_INFLUENCE:
+	case HK_SWEEP_UNATTRIBUTED:
+	case HK_SWEEP_PROBES:
+	case HK_SWEEP_INERT_PROBES:
 	case HK_SWEEP_FETCH_FAILED:
 		return s->debian || s->counts[o];
 	default:
 		return s->counts[o] > 0;
 	}
+}
+
+/* "influence: 3 differences", "inert", "undecided": a probe's --decide-probes answer. */
+static void put_decision(struct hk_buf *b, const struct hk_sweep_finding *f)
+{
+	hk_buf_puts(b, hk_probe_class_name(f->decision));
+	if (f->decision == HK_PROBE_INFLUENCE)
+		hk_buf_printf(b, ": %zu difference%s", f->n_differences,
+			      f->n_differences == 1 ? "" : "s");
 }
 
 static void put_findings(struct hk_buf *b, const char *what, const struct hk_sweep_finding *f,
@@ -77,6 +89,80 @@ static void put_findings(struct hk_buf *b, const char *what, const struct hk_swe
 	for (size_t i = 0; i < n; i++) {
 		hk_buf_printf(b, "%s", i ? ", " : "");
 		put_human(b, f[i].package);
+		if (f[i].decided) {
+			hk_buf_puts(b, " (");
+			put_decision(b, &f[i]);
+			hk_buf_putc(b, ')');
+		}
+	}
+}
+
+/* How a Debian item got its closure (run data): downloaded now, or all from the store. */
+static void put_closure(struct hk_buf *b, const struct hk_sweep_item *it)
+{
+	if (!it->closure_known || it->deb->closure == 0)
+		return;
+	if (it->closure_downloaded)
+		hk_buf_printf(b, " — closure %zu, %zu downloaded", it->deb->closure,
+			      it->closure_downloaded);
+	else
+		hk_buf_printf(b, " — closure %zu from the store", it->deb->closure);
+}
+
+/* "12 s", "3.5 min", "2.1 h" */
+static void put_seconds(struct hk_buf *b, int64_t ms)
+{
+	if (ms < 120000)
+		hk_buf_printf(b, "%.0f s", (double)ms / 1000.0);
+	else if (ms < 7200000)
+		hk_buf_printf(b, "%.1f min", (double)ms / 60000.0);
+	else
+		hk_buf_printf(b, "%.1f h", (double)ms / 3600000.0);
+}
+
+/* The Debian packages over the catalogue: the packages named most often, the undeclared
+ * influences found, the time per package. */
+static void table_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summary *s,
+			 struct hk_buf *b)
+{
+	hk_buf_printf(b, "\nDebian source packages: %zu; packages named most often (by how many "
+			 "source packages; missing of them; influences):\n", s->debian);
+	for (size_t i = 0; i < s->n_named && i < TOP_NAMED; i++) {
+		hk_buf_printf(b, "  %5zu  %5zu  %5zu  ", s->named[i].sources, s->named[i].missing,
+			      s->named[i].influences);
+		put_human(b, s->named[i].package);
+		hk_buf_putc(b, '\n');
+	}
+	if (s->n_named > TOP_NAMED)
+		hk_buf_printf(b, "  … %zu more in the JSON result\n", s->n_named - TOP_NAMED);
+	hk_buf_printf(b, "undeclared influences (%zu):%s\n", s->n_influences,
+		      s->n_influences ? "" : " none found");
+	for (size_t i = 0; i < s->n_influences; i++) {
+		const struct hk_sweep_influence *x = &s->influences[i];
+		hk_buf_puts(b, "  ");
+		put_human(b, x->probe->package);
+		hk_buf_puts(b, " changes ");
+		put_human(b, x->item->name ? x->item->name : x->item->key);
+		hk_buf_printf(b, ": %zu difference%s", x->probe->n_differences,
+			      x->probe->n_differences == 1 ? "" : "s");
+		if (x->probe->n_listed) {
+			hk_buf_puts(b, ", first ");
+			put_human(b, x->probe->differences[0]);
+		}
+		hk_buf_putc(b, '\n');
+	}
+	struct hk_sweep_times t;
+	hk_sweep_item_times(d, true, &t);
+	if (t.n) {
+		hk_buf_printf(b, "time per package (%zu built): median ", t.n);
+		put_seconds(b, t.median_ms);
+		hk_buf_puts(b, ", 95th percentile ");
+		put_seconds(b, t.p95_ms);
+		hk_buf_puts(b, ", longest ");
+		put_seconds(b, t.max_ms);
+		hk_buf_puts(b, ", in all ");
+		put_seconds(b, t.total_ms);
+		hk_buf_putc(b, '\n');
 	}
 }
 
@@ -121,9 +207,12 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 			hk_buf_printf(b, "%s[%s failed]", it->n_phases ? " " : "", it->failed_phase);
 		if (it->deb) {
 			put_findings(b, "missing", it->deb->missing, it->deb->n_missing);
+			if (it->deb->confirm)
+				hk_buf_printf(b, " (--confirm: %s)", it->deb->confirm);
 			put_findings(b, "probes", it->deb->probes, it->deb->n_probes);
 			if (it->deb->n_unopened)
 				hk_buf_printf(b, " — %zu declared, none opened", it->deb->n_unopened);
+			put_closure(b, it);
 		}
 		if (it->fail_code) {
 			hk_buf_printf(b, "%s%s: ", it->n_phases ? " — " : "", it->fail_code);
@@ -141,15 +230,7 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 		hk_buf_putc(b, '\n');
 	}
 	if (s.debian) {
-		hk_buf_printf(b, "\nDebian source packages: %zu; packages named most often (by how many "
-				 "source packages; missing of them):\n", s.debian);
-		for (size_t i = 0; i < s.n_named && i < TOP_NAMED; i++) {
-			hk_buf_printf(b, "  %5zu  %5zu  ", s.named[i].sources, s.named[i].missing);
-			put_human(b, s.named[i].package);
-			hk_buf_putc(b, '\n');
-		}
-		if (s.n_named > TOP_NAMED)
-			hk_buf_printf(b, "  … %zu more in the JSON result\n", s.n_named - TOP_NAMED);
+		table_debian(d, &s, b);
 		if (s.debian == s.recipes) {
 			hk_sweep_summary_free(&s);
 			return;
@@ -229,8 +310,12 @@ void hk_html_escape(struct hk_buf *out, const char *s)
 }
 
 static const char *const outcome_colour[HK_SWEEP_OUTCOME_COUNT] = {
-	"#2e7d32", "#f9a825", "#c62828", "#6a1b9a", "#546e7a", "#0277bd", "#e65100", "#8d6e63",
-	"#263238",
+	[HK_SWEEP_HERMETIC] = "#2e7d32",      [HK_SWEEP_DECLARABLE] = "#f9a825",
+	[HK_SWEEP_IRREDUCIBLE] = "#c62828",   [HK_SWEEP_NOEVIDENCE] = "#6a1b9a",
+	[HK_SWEEP_FAILED] = "#546e7a",        [HK_SWEEP_MISSING] = "#0277bd",
+	[HK_SWEEP_INFLUENCE] = "#ad1457",     [HK_SWEEP_UNATTRIBUTED] = "#e65100",
+	[HK_SWEEP_PROBES] = "#00838f",        [HK_SWEEP_INERT_PROBES] = "#7cb342",
+	[HK_SWEEP_FETCH_FAILED] = "#8d6e63",  [HK_SWEEP_TIMED_OUT] = "#263238",
 };
 
 static const char html_css[] =
@@ -421,8 +506,64 @@ static void html_top_paths(const struct hk_sweep_summary *s, struct hk_buf *b)
 	}
 }
 
+/* A link to the stored evidence object of the item's phase `phase` (the file in the store, and
+ * the command that verifies and shows it), or nothing when the build stored none. */
+static void html_evidence(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
+			  const char *phase, struct hk_buf *b)
+{
+	const char *id = NULL;
+	for (size_t i = 0; phase && i < it->n_phases; i++)
+		if (strcmp(it->phases[i].phase, phase) == 0)
+			id = it->phases[i].evidence;
+	if (!id || strncmp(id, "b3:", 3) != 0)
+		return;
+	hk_buf_puts(b, " <a class=\"ev\"");
+	if (d->store) {
+		hk_buf_puts(b, " href=\"file://");
+		hk_html_escape(b, d->store);
+		hk_buf_puts(b, "/.evidence/");
+		hk_html_escape(b, id + 3);
+		hk_buf_puts(b, ".json\"");
+	}
+	hk_buf_puts(b, " title=\"harkaq evidence");
+	if (d->store) {
+		hk_buf_puts(b, " --store ");
+		hk_html_escape(b, d->store);
+	}
+	hk_buf_puts(b, " show ");
+	hk_html_escape(b, id);
+	hk_buf_printf(b, "\">evidence %.15s…</a>", id);
+}
+
+/* An item's phases, one a line: its verdict (NoEvidence's reason), a failed phase's status,
+ * and for a Debian item the link to its evidence object.  A recipe's row has no link: its
+ * report loads nothing and links nowhere (docs/sweep.md). */
+static void html_phases(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
+			struct hk_buf *b)
+{
+	for (size_t k = 0; k < it->n_phases; k++) {
+		const struct hk_sweep_phase *p = &it->phases[k];
+		hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
+		hk_html_escape(b, p->phase);
+		hk_buf_puts(b, ": ");
+		hk_html_escape(b, p->state ? p->state : "no verdict");
+		if (p->reason) {
+			hk_buf_puts(b, " (");
+			hk_html_escape(b, p->reason);
+			hk_buf_puts(b, ")");
+		}
+		if (p->exit_code > 0)
+			hk_buf_printf(b, ", exit %d", p->exit_code);
+		hk_buf_puts(b, "</span>");
+		if (it->deb)
+			html_evidence(d, it, p->phase, b);
+		hk_buf_puts(b, "<br>");
+	}
+}
+
 /* One recipe's row: name and base, outcome, phases, debt paths, base debt, reason. */
-static void html_recipe_row(const struct hk_sweep_item *it, struct hk_buf *b)
+static void html_recipe_row(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
+			    struct hk_buf *b)
 {
 	size_t base = 0;
 	for (size_t k = 0; k < it->n_debts; k++)
@@ -450,19 +591,7 @@ static void html_recipe_row(const struct hk_sweep_item *it, struct hk_buf *b)
 	hk_buf_puts(b, "</td><td>");
 	html_pill(b, it->outcome);
 	hk_buf_puts(b, "</td><td>");
-	for (size_t k = 0; k < it->n_phases; k++) {
-		const struct hk_sweep_phase *p = &it->phases[k];
-		hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
-		hk_html_escape(b, p->phase);
-		hk_buf_puts(b, ": ");
-		hk_html_escape(b, p->state ? p->state : "no verdict");
-		if (p->reason) {
-			hk_buf_puts(b, " (");
-			hk_html_escape(b, p->reason);
-			hk_buf_puts(b, ")");
-		}
-		hk_buf_puts(b, "</span><br>");
-	}
+	html_phases(d, it, b);
 	hk_buf_puts(b, "</td><td>");
 	if (it->n_debts) {
 		hk_buf_puts(b, "<ul>");
@@ -494,35 +623,6 @@ static void html_recipe_row(const struct hk_sweep_item *it, struct hk_buf *b)
 }
 
 /* ---- Debian source packages ---- */
-
-/* A link to the stored evidence object of the item's phase `phase` (the file in the store, and
- * the command that verifies and shows it), or nothing when the build stored none. */
-static void html_evidence(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
-			  const char *phase, struct hk_buf *b)
-{
-	const char *id = NULL;
-	for (size_t i = 0; phase && i < it->n_phases; i++)
-		if (strcmp(it->phases[i].phase, phase) == 0)
-			id = it->phases[i].evidence;
-	if (!id || strncmp(id, "b3:", 3) != 0)
-		return;
-	hk_buf_puts(b, " <a class=\"ev\"");
-	if (d->store) {
-		hk_buf_puts(b, " href=\"file://");
-		hk_html_escape(b, d->store);
-		hk_buf_puts(b, "/.evidence/");
-		hk_html_escape(b, id + 3);
-		hk_buf_puts(b, ".json\"");
-	}
-	hk_buf_puts(b, " title=\"harkaq evidence");
-	if (d->store) {
-		hk_buf_puts(b, " --store ");
-		hk_html_escape(b, d->store);
-	}
-	hk_buf_puts(b, " show ");
-	hk_html_escape(b, id);
-	hk_buf_printf(b, "\">evidence %.15s…</a>", id);
-}
 
 static void html_findings(const struct hk_sweep_doc *d, const struct hk_sweep_item *it,
 			  const struct hk_sweep_finding *f, size_t n, struct hk_buf *b)
@@ -562,15 +662,77 @@ static void html_findings(const struct hk_sweep_doc *d, const struct hk_sweep_it
 			hk_buf_printf(b, " <span class=\"muted\">(%llu paths)</span>",
 				      (unsigned long long)f[i].paths);
 		html_evidence(d, it, f[i].phase, b);
+		if (f[i].decided) {
+			/* --decide-probes' answer, and the rule that gave it. */
+			hk_buf_printf(b, "<br><span class=\"%s\" title=\"",
+				      f[i].decision == HK_PROBE_INFLUENCE ? "bad" : "muted");
+			hk_html_escape(b, f[i].why ? f[i].why : "");
+			hk_buf_puts(b, "\">");
+			struct hk_buf dec = HK_BUF_INIT;
+			put_decision(&dec, &f[i]);
+			hk_html_escape(b, hk_buf_str(&dec));
+			hk_buf_free(&dec);
+			hk_buf_puts(b, "</span>");
+		}
 		hk_buf_puts(b, "</li>");
 	}
 	hk_buf_puts(b, "</ul>");
 }
 
-static int cmp_ms(const void *a, const void *b)
+/* Every undeclared influence: the package it changed, the undeclared package, the .deb
+ * members that differ, and the evidence of the denial. */
+static void html_influences(const struct hk_sweep_doc *d, const struct hk_sweep_summary *s,
+			    struct hk_buf *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	hk_buf_printf(b, "<h2>Undeclared influences (%zu)</h2>\n", s->n_influences);
+	if (!s->n_influences) {
+		bool asked = false;
+		for (size_t i = 0; i < d->n_items && !asked; i++)
+			asked = d->items[i].deb && d->items[i].deb->decide_asked;
+		hk_buf_puts(b, asked ? "<p class=\"muted\">No probe was shown to change the .debs."
+				       "</p>\n"
+				     : "<p class=\"muted\">None decided: the sweep ran without "
+				       "--decide-probes.</p>\n");
+		return;
+	}
+	hk_buf_puts(b, "<table><tr><th>package</th><th>undeclared package</th><th>differing "
+		       "files</th><th>evidence</th></tr>\n");
+	for (size_t i = 0; i < s->n_influences; i++) {
+		const struct hk_sweep_influence *x = &s->influences[i];
+		const struct hk_sweep_finding *f = x->probe;
+		hk_buf_puts(b, "<tr><td><b>");
+		hk_html_escape(b, item_label(x->item));
+		hk_buf_puts(b, "</b>");
+		if (x->item->version) {
+			hk_buf_puts(b, " ");
+			hk_html_escape(b, x->item->version);
+		}
+		hk_buf_puts(b, "</td><td><b>");
+		hk_html_escape(b, f->package);
+		hk_buf_puts(b, "</b>");
+		if (f->version) {
+			hk_buf_puts(b, " ");
+			hk_html_escape(b, f->version);
+		}
+		hk_buf_puts(b, "<br><span class=\"muted\">");
+		if (f->phase)
+			hk_html_escape(b, f->phase);
+		hk_buf_puts(b, ": </span><code>");
+		hk_html_escape(b, f->path ? f->path : "?");
+		hk_buf_puts(b, "</code></td><td><ul>");
+		for (size_t k = 0; k < f->n_listed; k++) {
+			hk_buf_puts(b, "<li><code>");
+			hk_html_escape(b, f->differences[k]);
+			hk_buf_puts(b, "</code></li>");
+		}
+		if (f->n_differences > f->n_listed)
+			hk_buf_printf(b, "<li class=\"muted\">… and %zu more</li>",
+				      f->n_differences - f->n_listed);
+		hk_buf_puts(b, "</ul></td><td>");
+		html_evidence(d, x->item, f->phase, b);
+		hk_buf_puts(b, "</td></tr>\n");
+	}
+	hk_buf_puts(b, "</table>\n");
 }
 
 static void html_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summary *s,
@@ -578,41 +740,27 @@ static void html_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summ
 {
 	hk_buf_printf(b, "<h2>Debian source packages (%zu)</h2>\n", s->debian);
 	/* Counts per class, of the Debian packages only. */
-	size_t counts[HK_SWEEP_OUTCOME_COUNT] = { 0 };
-	int64_t *ms = hk_xcalloc(d->n_items + 1, sizeof(int64_t));
-	size_t n_ms = 0;
-	for (size_t i = 0; i < d->n_items; i++) {
-		const struct hk_sweep_item *it = &d->items[i];
-		if (!it->deb)
-			continue;
-		counts[it->outcome]++;
-		if (it->ms > 0)
-			ms[n_ms++] = it->ms;
-	}
 	hk_buf_puts(b, "<table style=\"width:auto\"><tr><th>class</th><th>packages</th>"
 		       "<th>share</th></tr>\n");
 	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
-		if (!counts[o] && (o == HK_SWEEP_DECLARABLE || o == HK_SWEEP_IRREDUCIBLE))
+		if (o == HK_SWEEP_DECLARABLE || o == HK_SWEEP_IRREDUCIBLE)
 			continue;
 		hk_buf_puts(b, "<tr><td>");
 		html_pill(b, (enum hk_sweep_outcome)o);
-		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%.1f %%</td></tr>\n",
-			      counts[o], 100.0 * (double)counts[o] / (double)s->debian);
+		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%.1f %%</td>"
+				 "</tr>\n", s->deb_counts[o],
+			      100.0 * (double)s->deb_counts[o] / (double)s->debian);
 	}
 	hk_buf_puts(b, "</table>\n");
-	if (n_ms) {
-		qsort(ms, n_ms, sizeof(int64_t), cmp_ms);
-		int64_t total = 0;
-		for (size_t i = 0; i < n_ms; i++)
-			total += ms[i];
+	struct hk_sweep_times t;
+	hk_sweep_item_times(d, true, &t);
+	if (t.n)
 		hk_buf_printf(b, "<div class=\"metric\">Time per package (wall, %zu built): median "
 				 "<b>%.0f s</b>, 95th percentile <b>%.0f s</b>, longest %.0f s, "
 				 "%.1f min in all.</div>\n",
-			      n_ms, (double)ms[(n_ms * 50 + 99) / 100 - 1] / 1000.0,
-			      (double)ms[(n_ms * 95 + 99) / 100 - 1] / 1000.0,
-			      (double)ms[n_ms - 1] / 1000.0, (double)total / 60000.0);
-	}
-	free(ms);
+			      t.n, (double)t.median_ms / 1000.0, (double)t.p95_ms / 1000.0,
+			      (double)t.max_ms / 1000.0, (double)t.total_ms / 60000.0);
+	html_influences(d, s, b);
 	hk_buf_printf(b, "<h2>Packages named most often as undeclared (%zu distinct)</h2>\n",
 		      s->n_named);
 	if (!s->n_named) {
@@ -655,29 +803,23 @@ static void html_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summ
 		}
 		hk_buf_puts(b, "<br><code class=\"muted\">");
 		hk_html_escape(b, it->key);
-		hk_buf_printf(b, "</code><br><span class=\"muted\">closure %zu</span></td><td>",
-			      it->deb->closure);
+		hk_buf_printf(b, "</code><br><span class=\"muted\">closure %zu", it->deb->closure);
+		/* How the closure was got: downloaded by this run, or all from the store. */
+		if (it->closure_known && it->deb->closure && it->closure_downloaded)
+			hk_buf_printf(b, ", %zu downloaded", it->closure_downloaded);
+		else if (it->closure_known && it->deb->closure)
+			hk_buf_puts(b, " from the store");
+		hk_buf_puts(b, "</span></td><td>");
 		html_pill(b, it->outcome);
 		hk_buf_puts(b, "</td><td>");
-		for (size_t k = 0; k < it->n_phases; k++) {
-			const struct hk_sweep_phase *p = &it->phases[k];
-			hk_buf_puts(b, "<span style=\"white-space:nowrap\">");
-			hk_html_escape(b, p->phase);
-			hk_buf_puts(b, ": ");
-			hk_html_escape(b, p->state ? p->state : "no verdict");
-			if (p->reason) {
-				hk_buf_puts(b, " (");
-				hk_html_escape(b, p->reason);
-				hk_buf_puts(b, ")");
-			}
-			if (p->exit_code > 0)
-				hk_buf_printf(b, ", exit %d", p->exit_code);
-			hk_buf_puts(b, "</span>");
-			html_evidence(d, it, p->phase, b);
-			hk_buf_puts(b, "<br>");
-		}
+		html_phases(d, it, b);
 		hk_buf_puts(b, "</td><td>");
 		html_findings(d, it, it->deb->missing, it->deb->n_missing, b);
+		if (it->deb->confirm) {
+			hk_buf_puts(b, "<br><span class=\"muted\">--confirm: ");
+			hk_html_escape(b, it->deb->confirm);
+			hk_buf_puts(b, "</span>");
+		}
 		hk_buf_puts(b, "</td><td>");
 		html_findings(d, it, it->deb->probes, it->deb->n_probes, b);
 		if (it->deb->unattributed)
@@ -725,7 +867,7 @@ void hk_sweep_html(const struct hk_sweep_doc *d, struct hk_buf *b)
 			       "<th>phases</th><th>debt paths</th><th>base</th><th>reason</th></tr>\n");
 		for (size_t i = 0; i < d->n_items; i++)
 			if (!d->items[i].deb)
-				html_recipe_row(&d->items[i], b);
+				html_recipe_row(d, &d->items[i], b);
 		hk_buf_puts(b, "</table>\n");
 	}
 	hk_buf_puts(b, "<p class=\"muted\">Generated by harkaq sweep. Outcome rule, base debt, the "

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "engine/build.h"
 #include "engine/build_dsc.h"
 #include "engine/proc.h"
+#include "engine/reach.h"
 #include "engine/sign.h"
 #include "engine/sweep.h"
 #include "engine/sweep_render.h"
@@ -348,7 +350,9 @@ struct job {
 	long long t0;
 	char *result_path, *log_path, *abs_recipe, *base_root;
 	bool deb;                /* a Debian source package (sweep_deb.c) */
-	char *tmp;               /* a Debian build's TMPDIR, removed when it ends */
+	/* A Debian item's own directory: its build's work directories and TMPDIR, removed
+	 * however the build ended. */
+	char *workdir;
 	char *record;            /* where its resume record goes (--out), or NULL */
 	long long term_at;       /* when the item's limit ran out and SIGTERM was sent; 0 */
 	bool killed;             /* ... and SIGKILL, when it did not stop in time */
@@ -383,175 +387,67 @@ static void replace_all(char **s, const char *from, const char *to)
 	*s = hk_buf_steal(&b);
 }
 
-/* A reason must read the same on every machine (it is part of the summary): the recipe is
- * named as the sweep names it, and a build's random work directory is elided. */
-static char *clean_reason(const char *msg, const char *abs_recipe, const char *key)
+static bool is_alnum(char c)
 {
-	char *s = hk_xstrdup(msg);
-	replace_all(&s, abs_recipe, key);
-	/* The Debian front end's (mkdtemp: six letters or digits) wherever TMPDIR was. */
-	for (char *q = s; (q = strstr(q, "/harkaq-dsc-"));) {
-		char *h = q + strlen("/harkaq-dsc-"), *e = h;
-		while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z'))
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Elides the random part of every "TAG<random>" in s: from `min` to `max` characters, of hex
+ * digits only when `hex`. */
+static void elide_nonces(char *s, const char *tag, size_t min, size_t max, bool hex)
+{
+	for (char *q = s; (q = strstr(q, tag));) {
+		char *h = q + strlen(tag), *e = h;
+		while (hex ? (*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f') : is_alnum(*e))
 			e++;
-		if (e - h == 6) {
+		if ((size_t)(e - h) >= min && (size_t)(e - h) <= max) {
 			memmove(h + 3, e, strlen(e) + 1);
 			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
 		}
 		q = h;
 	}
-	const char *tag = "/var/tmp/harkaq-build-";
-	char *p = s;
-	while ((p = strstr(p, tag))) {
-		char *h = p + strlen(tag), *e = h;
-		while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f'))
-			e++;
-		if (e - h >= 8) {
-			memmove(h + 3, e, strlen(e) + 1);
-			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
-		}
-		p = h;
-	}
+}
+
+/* A reason must read the same on every machine (it is part of the summary): the recipe is
+ * named as the sweep names it, the sweep's own directory as OUT, and a build's random work
+ * directory is elided. */
+static char *clean_reason(const char *msg, const char *out_dir, const char *abs_recipe,
+			  const char *key)
+{
+	char *s = hk_xstrdup(msg);
+	replace_all(&s, abs_recipe, key);
+	replace_all(&s, out_dir, "OUT");
+	/* The Debian front end's (mkdtemp: six letters or digits) and the engine's (a hex
+	 * nonce), wherever they were made. */
+	elide_nonces(s, "/harkaq-dsc-", 6, 6, false);
+	elide_nonces(s, "/harkaq-build-", 8, SIZE_MAX, true);
 	return s;
 }
 
-/* The last "harkaq build: …" line of the log: the build's own statement of why it stopped
- * (the line announcing a failed phase is not one: the result JSON says that). */
-static char *reason_from_log(const char *log)
+/* Reads what the item's build wrote, with the one decoder of its kind; a build that left
+ * nothing readable is said by how its process ended (hk_sweep_item_without_result). */
+static void read_result(const struct job *jb, int status, struct hk_sweep_item *it)
 {
-	struct hk_buf text = HK_BUF_INIT;
-	struct hk_error e;
-	char *found = NULL;
-	if (hk_file_read(log, &text, &e) == 0) {
-		const char *p = hk_buf_str(&text);
-		while (*p) {
-			const char *nl = strchr(p, '\n');
-			size_t n = nl ? (size_t)(nl - p) : strlen(p);
-			static const char pre[] = "harkaq build: ";
-			if (n > sizeof(pre) - 1 && strncmp(p, pre, sizeof(pre) - 1) == 0 &&
-			    !(strstr(p, "failed; later phases were not run") &&
-			      strstr(p, "failed; later phases were not run") < p + n)) {
-				free(found);
-				found = hk_xstrndup(p + sizeof(pre) - 1, n - (sizeof(pre) - 1));
-			}
-			p += n + (nl ? 1 : 0);
-		}
-	}
-	hk_buf_free(&text);
-	return found;
-}
-
-/* A Debian item's end, from the child's document (sweep_deb.c): fetch failed, the report, or
- * — without a document — the child's death, said as such. */
-static void finish_deb(struct job *jb, int status, struct hk_sweep_item *it)
-{
-	struct hk_buf text = HK_BUF_INIT;
-	struct hk_error e = { 0 };
-	struct hk_jval *v = NULL;
-	bool have = access(jb->result_path, F_OK) == 0 &&
-		    hk_file_read(jb->result_path, &text, &e) == 0 &&
-		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	const struct hk_jval *fetch = have ? hk_jobj_get(v, "fetch") : NULL;
-	const struct hk_jval *rep = have ? hk_jobj_get(v, "report") : NULL;
-	if (fetch && fetch->type == HK_JOBJ) {
-		size_t n;
-		hk_autofree char *why = hk_jval_bytes(hk_jobj_get(fetch, "reason"), &n);
-		const char *what = hk_jobj_str(fetch, "what");
-		hk_autofree char *msg = hk_xasprintf("%s: %s", what ? what : "fetch",
-						     why ? why : "(no reason given)");
-		/* The report of a build whose closure was not fetched still names the .dsc. */
-		if (rep && rep->type == HK_JOBJ)
-			hk_sweep_item_from_dsc(it, rep, &e);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_FETCH, msg);
-	} else if (rep && rep->type == HK_JOBJ && hk_sweep_item_from_dsc(it, rep, &e) == 0) {
-		if (it->reason) {
-			char *r = clean_reason(it->reason, NULL, it->key);
-			free(it->reason);
-			it->reason = r;
-		}
-		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
-			hk_autofree char *r = hk_xasprintf("harkaq build --dsc stopped with status %d",
-							   it->exit_status);
-			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-		}
-	} else if (WIFSIGNALED(status)) {
-		hk_autofree char *r = hk_xasprintf("the build's process was killed by signal %d "
-						   "and left no result (its log: %s)",
-						   WTERMSIG(status), jb->log_path);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_CRASH, r);
-	} else {
-		hk_autofree char *r = hk_xasprintf("the build's process exited with status %d and "
-						   "left no result%s%s", it->exit_status,
-						   e.msg[0] ? ": " : "", e.msg);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-	}
-	if (!it->deb) {
-		/* Never read: still a Debian item (its class is a Debian class). */
-		it->deb = hk_xcalloc(1, sizeof(*it->deb));
-		it->deb->source = it->name ? hk_xstrdup(it->name) : NULL;
-		it->outcome = hk_sweep_outcome_of(it);
-	}
-	hk_jval_free(v);
-	hk_buf_free(&text);
-}
-
-static void finish_job(struct job *jb, int status, struct hk_sweep_item *it)
-{
-	it->ms = hk_now_ms() - jb->t0;
-	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (jb->term_at) {
-		/* The sweep's limit, not the build, ended it: whatever the build wrote is not a
-		 * measurement of the item. */
-		unlink(jb->result_path);
-		hk_autofree char *r = hk_xasprintf(
-			"still running after the sweep's limit of %lld s per item (--item-timeout): "
-			"stopped with SIGTERM%s; its processes are gone and its work removed",
-			(jb->term_at - jb->t0) / 1000, jb->killed ? ", then SIGKILL" : "");
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_TIMEOUT, r);
-		return;
-	}
-	if (jb->deb) {
-		finish_deb(jb, status, it);
+	const struct hk_sweep_proc_end end = {
+		.signaled = WIFSIGNALED(status),
+		.code = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+	};
+	if (access(jb->result_path, F_OK) < 0) {
+		hk_sweep_item_without_result(it, &end, NULL);
 		return;
 	}
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error e = { 0 };
-	struct hk_jval *v = NULL;
-	bool have = access(jb->result_path, F_OK) == 0 &&
-		    hk_file_read(jb->result_path, &text, &e) == 0 &&
-		    hk_json_parse(text.data ? text.data : "", text.len, &v, &e) == 0;
-	if (have && hk_sweep_item_from_build(it, v, in_base_root, jb->base_root, &e) == 0) {
-		if (it->reason) {
-			char *r = clean_reason(it->reason, jb->abs_recipe, it->key);
-			free(it->reason);
-			it->reason = r;
-		}
-		/* A result written for a status >= 64 without an "error" member: say so. */
-		if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
-			char *why = reason_from_log(jb->log_path);
-			char *r = why ? clean_reason(why, jb->abs_recipe, it->key)
-				      : hk_xasprintf("harkaq build exited with status %d",
-						     it->exit_status);
-			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-			free(r);
-			free(why);
-		}
-	} else {
-		char *why = reason_from_log(jb->log_path);
-		char *r;
-		if (why)
-			r = clean_reason(why, jb->abs_recipe, it->key);
-		else if (WIFSIGNALED(status))
-			r = hk_xasprintf("harkaq build was killed by signal %d", WTERMSIG(status));
-		else
-			r = hk_xasprintf("harkaq build exited with status %d and left no result",
-					 it->exit_status);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-		free(r);
-		free(why);
-	}
-	hk_jval_free(v);
+	int rc = hk_file_read(jb->result_path, &text, &e);
+	if (rc == 0)
+		rc = jb->deb ? hk_sweep_item_from_debian_build(it, text.data, text.len, &e)
+			     : hk_sweep_item_from_build(it, text.data, text.len, in_base_root,
+							jb->base_root, &e);
 	hk_buf_free(&text);
+	if (rc < 0) {
+		hk_autofree char *why = hk_xasprintf("its result is unreadable: %s", e.msg);
+		hk_sweep_item_without_result(it, &end, why);
+	}
 }
 
 /* Pre-flight in the sweep itself, so the most common reasons (a recipe that does not parse,
@@ -629,8 +525,71 @@ static char *self_exe(void)
 	return hk_xstrdup(buf);
 }
 
-static pid_t spawn_build(const char *self, const struct sweep_opts *o, const char *store_dir,
-			 const struct job *jb, const char *key, struct hk_error *err)
+/* What an item's child process runs once it stands on its own: `harkaq build` exec'd for a
+ * recipe (exec_build), the Debian build itself for a Debian item (run_deb).  Returns only
+ * when it could not: the child's exit status. */
+typedef int (*item_child_fn)(const void *ctx);
+
+static int exec_build(const void *ctx)
+{
+	char *const *argv = ctx;
+	execv(argv[0], argv);
+	fprintf(stderr, "harkaq build: could not run %s: %s\n", argv[0], strerror(errno));
+	return 127;
+}
+
+static int run_deb(const void *ctx)
+{
+	return sweep_deb_child(ctx);
+}
+
+/* Forks the child of one item: its own process group (the item's limit stops the build and
+ * everything it started, and a terminal's ^C reaches the sweep only, which stops the builds
+ * cleanly: run_builds), its log as stderr, nothing blocked (the sweep blocks SIGCHLD to wait
+ * for it), the default stop signals, and TMPDIR its own directory when it has one. */
+static pid_t spawn_item(const struct job *jb, item_child_fn run, const void *ctx,
+			struct hk_error *err)
+{
+	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
+	/* What the sweep buffered must not be written twice, by the child too. */
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(logfd);
+		return hk_fail_errno(err, e, "fork");
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		dup2(logfd, 2);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (jb->workdir)
+			setenv("TMPDIR", jb->workdir, 1);
+		int code = run(ctx);
+		fflush(NULL);
+		_exit(code & 0xff);
+	}
+	setpgid(pid, pid);
+	close(logfd);
+	return pid;
+}
+
+/* `harkaq build --store S --result-out F [options] -- KEY`: a recipe's build. */
+static char **build_argv(const char *self, const struct sweep_opts *o, const char *store_dir,
+			 const struct job *jb, const char *key)
 {
 	struct hk_argv a = { 0 };
 	hk_argv_push(&a, self);
@@ -655,86 +614,7 @@ static pid_t spawn_build(const char *self, const struct sweep_opts *o, const cha
 	}
 	hk_argv_push(&a, "--");
 	hk_argv_push(&a, key);
-	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0) {
-		hk_argv_free(a.v);
-		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(logfd);
-		hk_argv_free(a.v);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (pid == 0) {
-		/* Its own process group: the item's limit stops the build and everything it
-		 * started, and a terminal's ^C reaches the sweep only, which stops the builds
-		 * cleanly (run_builds). */
-		setpgid(0, 0);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-		}
-		dup2(logfd, 2);
-		/* The sweep blocks SIGCHLD to wait for it (run_builds); a build starts with none
-		 * blocked. */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		execv(self, a.v);
-		fprintf(stderr, "harkaq build: could not run %s: %s\n", self, strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(logfd);
-	hk_argv_free(a.v);
-	return pid;
-}
-
-/* A Debian source package's build: a child process (its own reader and canaries, like a
- * recipe's `harkaq build`, and a crash of it ends only this item) that runs the engine's
- * function itself (sweep_deb_child) with TMPDIR its own directory. */
-static pid_t spawn_deb(const struct sweep_deb_job *dj, const struct job *jb,
-		       struct hk_error *err)
-{
-	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(logfd);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-		}
-		dup2(logfd, 2);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		setenv("TMPDIR", jb->tmp, 1);
-		int code = sweep_deb_child(dj);
-		fflush(NULL);
-		_exit(code & 0xff);
-	}
-	setpgid(pid, pid);
-	close(logfd);
-	return pid;
+	return a.v;
 }
 
 /* ---- one sweep, step by step ---- */
@@ -760,7 +640,7 @@ struct sweep_run {
 	/* Debian source packages and resuming (docs/sweep.md) */
 	struct hk_strset pins;      /* keys that are NAME=VERSION pins */
 	char *sources;              /* the fetch cache */
-	char *tmp;                  /* the Debian builds' TMPDIRs */
+	char *items_dir;            /* OUT/work: each Debian item's own directory */
 	char *records;              /* OUT/done: one record per finished item; NULL without --out */
 	char code_id[HK_B3_ID_LEN]; /* BLAKE3 of the harkaq executable */
 	char *deb_base;             /* the Debian base's id in the store (else its name) */
@@ -832,11 +712,14 @@ static void release_sweep(struct sweep_run *sr)
 	if (sr->scratch && sr->work) {
 		struct hk_error ignored;
 		hk_store_remove_tree(sr->work, &ignored);
+	} else if (sr->items_dir) {
+		/* Each item's directory went when its build ended: what stays is empty. */
+		rmdir(sr->items_dir);
 	}
 	sweep_classifier_free(sr->cls);
 	hk_strset_free(&sr->pins);
 	free(sr->sources);
-	free(sr->tmp);
+	free(sr->items_dir);
 	free(sr->records);
 	free(sr->deb_base);
 	free(sr->jobs);
@@ -975,12 +858,54 @@ static int code_identity(struct sweep_run *sr)
 	return 0;
 }
 
-/* Where logs and build results go: --out, else a scratch directory removed at the end. */
+/* `path` made absolute against the working directory (which need not hold it yet): a child
+ * that changes directory, or hands the path on as TMPDIR to dpkg-source, must not read it
+ * anew relative to another one. */
+static char *absolute(const char *path)
+{
+	if (path[0] == '/')
+		return hk_xstrdup(path);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return hk_xstrdup(path);
+	return hk_xasprintf("%s/%s", cwd, path);
+}
+
+/* mkdir -p, then the mode the build user needs to pass through it (DAC). */
+static int make_reachable_dir(const char *path, struct hk_error *err)
+{
+	if (sweep_mkdir_p(path, err) < 0)
+		return -1;
+	if (chmod(path, 0755) < 0)
+		return hk_fail_errno(err, errno, "making %s reachable (chmod 0755)", path);
+	return 0;
+}
+
+/* Whether the build user reaches OUT/work, where the Debian items' work directories are made:
+ * asked once, before the first build, so that a --out under a directory it cannot enter is
+ * one sentence, not every item failed (engine/reach.h). */
+static int check_items_reach(struct sweep_run *sr)
+{
+	const char *user = sr->o->user ? sr->o->user : "nobody";
+	uid_t uid;
+	gid_t gid;
+	if (hk_resolve_user(user, &uid, &gid, &sr->err) < 0)
+		return -1;
+	struct hk_reach_list l = HK_REACH_LIST_INIT;
+	hk_reach_add(&l, sr->items_dir, "where the Debian items' work directories are made",
+		     X_OK, "or choose another --out");
+	int rc = hk_reach_check("the build user", user, uid, gid, NULL, &l, &sr->err);
+	hk_reach_list_free(&l);
+	return rc;
+}
+
+/* Where logs, build results and the items' work go: --out, else a scratch directory removed at
+ * the end.  Every path the children are given is absolute. */
 static int make_workspace(struct sweep_run *sr)
 {
 	sr->scratch = !sr->o->out_dir;
 	if (sr->o->out_dir) {
-		sr->work = hk_xstrdup(sr->o->out_dir);
+		sr->work = absolute(sr->o->out_dir);
 	} else {
 		sr->work = hk_xstrdup("/var/tmp/harkaq-sweep-XXXXXX");
 		if (!mkdtemp(sr->work)) {
@@ -990,8 +915,13 @@ static int make_workspace(struct sweep_run *sr)
 			sr->work = NULL;
 			return HK_EXIT_SOFTWARE;
 		}
-		/* A Debian build's source is unpacked below it, for the build user to read. */
-		chmod(sr->work, 0755);
+		/* mkdtemp made it 0700; the Debian items' work is made below it, for the build
+		 * user to reach.  A --out given is left as it is: check_items_reach asks. */
+		if (chmod(sr->work, 0755) < 0) {
+			fprintf(stderr, "harkaq sweep: making %s reachable: %s\n", sr->work,
+				strerror(errno));
+			return HK_EXIT_SOFTWARE;
+		}
 	}
 	/* A result left by an earlier sweep in --out must not stand for this one if this one is
 	 * killed before it writes its own: a merge would take it for this shard. */
@@ -1006,8 +936,8 @@ static int make_workspace(struct sweep_run *sr)
 	}
 	sr->logs = hk_xasprintf("%s/logs", sr->work);
 	sr->builds = hk_xasprintf("%s/builds", sr->work);
-	sr->tmp = hk_xasprintf("%s/tmp", sr->work);
-	sr->sources = sr->o->sources ? hk_xstrdup(sr->o->sources)
+	sr->items_dir = hk_xasprintf("%s/work", sr->work);
+	sr->sources = sr->o->sources ? absolute(sr->o->sources)
 				     : hk_xasprintf("%s/sources", sr->work);
 	/* The records of finished items outlive an interruption: only with --out. */
 	sr->records = sr->scratch ? NULL : hk_xasprintf("%s/done", sr->work);
@@ -1016,14 +946,26 @@ static int make_workspace(struct sweep_run *sr)
 		fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
 		return HK_EXIT_SOFTWARE;
 	}
-	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 || sweep_mkdir_p(sr->builds, &sr->err) < 0 ||
-	    sweep_mkdir_p(sr->tmp, &sr->err) < 0 ||
+	/* What a sweep killed outright (SIGKILL, a lost node) left of its items' work. */
+	struct hk_error ignored;
+	hk_store_remove_tree(sr->items_dir, &ignored);
+	/* A Debian build's source is unpacked below OUT/work, for the build user to read. */
+	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 ||
+	    sweep_mkdir_p(sr->builds, &sr->err) < 0 ||
+	    make_reachable_dir(sr->items_dir, &sr->err) < 0 ||
 	    (sr->records && sweep_mkdir_p(sr->records, &sr->err) < 0) ||
 	    code_identity(sr) < 0) {
 		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
 		return HK_EXIT_SOFTWARE;
 	}
-	chmod(sr->tmp, 0755);
+	bool debian = false;
+	for (size_t i = 0; i < sr->d.n_items; i++)
+		debian |= sr->d.items[i].deb != NULL;
+	int reach = debian ? check_items_reach(sr) : 0;
+	if (reach) {
+		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+		return reach > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+	}
 	return 0;
 }
 
@@ -1033,7 +975,7 @@ static void job_free(struct job *jb)
 	free(jb->log_path);
 	free(jb->abs_recipe);
 	free(jb->base_root);
-	free(jb->tmp);
+	free(jb->workdir);
 	free(jb->record);
 }
 
@@ -1041,19 +983,23 @@ static void job_free(struct job *jb)
 
 /* The record of a finished item: OUT/done/<BLAKE3>.json, the hash over the item (its key and
  * its content: the recipe's hash, the .dsc's SHA-256, or the pin), the code's identity, the
- * base it builds on, and every option that changes a build.  Any of them changed, the item is
- * built again. */
-static char *record_path(const struct sweep_run *sr, const char *key, const char *content,
-			 const char *base)
+ * base it builds on, and every option that changes its build: those of every build, and a
+ * Debian item's own (--base, --see, --decide-probes, --confirm).  Any of them changed, the
+ * item is built again. */
+static char *record_path(const struct sweep_run *sr, const char *key, bool deb,
+			 const char *content, const char *base)
 {
 	const struct sweep_opts *o = sr->o;
 	struct hk_buf id = HK_BUF_INIT;
-	hk_buf_printf(&id, "harkaq-sweep-item-v1%c%s%c%s%c%s%c%s%c", 0, key, 0,
+	hk_buf_printf(&id, "harkaq-sweep-item-v2%c%s%c%s%c%s%c%s%c", 0, key, 0,
 		      content ? content : "", 0, sr->code_id, 0, base ? base : "", 0);
-	hk_buf_printf(&id, "timeout=%s%cprofile=%s%cuser=%s%cbase=%s%csee=%s%citem-timeout=%ld",
+	hk_buf_printf(&id, "timeout=%s%cprofile=%s%cuser=%s%citem-timeout=%ld%c",
 		      o->timeout ? o->timeout : "", 0, o->profile ? o->profile : "", 0,
-		      o->user ? o->user : "", 0, o->base ? o->base : "", 0, o->see ? o->see : "", 0,
-		      o->item_timeout);
+		      o->user ? o->user : "", 0, o->item_timeout, 0);
+	if (deb)
+		hk_buf_printf(&id, "base=%s%csee=%s%cdecide-probes=%d%cconfirm=%d%c",
+			      o->base ? o->base : "", 0, o->see ? o->see : "", 0,
+			      o->decide_probes, 0, o->confirm, 0);
 	struct hk_blake3 h;
 	hk_blake3_init(&h);
 	hk_blake3_update(&h, id.data, id.len);
@@ -1133,6 +1079,57 @@ static void item_identity(const struct sweep_run *sr, const struct hk_sweep_item
 
 /* ---- the builds ---- */
 
+/* Removes a Debian item's own directory, with every work directory its build made in it,
+ * however the build ended.  Its processes were killed with their group (reap_job); one still
+ * dying may write a file meanwhile, so the removal is tried again for a second. */
+static void remove_workdir(const struct job *jb)
+{
+	if (!jb->workdir)
+		return;
+	struct hk_error e = { 0 };
+	for (int attempt = 0; attempt < 10; attempt++) {
+		if (hk_store_remove_tree(jb->workdir, &e) == 0 || access(jb->workdir, F_OK) < 0)
+			return;
+		const struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "harkaq sweep: %s\n", e.msg);
+}
+
+/* The item of a build that ended: its time and status, then what it measured (read_result),
+ * unless the sweep's limit ended it. */
+static void finish_job(const struct sweep_run *sr, const struct job *jb, int status,
+		       struct hk_sweep_item *it)
+{
+	it->ms = hk_now_ms() - jb->t0;
+	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (jb->term_at) {
+		/* The sweep's limit, not the build, ended it: whatever the build wrote is not a
+		 * measurement of the item. */
+		unlink(jb->result_path);
+		hk_autofree char *r = hk_xasprintf(
+			"still running after the sweep's limit of %lld s per item (--item-timeout): "
+			"stopped with SIGTERM%s; its processes are gone and its work removed",
+			(jb->term_at - jb->t0) / 1000, jb->killed ? ", then SIGKILL" : "");
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_TIMEOUT, r);
+		return;
+	}
+	read_result(jb, status, it);
+	/* A result written for a status >= 64 without saying why (its "error" null). */
+	if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
+		hk_autofree char *r = hk_xasprintf("harkaq build%s exited with status %d without "
+						   "saying why in its result",
+						   jb->deb ? " --dsc" : "", it->exit_status);
+		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
+	}
+	if (it->reason) {
+		char *r = clean_reason(it->reason, sr->work, jb->abs_recipe, it->key);
+		free(it->reason);
+		it->reason = r;
+	}
+}
+
+
 /* Starts builds while there are slots and items: a recipe checked first (preflight), an item
  * an earlier run finished taken from its record, the others built each by its own child. */
 static void start_jobs(struct sweep_run *sr)
@@ -1158,7 +1155,7 @@ static void start_jobs(struct sweep_run *sr)
 		hk_autofree char *record = NULL;
 		if (sr->records) {
 			item_identity(sr, it, k, &r, &content, &base);
-			record = record_path(sr, it->key, content, base);
+			record = record_path(sr, it->key, k != ITEM_RECIPE, content, base);
 		}
 		if (record && try_resume(it, record)) {
 			if (k == ITEM_RECIPE)
@@ -1185,27 +1182,29 @@ static void start_jobs(struct sweep_run *sr)
 			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
 			jb->base_root = base_root_of(sr->store, &r);
 			hk_recipe_free(&r);
+			char **argv = build_argv(sr->self, sr->o, sr->store_dir, jb, it->key);
 			jb->t0 = hk_now_ms();
-			jb->pid = spawn_build(sr->self, sr->o, sr->store_dir, jb, it->key, &sr->err);
+			jb->pid = spawn_item(jb, exec_build, argv, &sr->err);
+			hk_argv_free(argv);
 		} else {
 			jb->deb = true;
-			jb->tmp = hk_xasprintf("%s/%s", sr->tmp, slug);
-			struct hk_error ignored;
-			hk_store_remove_tree(jb->tmp, &ignored);
+			jb->workdir = hk_xasprintf("%s/%s", sr->items_dir, slug);
 			const struct sweep_deb_job dj = {
 				.o = sr->o, .key = it->key, .pin = k == ITEM_PIN,
 				.sources = sr->sources, .store_dir = sr->store_dir,
-				.result_path = jb->result_path,
+				.result_path = jb->result_path, .workdir = jb->workdir,
 			};
 			jb->t0 = hk_now_ms();
-			if (hk_mkdir_p(jb->tmp, &sr->err) < 0 || chmod(jb->tmp, 0755) < 0 ||
+			remove_workdir(jb);
+			if (make_reachable_dir(jb->workdir, &sr->err) < 0 ||
 			    hk_mkdir_p(sr->sources, &sr->err) < 0)
 				jb->pid = -1;
 			else
-				jb->pid = spawn_deb(&dj, jb, &sr->err);
+				jb->pid = spawn_item(jb, run_deb, &dj, &sr->err);
 		}
 		if (jb->pid < 0) {
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
+			remove_workdir(jb);
 			job_free(jb);
 			sr->done++;
 			continue;
@@ -1254,7 +1253,7 @@ static bool reap_job(struct sweep_run *sr)
 		/* Whatever the build left running in its process group goes with it. */
 		kill(-jb->pid, SIGKILL);
 		struct hk_sweep_item *it = &sr->d.items[jb->item];
-		finish_job(jb, status, it);
+		finish_job(sr, jb, status, it);
 		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
 		 * said, it was cut short, not measured. */
 		if (stop_signal && !jb->term_at && it->fail_code) {
@@ -1263,10 +1262,7 @@ static bool reap_job(struct sweep_run *sr)
 							   (int)stop_signal);
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
 		}
-		if (jb->tmp) {
-			struct hk_error ignored;
-			hk_store_remove_tree(jb->tmp, &ignored);
-		}
+		remove_workdir(jb);
 		/* A build the sweep's own stop interrupted is not finished, nor one a signal sent to
 		 * it stopped (its result names the signal), nor is one that could
 		 * not fetch (the mirror may answer next time) or whose process died: those are

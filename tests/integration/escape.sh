@@ -375,5 +375,14 @@ if flock -w 10 -x "$S/loop.lock" true; then gone=yes; else gone=no; fi
 touch "$S/loop.stop"; flock -w 30 -x "$S/loop.lock" true
 check_eq "run killed with SIGKILL: the loop was running, then nothing of it survives harkaq" \
 	"held=yes gone=yes" "held=$held gone=$gone"
+# A SIGKILLed run cannot remove its canary directory (hk_canary_create makes it in /var/tmp,
+# or the first of /tmp, /dev/shm, /run its policy does not grant): this run's is the one whose
+# effective policy names this test's lock.  Counted, then removed.
+left=$(grep -lF "$S/loop.lock" /var/tmp/harkaq-canary-*/policy /tmp/harkaq-canary-*/policy \
+	/dev/shm/harkaq-canary-*/policy /run/harkaq-canary-*/policy 2>/dev/null)
+check_eq "run killed with SIGKILL: it left its one canary directory behind" 1 "$(grep -c . <<<"$left")"
+for p in $left; do rm -rf "$(dirname "$p")"; done
+check_eq "...which the test removed" "" \
+	"$(for p in $left; do [ -e "$(dirname "$p")" ] && echo "$p"; done)"
 
 finish

@@ -8,9 +8,9 @@
 # missing; the index is run again and the merge completes; the merged summary.json equals a
 # local --jobs 1 sweep's byte for byte, although the workers' stores lacked a provider the
 # complete store has.  Then a Debian sweep of three small source packages: the hub's store
-# (the debian-12-buildd base and the closures a local sweep imported) shipped as one bundle,
-# an array of 2, and the merge equal to the local sweep's summary.  Everything started is
-# stopped and removed, also when the test fails.
+# (the debian-12-buildd base and the closures a local sweep imported, downloading them) shipped
+# as one bundle, an array of 2 whose builds download nothing, and the merge equal to the local
+# sweep's summary.  Everything started is stopped and removed, also when the test fails.
 . "$(dirname "$0")/lib.sh"
 hk_require_builds
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -277,6 +277,19 @@ fi
 check_eq "...in which hkthree lacks bison, as the local sweep found" \
 	"missing_build_depends bison" \
 	"$(jq -r '.recipes[] | select(.key | endswith("hkthree_1.0.dsc")) | "\(.outcome) \([.debian.missing[].package] | join(" "))"' "$T/deb-merged/summary.json")"
+# How each build got its closure (run data): the hub's local sweep downloaded the .debs, the
+# workers had them all from the bundle.  Each with its control: the builds had a closure to get.
+downloaded() { jq -r '[.recipes[] | select(.debian.closure > 0) | .run.closure_downloaded] | "\(length) \(add)"' "$@"; }
+read -r n_local sum_local <<<"$(downloaded "$T/deb-local/result.json")"
+check "the local sweep's builds had closures (the control)" test "$n_local" -ge 2
+check "...and it downloaded them ($sum_local .debs)" test "$sum_local" -gt 0
+read -r n_work sum_work <<<"$(jq -s '{recipes: [.[].recipes[]]}' "$T"/deb-results/shard-*/result.json | downloaded)"
+check_eq "the workers' builds had the same closures (the control)" "$n_local" "$n_work"
+check_eq "...and downloaded none: every .deb came with the bundle" 0 "$sum_work"
+check_contains "the merge's table says the closures came from the store" \
+	"$(cat "$T/deb-merged/summary.txt")" "closure $(jq -r '.recipes[] | select(.key | endswith("hkone_1.0.dsc")) | .debian.closure' "$T/deb-merged/result.json") from the store"
+check_contains "...the local sweep's that they were downloaded" "$(cat "$T/deb-local/summary.txt")" \
+	" downloaded"
 
 # ---- teardown, checked ---------------------------------------------------------------------
 pids="$(pid_of "$T/munge/munged.pid") $(pid_of "$T/slurmctld.pid") $(pid_of "$T/slurmd.pid")"

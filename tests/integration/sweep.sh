@@ -188,6 +188,24 @@ wait "$sweep_pid"
 check_eq "the new sweep's result is its own" "tests/data/cluster/slow/recipe.toml" \
 	"$(jq -r '.recipes[].key' "$S/stale/result.json")"
 
+# A Debian item's work is made under --out (OUT/work): an --out the build user cannot reach is
+# said once, before anything is built; the same --out made reachable builds (the control: a
+# .dsc that does not parse, failed by its build, which read it).
+mkdir -p "$S/locked" "$S/fakedsc"
+chmod 700 "$S/locked"
+echo "not a .dsc" >"$S/fakedsc/hkfake_1.0.dsc"
+out=$("$HARKAQ" sweep "$S/fakedsc" --store "$S/store" --out "$S/locked/out" --quiet 2>&1 >/dev/null)
+check_eq "an --out the build user cannot reach: exit 65" 65 $?
+check_contains "...said with what to do" "$out" \
+	"the build user nobody cannot reach $S/locked/out/work (where the Debian items' work directories are made): $S/locked is mode 0700 owned by root:root; run 'chmod o+x $S/locked', or choose another --out"
+check_eq "...nothing built" "" "$(ls -A "$S/locked/out/logs" 2>/dev/null)"
+chmod 755 "$S/locked"
+"$HARKAQ" sweep "$S/fakedsc" --store "$S/store" --out "$S/locked/out" --quiet >/dev/null 2>&1
+check_eq "the same --out, reachable: the sweep completes" 0 $?
+check_eq "...its item built and failed on its .dsc" "failed setup true" \
+	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code) \(.failure.reason | test("hkfake_1.0.dsc"))"' "$S/locked/out/result.json")"
+check_eq "...no work left in OUT/work" "" "$(ls -A "$S/locked/out/work" 2>/dev/null)"
+
 # Usage errors.
 out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)
 check_eq "--shard 4/3: exit 64" 64 $?

@@ -1,16 +1,23 @@
 #!/bin/bash
 # harkaq sweep over Debian source packages (docs/sweep.md, "Debian source packages"), on the
-# debian-12-buildd base, with packages made here (dpkg-source -b):
-#   - hkcalc (Build-Depends: bison, calls yacc): builds; hkyacc (the same without Build-Depends,
-#     after hkcalc brought bison into the store): missing Build-Depends bison, with its
-#     evidence; hknope=1.0 (a pin no archive has): fetch failed, with apt's reason; hkslow=1.0 (a
-#     pin whose source is already in the sweep's cache): built through the pin;
+# debian-12-buildd base, with packages made here (dpkg-source -b), --out given relative:
+#   - hkcalc (Build-Depends: bison, calls yacc): builds, downloading its closure; hkyacc (the
+#     same without Build-Depends, after hkcalc brought bison into the store): missing
+#     Build-Depends bison, with its evidence; hknope=1.0 (a pin no archive has): fetch failed,
+#     with apt's reason; hkslow=1.0 (a pin whose source is already in the sweep's cache):
+#     built through the pin, its closure from the store;
+#   - while a build runs its work directories are under its item's directory in --out, and
+#     none is left anywhere once the sweep ends, however the build ended;
 #   - interrupted with SIGINT while hkslow builds: the sweep says so; run again, hkcalc and
 #     hkyacc are taken from their records (their logs and records untouched), the others built;
 #   - hkhang (its build sleeps past --item-timeout): timed out, its processes gone (its sleep
 #     seen while it ran), nothing of it left (no work directory, no artifact, no result);
 #   - hkcrash, whose build process is killed with SIGSEGV: failed (crash), and the sweep goes on;
 #   - sweep merge of the result = the sweep's own summary, byte for byte;
+#   - --decide-probes: hkcalc and hkyacc built again (an item done without it is not taken
+#     from its record); hkinfl, which ships what it found of bison, is an undeclared influence
+#     (in the JSON, the table and the HTML), hkinert, which only reads it, inert; --confirm
+#     built with too, then the same sweep again resumes every item;
 #   - the HTML report opened in headless Chromium: the screenshot is not blank (a blank page's
 #     is, the control).
 . "$(dirname "$0")/lib.sh"
@@ -51,13 +58,27 @@ touch "$W/sources/hkslow_1.0/.complete"
 printf '# pins\nhknope=1.0    a source no archive has\nhkslow=1.0\n' >"$W/list.txt"
 O=$W/out
 # Run in the background, as `sweep … &`: exec, so that $! is the sweep itself (a signal to
-# a background subshell would stop there, SIGINT ignored).
+# a background subshell would stop there, SIGINT ignored).  --out is relative, from $W: the
+# sweep hands its children absolute paths (a relative TMPDIR breaks dpkg-source).
 sweep() {
-	exec "$HARKAQ" sweep --store "$S" --out "$O" --sources "$W/sources" --dsc-list "$W/list.txt" \
+	cd "$W" || exit 1
+	exec "$HARKAQ" sweep --store "$S" --out out --sources "$W/sources" --dsc-list "$W/list.txt" \
 		--item-timeout 60 --html "$O/report.html" "$@"
 }
 j() { jq -r "$1" "$O/result.json"; }
 item() { jq -r --arg k "$1" ".recipes[] | select(.key | endswith(\$k)) | $2" "$O/result.json"; }
+# Work directories of this test's builds anywhere under /var/tmp, where a build makes them when
+# nobody says otherwise (by their sources: package names no other test uses), beyond those
+# there before it started (another run of this test, on other code, may have left some).
+ours='hk(yacc|slow|hang|crash|infl|inert)-1\.0'
+stray_all() {
+	find /var/tmp -maxdepth 4 \( -path '/var/tmp/harkaq-build-*/src/*' -o \
+		-path '/var/tmp/harkaq-dsc-*/recipe/src/*' \) -prune 2>/dev/null | grep -E "/$ours\$" | sort
+}
+stray_before=$(stray_all)
+stray() { comm -13 <(echo "$stray_before") <(stray_all) | grep .; }
+# work_of ITEM: its work directories while it builds (the engine's and the front end's).
+work_of() { ls -d "$O"/work/*"$1"*/harkaq-build-* "$O"/work/*"$1"*/harkaq-dsc-* 2>/dev/null; }
 
 # ---- run 1: interrupted while hkslow builds --------------------------------------------------
 sec "run 1, interrupted"
@@ -72,6 +93,10 @@ for _ in $(seq 1 300); do
 done
 pgrep -f '^sleep 12$' >/dev/null && ok "hkslow's build reached its phases (the control for the interruption)" ||
 	not_ok "hkslow's build reached its phases" "$(tail -5 "$W/run1.err")"
+slow_work=$(work_of hkslow)
+check_eq "while it builds, its work directories (the engine's, the front end's) are in its item's directory" \
+	"harkaq-build- harkaq-dsc-" "$(for d in $slow_work; do basename "$d" | grep -oE '^harkaq-(build|dsc)-'; done | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "...and none of this test's anywhere in /var/tmp" "" "$(stray)"
 kill -INT "$SWEEP_PID"
 wait "$SWEEP_PID"; rc=$?
 SWEEP_PID=
@@ -92,6 +117,12 @@ check_contains "...with apt's reason" "$(item hknope=1.0 .failure.reason)" "apt-
 check_eq "hkslow=1.0: interrupted, not a result" "failed" "$(item hkslow=1.0 .outcome)"
 check_contains "...said so" "$(item hkslow=1.0 .failure.reason)" "interrupted"
 check_eq "two records: hkcalc and hkyacc (not the fetch failure, not the interrupted)" 2 "$(ls "$O/done" | wc -l)"
+check_eq "the interrupted build's work directories are gone with its item's directory" \
+	"" "$(ls -A "$O/work" 2>/dev/null; for d in $slow_work; do [ -e "$d" ] && echo "$d"; done)"
+check "the relative --out: every log is named by its absolute path" \
+	jq -e "[.recipes[].run.log | select(. != null) | startswith(\"$O/logs/\")] | (length == 4 and all)" "$O/result.json"
+check_eq "hkcalc downloaded its closure (the store had only the base)" true \
+	"$(item hkcalc_1.0.dsc '.run.closure_downloaded > 0 and .debian.closure > 0')"
 calc_log=$(item hkcalc_1.0.dsc .run.log)
 records=$(ls "$O"/done/*.json)
 stamp() { stat -c '%n %y' "$@"; }
@@ -103,9 +134,12 @@ sec "run 2, resumed"
 sleep 1.1   # a file rewritten now would have another mtime
 sweep "$W/pkgs" "$W/hang" "$W/crash" --jobs 2 >"$W/run2.out" 2>"$W/run2.err" &
 SWEEP_PID=$!
-hang_seen=0 crash_seen=0 crashed=
+hang_seen=0 crash_seen=0 crashed= hang_work=
 while kill -0 "$SWEEP_PID" 2>/dev/null; do
-	pgrep -f '^sleep 3137$' >/dev/null && hang_seen=1
+	if pgrep -f '^sleep 3137$' >/dev/null; then
+		hang_seen=1
+		[ -n "$hang_work" ] || hang_work=$(work_of hkhang)
+	fi
 	# hkcrash's build in its phases: its process (the sweep's child that is an ancestor of
 	# the sleep) dies of SIGSEGV, as a build that crashes.
 	if [ -z "$crashed" ] && s=$(pgrep -f '^sleep 4242$'); then
@@ -135,6 +169,8 @@ check_eq "...with the same classes" "missing_build_depends" "$(item hkyacc_1.0.d
 check_eq "hkslow=1.0 built this time (the control: the resumed run builds)" "false 0 0 0" \
 	"$(item hkslow=1.0 '"\(.run.resumed) \([.phases[].exit_code] | join(" "))"')"
 check_contains "...as a Debian item of class Hermetic or probes only" "hermetic probes_only" "$(item hkslow=1.0 .outcome)"
+check_eq "...its closure (hkcalc's) from the store: nothing downloaded" "true 0" \
+	"$(item hkslow=1.0 '"\(.debian.closure > 0) \(.run.closure_downloaded)"')"
 check_eq "hknope=1.0 tried again (a fetch failure is not recorded)" "false fetch_failed" \
 	"$(item hknope=1.0 '"\(.run.resumed) \(.outcome)"')"
 check_contains "progress on stderr: done/total and the rate" "$(cat "$W/run2.err")" "6/6 done (2 resumed)"
@@ -153,24 +189,105 @@ check_eq "hkhang's sleep ran (the control for 'its processes gone')" 1 "$hang_se
 check_eq "hkhang: timed out" timed_out "$(item hkhang_1.0.dsc .outcome)"
 check_contains "...saying why" "$(item hkhang_1.0.dsc .failure.reason)" "limit of 60 s per item (--item-timeout)"
 check_eq "...its processes gone" "" "$(pgrep -af '^sleep 3137$')"
-check_eq "...no work directory left" "" "$(ls -A "$O/tmp")"
-check_eq "...no build result kept" "" "$(ls "$O/builds" | grep hkhang)"
+check "while it ran, its work directories were in its item's directory (the control)" \
+	test -n "$hang_work"
+check_eq "...no work directory left: not in its item's directory, not anywhere" "" \
+	"$(ls -A "$O/work" 2>/dev/null; for d in $hang_work; do [ -e "$d" ] && echo "$d"; done; stray)"
+w=$(grep -h '^\[work\] ' "$O"/logs/*.log | sed 's/^\[work\] //')
+check "control: the builds' logs say where their work directories were" test -n "$w"
+check_eq "every build of the sweep made its work directory in its item's ($(wc -l <<<"$w") of them)" "" \
+	"$(grep -vE "^$O/work/[0-9]{4}-[^/]+/harkaq-build-[0-9a-f]+\$" <<<"$w")"
 arts=$("$HARKAQ" store --store "$S" list 2>/dev/null)
 check_contains "the built packages' .debs are in the store (the control)" "$arts" "hkslow_debs"
 check_not_contains "...hkhang's are not" "$arts" "hkhang"
 check_eq "...and no temporary in the store" 0 "$(find "$S" -maxdepth 1 -name '.tmp-*' | wc -l)"
 
 sec "summary and merge"
-check_eq "the classes add up" 6 "$(jq '.summary | .hermetic + .probes_only + .missing_build_depends + .failed + .no_evidence + .fetch_failed + .timed_out + .declarable + .irreducible' "$O/summary.json")"
+classes='[.hermetic, .declarable, .irreducible, .no_evidence, .failed, .missing_build_depends, .influence, .unattributed, .probes_only, .inert_probes, .fetch_failed, .timed_out] | add'
+check_eq "the classes add up" 6 "$(jq ".summary | $classes" "$O/summary.json")"
+check_eq "...the Debian items' own too" 6 "$(jq ".summary.debian.classes | $classes" "$O/summary.json")"
+check_eq "each item's outcome is the build's own class where the build gave one" "" \
+	"$(jq -r '.recipes[] | select(.debian.class != null) | select(.outcome != ({"missing": "missing_build_depends", "probes": "probes_only"}[.debian.class] // .debian.class)) | .key' "$O/result.json")"
 check_eq "bison is named by one source package, as missing" "1 1" "$(jq -r '.summary.debian.named[] | select(.package == "bison") | "\(.sources) \(.missing)"' "$O/summary.json")"
 check "time per item in the run data" jq -e '.run.item_ms.items == 6 and .run.item_ms.median > 0' "$O/result.json"
 "$HARKAQ" sweep merge "$O" --store "$S" --out "$W/merged" >/dev/null 2>"$W/merge.err"
 check_eq "sweep merge reads the Debian items back" 0 $?
 check "...its summary.json is the sweep's, byte for byte" cmp "$O/summary.json" "$W/merged/summary.json"
 
+# ---- run 3: --decide-probes --------------------------------------------------------------------
+# make_probe_pkg NAME LINE: a package without Build-Depends whose build runs LINE instead of
+# yacc (bison is visible in the store, imported for hkcalc, and undeclared: reading it is a
+# probe) and ships the file "features" LINE writes.
+make_probe_pkg() {
+	local name=$1 line=$2 d=$W/$1
+	"$ROOT/tests/fixtures/testpkg.sh" "$d" "$name" "" 0 >/dev/null || not_ok "make the test package $name"
+	(cd "$d" && dpkg-source -x "${name}_1.0.dsc" "$name-1.0" >/dev/null 2>&1) || not_ok "unpack $name"
+	awk -v b="$line" -v n="$name" '
+		/^\tyacc -o calc.c calc.y$/ { print "\t" b; print "\tprintf '"'"'int main(void) { return 0; }\\n'"'"' >calc.c"; next }
+		/^\tdpkg-gencontrol/ { print "\tinstall -D -m 644 features debian/tmp/usr/share/" n "/features" }
+		{ print }' "$d/$name-1.0/debian/rules" >"$d/rules" && mv "$d/rules" "$d/$name-1.0/debian/rules"
+	chmod 755 "$d/$name-1.0/debian/rules"
+	rm -f "$d/${name}"_1.0.*
+	(cd "$d" && dpkg-source -b "$name-1.0" >/dev/null 2>&1) || not_ok "dpkg-source -b $name"
+	rm -rf "$d/$name-1.0"
+}
+make_probe_pkg hkinfl 'if cat /usr/bin/bison >/dev/null 2>&1; then echo bison; else echo plain; fi >features'
+make_probe_pkg hkinert 'cat /usr/bin/bison >/dev/null 2>&1 || true; echo plain >features'
+# The options of run 2, with --decide-probes: for hkcalc and hkyacc only that differs.
+decide() (
+	cd "$W" || exit 1
+	exec "$HARKAQ" sweep --store "$S" --out out --sources "$W/sources" --item-timeout 60 \
+		--html "$O/report.html" --jobs 2 --decide-probes "$@"
+)
+sec "run 3, --decide-probes"
+decide "$W/pkgs" "$W/hkinfl" "$W/hkinert" >"$W/run3.out" 2>"$W/run3.err"
+check_eq "the sweep with --decide-probes completes" 0 $?
+check_eq "hkcalc and hkyacc built again: done without --decide-probes, their records do not stand" \
+	"false false" "$(echo $(item hkcalc_1.0.dsc .run.resumed) $(item hkyacc_1.0.dsc .run.resumed))"
+check_eq "...and their builds were asked to decide" "true true" \
+	"$(echo $(item hkcalc_1.0.dsc '.debian.decide != null') $(item hkyacc_1.0.dsc '.debian.decide != null'))"
+check_eq "hkinfl: an undeclared influence, the build's own class" "influence influence" \
+	"$(item hkinfl_1.0.dsc '"\(.outcome) \(.debian.class)"')"
+check_eq "...its probe bison decided an influence" "bison influence" \
+	"$(item hkinfl_1.0.dsc '.debian.probes[] | "\(.package) \(.decision.class)"')"
+check_contains "...the .deb member that differs, named" \
+	"$(item hkinfl_1.0.dsc '.debian.probes[0].decision.differences | join(" | ")')" "usr/share/hkinfl/features"
+check_contains "...and the rule that said so" "$(item hkinfl_1.0.dsc '.debian.probes[0].decision.why')" \
+	"the .debs differ"
+check_eq "hkinert: the same probe, decided inert (the control): inert probes only" \
+	"inert_probes bison inert" \
+	"$(item hkinert_1.0.dsc '"\(.outcome) \(.debian.probes[] | "\(.package) \(.decision.class)")"')"
+check_eq "the summary lists the one influence" "bison hkinfl 1" \
+	"$(jq -r '.summary.debian.influences[] | "\(.package) \(.source) \(.n_differences > 0 | if . then 1 else 0 end)"' "$O/summary.json")"
+check_eq "...and counts it" "1 1" \
+	"$(jq -r '"\(.summary.influence) \(.summary.debian.named[] | select(.package == "bison") | .influences)"' "$O/summary.json")"
+T3=$(cat "$O/summary.txt")
+check_contains "the table says the decision" "$T3" "probes: bison (influence: "
+check_contains "...and lists the influence" "$T3" "  bison changes hkinfl: "
+check_contains "...the control's decision too" "$T3" "probes: bison (inert)"
+check_eq "every Debian item's work directory gone" "" "$(ls -A "$O/work" 2>/dev/null; stray)"
+
+sec "run 4, with --confirm too, and run 5, the same again"
+decide "$W/pkgs" --confirm >"$W/run4.out" 2>"$W/run4.err"
+check_eq "the sweep with --confirm completes" 0 $?
+check_eq "hkyacc built again with --confirm: its missing bison confirmed a need" "false still_fails" \
+	"$(item hkyacc_1.0.dsc '"\(.run.resumed) \(.debian.confirm)"')"
+check_contains "...said in the table" "$(cat "$O/summary.txt")" "(--confirm: still_fails)"
+decide "$W/pkgs" --confirm >"$W/run5.out" 2>"$W/run5.err"
+check_eq "the same sweep again: every item taken from its record (the control: options that did not change)" \
+	"true true" "$(echo $(item hkcalc_1.0.dsc .run.resumed) $(item hkyacc_1.0.dsc .run.resumed))"
+
+# The report of run 3, with the influences.
+decide "$W/pkgs" "$W/hkinfl" "$W/hkinert" >"$W/run6.out" 2>"$W/run6.err"
+check_eq "run 3 again: resumed whole" 4 "$(jq '[.recipes[] | select(.run.resumed)] | length' "$O/result.json")"
+ev=$(item hkyacc_1.0.dsc '.debian.missing[0].evidence')
+iev=$(item hkinfl_1.0.dsc '.debian.probes[0].evidence')
 sec "the HTML report"
 H=$(cat "$O/report.html")
 check_contains "the report has the Debian section" "$H" "Packages named most often as undeclared"
+check_contains "...the undeclared influences" "$H" "<h2>Undeclared influences (1)</h2>"
+check_contains "...with the differing file" "$H" "usr/share/hkinfl/features"
+check_contains "...and the evidence of the probe" "$H" "/.evidence/${iev#b3:}.json"
 check_contains "...the missing package with its evidence link" "$H" "/.evidence/${ev#b3:}.json"
 check_contains "...the long path whole" "$H" "a-directory-with-a-rather-long-name-so-that-the-report-has-to-wrap-it/calc/hkcalc_1.0.dsc"
 check_not_contains "...no SVG label clipped at the left" "$H" 'text-anchor="end"'

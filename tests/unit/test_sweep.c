@@ -51,21 +51,14 @@ static const char *denial(const char *cls, const char *path)
 	return buf[k];
 }
 
-/* A build result with one phase per state/denials pair. */
-static struct hk_jval *build_json(const char *failed_phase, const char *phases)
+/* A build result with one phase per state/denials pair, as its text. */
+static char *build_json(const char *failed_phase, const char *phases)
 {
-	char *text = hk_xasprintf("{\"recipe\":{\"name\":\"r\",\"version\":\"1\",\"hash\":\"b3:00\"},"
-				  "\"policy_id\":\"b3:11\",\"phases\":[%s],\"failed_phase\":%s%s%s,"
-				  "\"artifact\":null}",
-				  phases, failed_phase ? "\"" : "", failed_phase ? failed_phase : "null",
-				  failed_phase ? "\"" : "");
-	struct hk_jval *v = NULL;
-	struct hk_error err;
-	int rc = hk_json_parse(text, strlen(text), &v, &err);
-	if (rc < 0)
-		fprintf(stderr, "# %s\n# %s\n", err.msg, text);
-	free(text);
-	return v;
+	return hk_xasprintf("{\"recipe\":{\"name\":\"r\",\"version\":\"1\",\"hash\":\"b3:00\"},"
+			    "\"policy_id\":\"b3:11\",\"phases\":[%s],\"failed_phase\":%s%s%s,"
+			    "\"artifact\":null}",
+			    phases, failed_phase ? "\"" : "", failed_phase ? failed_phase : "null",
+			    failed_phase ? "\"" : "");
 }
 
 static char *phase(const char *name, int exit_code, const char *state, const char *reason,
@@ -82,11 +75,13 @@ static void item_of(struct hk_sweep_item *it, const char *failed, const char *ph
 {
 	memset(it, 0, sizeof(*it));
 	it->key = hk_xstrdup("k/recipe.toml");
-	struct hk_jval *v = build_json(failed, phases);
-	REQUIRE(v);
+	char *text = build_json(failed, phases);
 	struct hk_error err;
-	CHECK_EQ_INT(0, hk_sweep_item_from_build(it, v, fake_in_base, NULL, &err));
-	hk_jval_free(v);
+	int rc = hk_sweep_item_from_build(it, text, strlen(text), fake_in_base, NULL, &err);
+	if (rc < 0)
+		fprintf(stderr, "# %s\n# %s\n", err.msg, text);
+	CHECK_EQ_INT(0, rc);
+	free(text);
 	hk_sweep_classify(it, 1, item_classifier, NULL);
 }
 
@@ -179,15 +174,40 @@ TEST(outcome_failures_and_missing_evidence)
 	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
 	CHECK_STR_EQ("x/recipe.toml", it.key);
 	hk_sweep_item_free(&it);
-	/* A build result that is not one. */
-	struct hk_jval *v = NULL;
+	/* A build result that is not one, or not JSON at all. */
 	struct hk_error err;
-	REQUIRE(hk_json_parse("{\"x\":1}", 7, &v, &err) == 0);
 	memset(&it, 0, sizeof(it));
-	CHECK(hk_sweep_item_from_build(&it, v, NULL, NULL, &err) == -EINVAL);
+	CHECK(hk_sweep_item_from_build(&it, "{\"x\":1}", 7, NULL, NULL, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "not a harkaq build result");
+	CHECK(hk_sweep_item_from_build(&it, "[1]", 3, NULL, NULL, &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "not a harkaq build result (not a JSON object)");
+	CHECK(hk_sweep_item_from_build(&it, "{\"rec", 5, NULL, NULL, &err) < 0);
 	CHECK_CONTAINS(err.msg, "not a harkaq build result");
 	hk_sweep_item_free(&it);
-	hk_jval_free(v);
+}
+
+/* A build that left no result is said by how its process ended, typed: a signal is a crash,
+ * an exit a set-up failure; neither reads a log. */
+TEST(a_build_without_result_is_coded_by_how_its_process_ended)
+{
+	struct hk_sweep_item it;
+	memset(&it, 0, sizeof(it));
+	const struct hk_sweep_proc_end segv = { .signaled = true, .code = 11 };
+	hk_sweep_item_without_result(&it, &segv, NULL);
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	CHECK_STR_EQ(HK_SWEEP_FAIL_CRASH, it.fail_code);
+	CHECK_STR_EQ("the build's process was killed by signal 11 and left no result", it.reason);
+	const struct hk_sweep_proc_end exit127 = { .signaled = false, .code = 127 };
+	hk_sweep_item_without_result(&it, &exit127, "its result is unreadable: x");
+	CHECK_STR_EQ(HK_SWEEP_FAIL_SETUP, it.fail_code);
+	CHECK_STR_EQ("the build's process exited with status 127 and left no result: its result "
+		     "is unreadable: x", it.reason);
+	/* A Debian item without a report is failed too, not left without a class. */
+	it.deb = hk_xcalloc(1, sizeof(*it.deb));
+	hk_sweep_item_without_result(&it, &segv, NULL);
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	CHECK_STR_EQ(HK_SWEEP_FAIL_CRASH, it.fail_code);
+	hk_sweep_item_free(&it);
 }
 
 TEST(policy_bug_denials_are_not_the_recipes_debt)
@@ -225,11 +245,8 @@ static void failed_item(struct hk_sweep_item *it, const char *failure, int *rc)
 				  "\"phases\":[],\"error\":\"fetching the source on the host: "
 				  "'apt-get source' failed; build dep 'cmake'\"%s%s}",
 				  failure ? ",\"failure\":" : "", failure ? failure : "");
-	struct hk_jval *v = NULL;
 	struct hk_error err;
-	REQUIRE(hk_json_parse(text, strlen(text), &v, &err) == 0);
-	*rc = hk_sweep_item_from_build(it, v, fake_in_base, NULL, &err);
-	hk_jval_free(v);
+	*rc = hk_sweep_item_from_build(it, text, strlen(text), fake_in_base, NULL, &err);
 	free(text);
 }
 
@@ -597,36 +614,42 @@ TEST(phase_counts_count_paths_not_denials)
 	free(ds);
 }
 
-/* A Debian build's report (harkaq build --dsc --json) with `result` phases and the report's
- * findings. */
+/* A Debian item's document (harkaq.sweep.debian-build.v1, the sweep's child writes it) whose
+ * report (harkaq build --dsc --json) has `result` phases, the findings, the package's class
+ * (NULL: null) and --decide-probes' answers (`decide`: "" for null, else ",\"decide\":…"). */
+static char *deb_doc(const char *failed, const char *phases, const char *missing,
+		     const char *probes, const char *cls, const char *extra, const char *error)
+{
+	char *res = build_json(failed, phases);
+	char *text = hk_xasprintf(
+		"{\"kind\":\"harkaq.sweep.debian-build.v1\",\"exit_status\":0,\"fetch\":null,"
+		"\"report\":{\"dsc\":{\"source\":\"hkcalc\",\"version\":\"1.0\",\"sha256\":\"ab\"},"
+		"\"closure\":[{\"name\":\"bison\"}],\"closure_downloaded\":1,\"missing\":[%s],"
+		"\"probes\":[%s],\"unattributed\":[{\"class\":\"unattributed\",\"path\":\"/x\"},"
+		"{\"class\":\"policy_bug\",\"path\":\"/dev/tty\"}],\"from_log\":[],"
+		"\"converse\":{\"computed\":true,\"unopened\":[{\"field\":\"Build-Depends\","
+		"\"group\":\"hello\"}]},\"class\":%s%s%s,\"confirm\":null%s,"
+		"\"result\":%s,\"error\":%s%s%s}}",
+		missing, probes, cls ? "\"" : "", cls ? cls : "null", cls ? "\"" : "",
+		*extra ? extra : ",\"decide\":null", res,
+		error ? "\"" : "", error ? error : "null", error ? "\"" : "");
+	free(res);
+	return text;
+}
+
 static void deb_item_of(struct hk_sweep_item *it, const char *failed, const char *phases,
-			const char *missing, const char *probes, const char *error)
+			const char *missing, const char *probes, const char *cls,
+			const char *extra, const char *error)
 {
 	memset(it, 0, sizeof(*it));
 	it->key = hk_xstrdup("hkcalc=1.0");
-	struct hk_jval *b = build_json(failed, phases);
-	REQUIRE(b);
-	struct hk_buf res = HK_BUF_INIT;
-	struct hk_json j;
-	hk_json_init(&j, &res, 0);
-	hk_json_value(&j, b);
-	hk_jval_free(b);
-	char *text = hk_xasprintf(
-		"{\"dsc\":{\"source\":\"hkcalc\",\"version\":\"1.0\",\"sha256\":\"ab\"},"
-		"\"closure\":[{\"name\":\"bison\"}],\"missing\":[%s],\"probes\":[%s],"
-		"\"unattributed\":[{\"class\":\"unattributed\",\"path\":\"/x\"},"
-		"{\"class\":\"policy_bug\",\"path\":\"/dev/tty\"}],\"from_log\":[],"
-		"\"converse\":{\"computed\":true,\"unopened\":[{\"field\":\"Build-Depends\","
-		"\"group\":\"hello\"}]},\"result\":%s,\"error\":%s%s%s}",
-		missing, probes, hk_buf_str(&res), error ? "\"" : "", error ? error : "null",
-		error ? "\"" : "");
-	hk_buf_free(&res);
-	struct hk_jval *v = NULL;
+	char *text = deb_doc(failed, phases, missing, probes, cls, extra, error);
 	struct hk_error err;
-	REQUIRE(hk_json_parse(text, strlen(text), &v, &err) == 0);
+	int rc = hk_sweep_item_from_debian_build(it, text, strlen(text), &err);
+	if (rc < 0)
+		fprintf(stderr, "# %s\n# %s\n", err.msg, text);
+	CHECK_EQ_INT(0, rc);
 	free(text);
-	CHECK_EQ_INT(0, hk_sweep_item_from_dsc(it, v, &err));
-	hk_jval_free(v);
 	hk_sweep_classify(it, 1, fake_classify, NULL);
 }
 
@@ -650,52 +673,84 @@ static const char *finding(const char *pkg, const char *phase)
 	return buf[k];
 }
 
-/* The classes of a Debian source package (docs/sweep.md, "Debian source packages"), each
- * beside the one next to it in the rule. */
-TEST(debian_classes_follow_the_report)
+/* --decide-probes' answer about tzdata, as the report's "decide" member. */
+static const char decide_influence[] =
+	",\"decide\":{\"not_run\":null,\"builds\":[],\"decisions\":[{\"package\":\"tzdata\","
+	"\"class\":\"influence\",\"why\":\"granted, the .debs differ from those built without "
+	"it\",\"differences\":[\"hkcalc_1.0_amd64.deb: ./usr/share/hkcalc/features: content "
+	"differs\"],\"n_differences\":3}]}";
+
+/* The classes of a Debian source package (docs/sweep.md, "Debian source packages"): the
+ * build's own, each beside another. */
+TEST(debian_classes_are_the_builds_own)
 {
 	struct hk_sweep_item it;
 	char *ok3 = cat2(phase("clean", 0, "Hermetic", NULL, "", NULL),
 			 phase("build", 0, "Hermetic", NULL, "", NULL));
-	deb_item_of(&it, NULL, ok3, "", "", NULL);
+	deb_item_of(&it, NULL, ok3, "", "", "hermetic", "", NULL);
 	CHECK_EQ_INT(HK_SWEEP_HERMETIC, it.outcome);
 	REQUIRE(it.deb);
+	CHECK(it.deb->has_class);
+	CHECK_EQ_INT(HK_DSC_HERMETIC, it.deb->cls);
 	CHECK_STR_EQ("hkcalc", it.name);
 	CHECK_STR_EQ("1.0", it.version);
 	CHECK_EQ_INT(1, it.deb->closure);
+	CHECK(it.closure_known);
+	CHECK_EQ_INT(1, it.closure_downloaded);
 	CHECK_EQ_INT(1, it.deb->unattributed);   /* the policy bug is not counted */
 	REQUIRE(it.deb->n_unopened == 1);
 	CHECK_STR_EQ("Build-Depends: hello", it.deb->unopened[0]);
 	CHECK_EQ_INT(0, it.n_debts);   /* the report names packages, not debt paths */
+	CHECK(!it.deb->decide_asked);
+	hk_sweep_item_free(&it);
+	/* The sweep never reclasses: the same completed build, classed failed by its report, is
+	 * failed. */
+	deb_item_of(&it, NULL, ok3, "", "", "failed", "", NULL);
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
 	hk_sweep_item_free(&it);
 	free(ok3);
 
-	/* Impure phases that went on, probes named: probes only. */
+	/* Impure phases that went on, a probe named and not decided: probes only. */
 	char *imp = cat2(phase("clean", 0, "Impure", NULL, denial("debt", "/usr/share/x"), NULL),
 			 phase("build", 0, "Impure", NULL, denial("debt", "/usr/share/x"), NULL));
-	deb_item_of(&it, NULL, imp, "", finding("tzdata", "debian/rules build-arch"), NULL);
+	deb_item_of(&it, NULL, imp, "", finding("tzdata", "debian/rules build-arch"), "probes", "",
+		    NULL);
 	CHECK_EQ_INT(HK_SWEEP_PROBES, it.outcome);
 	REQUIRE(it.deb->n_probes == 1);
 	CHECK_STR_EQ("build", it.deb->probes[0].phase);   /* the report's target, as the phase */
 	CHECK_EQ_INT(2, it.deb->probes[0].paths);
+	CHECK(!it.deb->probes[0].decided);
+	hk_sweep_item_free(&it);
+	/* The same probe decided an influence by --decide-probes: its answer on the probe. */
+	deb_item_of(&it, NULL, imp, "", finding("tzdata", "debian/rules build-arch"), "influence",
+		    decide_influence, NULL);
+	CHECK_EQ_INT(HK_SWEEP_INFLUENCE, it.outcome);
+	CHECK(it.deb->decide_asked);
+	CHECK(it.deb->decide_not_run == NULL);
+	REQUIRE(it.deb->n_probes == 1);
+	const struct hk_sweep_finding *p = &it.deb->probes[0];
+	CHECK(p->decided);
+	CHECK_EQ_INT(HK_PROBE_INFLUENCE, p->decision);
+	CHECK_STR_EQ("granted, the .debs differ from those built without it", p->why);
+	REQUIRE(p->n_listed == 1);
+	CHECK_STR_EQ("hkcalc_1.0_amd64.deb: ./usr/share/hkcalc/features: content differs",
+		     p->differences[0]);
+	CHECK_EQ_INT(3, p->n_differences);
 	hk_sweep_item_free(&it);
 	free(imp);
 
-	/* A phase failed on a package it was denied: missing Build-Depends; without one, failed. */
+	/* A phase failed on a package it was denied: missing Build-Depends. */
 	char *fail = cat2(phase("clean", 0, "Hermetic", NULL, "", NULL),
 			  phase("build", 2, "Impure", NULL, denial("debt", "/usr/bin/yacc"), NULL));
-	deb_item_of(&it, "build", fail, finding("bison", "debian/rules build"), "", NULL);
+	deb_item_of(&it, "build", fail, finding("bison", "debian/rules build"), "", "missing", "",
+		    NULL);
 	CHECK_EQ_INT(HK_SWEEP_MISSING, it.outcome);
 	hk_sweep_item_free(&it);
-	deb_item_of(&it, "build", fail, "", "", NULL);
-	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
-	hk_sweep_item_free(&it);
-
-	/* NoEvidence comes before a missing Build-Depends: the kernel could not vouch for it. */
+	/* ...NoEvidence, then the sweep's limit or a fetch failure before anything the build
+	 * said. */
 	char *noev = phase("build", 2, "NoEvidence", "canary_not_seen", "", NULL);
-	deb_item_of(&it, "build", noev, finding("bison", "debian/rules build"), "", NULL);
+	deb_item_of(&it, "build", noev, "", "", "no_evidence", "", NULL);
 	CHECK_EQ_INT(HK_SWEEP_NOEVIDENCE, it.outcome);
-	/* ...and the sweep's limit, or a fetch failure, before anything the build said. */
 	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_TIMEOUT, "limit");
 	CHECK_EQ_INT(HK_SWEEP_TIMED_OUT, it.outcome);
 	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_FETCH, "closure: apt-get download failed");
@@ -703,40 +758,120 @@ TEST(debian_classes_follow_the_report)
 	hk_sweep_item_free(&it);
 	free(noev);
 
-	/* Not built: the report's error, failed. */
-	deb_item_of(&it, NULL, "", "", "", "Build-Depends: unsatisfiable");
+	/* Not built: no class, the report's error, failed. */
+	deb_item_of(&it, NULL, "", "", "", NULL, "", "Build-Depends: unsatisfiable");
 	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	CHECK(!it.deb->has_class);
+	CHECK_STR_EQ(HK_SWEEP_FAIL_SETUP, it.fail_code);
 	CHECK_STR_EQ("Build-Depends: unsatisfiable", it.reason);
 	hk_sweep_item_free(&it);
+	free(fail);
+}
 
-	/* Round trip through the document, and the summary's named packages; the irreducible
-	 * rate is the recipes' only. */
-	struct hk_sweep_doc d = { .catalogue_size = 2 };
-	const char *keys[] = { "a=1", "hkcalc=1.0" };
-	hk_sweep_catalogue_id(keys, 2, d.catalogue_id);
-	d.items = hk_xcalloc(3, sizeof(*d.items));
+/* Every class of the build has its own outcome, and the outcome's name reads back. */
+TEST(each_debian_class_maps_to_one_outcome)
+{
+	bool seen[HK_SWEEP_OUTCOME_COUNT] = { false };
+	for (int c = HK_DSC_FAILED; c <= HK_DSC_HERMETIC; c++) {
+		enum hk_sweep_outcome o = hk_sweep_outcome_of_dsc((enum hk_dsc_class)c);
+		CHECK(!seen[o]);
+		seen[o] = true;
+		CHECK(hk_sweep_outcome_name(o) != NULL);
+	}
+	CHECK_EQ_INT(HK_SWEEP_INFLUENCE, hk_sweep_outcome_of_dsc(HK_DSC_INFLUENCE));
+	CHECK_EQ_INT(HK_SWEEP_UNATTRIBUTED, hk_sweep_outcome_of_dsc(HK_DSC_UNATTRIBUTED));
+	CHECK_EQ_INT(HK_SWEEP_INERT_PROBES, hk_sweep_outcome_of_dsc(HK_DSC_INERT_PROBES));
+	CHECK_STR_EQ("inert_probes", hk_sweep_outcome_name(HK_SWEEP_INERT_PROBES));
+	/* The recipes' own outcomes are no class of a Debian build. */
+	CHECK(!seen[HK_SWEEP_DECLARABLE] && !seen[HK_SWEEP_IRREDUCIBLE]);
+}
+
+/* The Debian document is read by one decoder: a fetch failure is typed, and what is not
+ * such a document, or a class the build does not have, is refused. */
+TEST(the_debian_document_decoder_refuses_what_it_does_not_know)
+{
+	struct hk_sweep_item it;
+	memset(&it, 0, sizeof(it));
+	it.key = hk_xstrdup("hknope=1.0");
+	const char *fetch = "{\"kind\":\"harkaq.sweep.debian-build.v1\",\"exit_status\":70,"
+			    "\"fetch\":{\"what\":\"source\",\"reason\":\"apt-get source "
+			    "--download-only hknope=1.0 failed: E: no\"},\"report\":null}";
+	struct hk_error err;
+	REQUIRE(hk_sweep_item_from_debian_build(&it, fetch, strlen(fetch), &err) == 0);
+	CHECK_EQ_INT(HK_SWEEP_FETCH_FAILED, it.outcome);
+	CHECK_STR_EQ("source: apt-get source --download-only hknope=1.0 failed: E: no", it.reason);
+	REQUIRE(it.deb);
+	CHECK(!it.closure_known);
+	hk_sweep_item_free(&it);
+
+	const char *other = "{\"kind\":\"harkaq.sweep.v1\",\"fetch\":null,\"report\":null}";
+	memset(&it, 0, sizeof(it));
+	CHECK(hk_sweep_item_from_debian_build(&it, other, strlen(other), &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "not a harkaq.sweep.debian-build.v1 document");
+	hk_sweep_item_free(&it);
+	/* A class the build does not have; the control is the same document with one it has. */
+	char *bad = deb_doc(NULL, "", "", "", "mostly_fine", "", NULL);
+	memset(&it, 0, sizeof(it));
+	CHECK(hk_sweep_item_from_debian_build(&it, bad, strlen(bad), &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "\"class\" is not a class of a Debian package");
+	hk_sweep_item_free(&it);
+	free(bad);
+	char *good = deb_doc(NULL, "", "", "", "inert_probes", "", NULL);
+	memset(&it, 0, sizeof(it));
+	CHECK_EQ_INT(0, hk_sweep_item_from_debian_build(&it, good, strlen(good), &err));
+	CHECK_EQ_INT(HK_SWEEP_INERT_PROBES, it.outcome);
+	hk_sweep_item_free(&it);
+	free(good);
+}
+
+/* Through the document and back, as a merge reads it: the classes, the decisions, the
+ * summary's named packages and influences; the irreducible rate is the recipes' only, and how
+ * the closure was got is run data. */
+TEST(debian_items_round_trip_with_their_decisions)
+{
+	char *fail = cat2(phase("clean", 0, "Hermetic", NULL, "", NULL),
+			  phase("build", 2, "Impure", NULL, denial("debt", "/usr/bin/yacc"), NULL));
+	char *imp = phase("build", 0, "Impure", NULL, denial("debt", "/x"), NULL);
+	struct hk_sweep_doc d = { .catalogue_size = 3 };
+	const char *keys[] = { "a=1", "b=1", "hkcalc=1.0" };
+	hk_sweep_catalogue_id(keys, 3, d.catalogue_id);
+	d.items = hk_xcalloc(4, sizeof(*d.items));
 	deb_item_of(&d.items[0], "build", fail, finding("bison", "debian/rules build"),
-		    finding("tzdata", "debian/rules build"), NULL);
-	free(d.items[0].key);
-	d.items[0].key = hk_xstrdup("a=1");
-	imp = phase("build", 0, "Impure", NULL, denial("debt", "/x"), NULL);
-	deb_item_of(&d.items[1], NULL, imp, "", finding("tzdata", "debian/rules build"), NULL);
-	d.n_items = 2;
+		    finding("tzdata", "debian/rules build"), "missing", "", NULL);
+	deb_item_of(&d.items[1], NULL, imp, "", finding("tzdata", "debian/rules build"),
+		    "influence", decide_influence, NULL);
+	deb_item_of(&d.items[2], NULL, imp, "", finding("tzdata", "debian/rules build"), "probes",
+		    "", NULL);
+	for (size_t i = 0; i < 3; i++) {
+		free(d.items[i].key);
+		d.items[i].key = hk_xstrdup(keys[i]);
+	}
+	d.n_items = 3;
 	struct hk_buf b = HK_BUF_INIT;
 	struct hk_json j;
 	hk_json_init(&j, &b, 1);
 	hk_sweep_doc_json(&d, true, &j);
-	CHECK_CONTAINS(hk_buf_str(&b), "\"missing_build_depends\": 1");
-	CHECK_CONTAINS(hk_buf_str(&b), "\"probes_only\": 1");
-	CHECK_CONTAINS(hk_buf_str(&b), "\"irreducible_rate\": null");
+	const char *t = hk_buf_str(&b);
+	CHECK_CONTAINS(t, "\"missing_build_depends\": 1");
+	CHECK_CONTAINS(t, "\"influence\": 1");
+	CHECK_CONTAINS(t, "\"probes_only\": 1");
+	CHECK_CONTAINS(t, "\"irreducible_rate\": null");
+	CHECK_CONTAINS(t, "\"class\": \"influence\"");
+	CHECK_CONTAINS(t, "\"closure_downloaded\": 1");
 	struct hk_sweep_summary s;
 	hk_sweep_summarise(d.items, d.n_items, &s);
 	REQUIRE(s.n_named == 2);
 	CHECK_STR_EQ("tzdata", s.named[0].package);
-	CHECK_EQ_INT(2, s.named[0].sources);
+	CHECK_EQ_INT(3, s.named[0].sources);
 	CHECK_EQ_INT(0, s.named[0].missing);
+	CHECK_EQ_INT(1, s.named[0].influences);
 	CHECK_STR_EQ("bison", s.named[1].package);
 	CHECK_EQ_INT(1, s.named[1].missing);
+	REQUIRE(s.n_influences == 1);
+	CHECK_STR_EQ("b=1", s.influences[0].item->key);
+	CHECK_STR_EQ("tzdata", s.influences[0].probe->package);
+	CHECK_EQ_INT(3, s.debian);
+	CHECK_EQ_INT(1, s.deb_counts[HK_SWEEP_INFLUENCE]);
 	hk_sweep_summary_free(&s);
 	struct hk_sweep_doc back;
 	struct hk_error err;
@@ -745,10 +880,34 @@ TEST(debian_classes_follow_the_report)
 	hk_json_init(&j, &again, 1);
 	hk_sweep_doc_json(&back, true, &j);
 	CHECK_STR_EQ(hk_buf_str(&b), hk_buf_str(&again));
+	REQUIRE(back.items[1].deb && back.items[1].deb->n_probes == 1);
+	CHECK(back.items[1].deb->probes[0].decided);
+	CHECK_EQ_INT(3, back.items[1].deb->probes[0].n_differences);
 	/* Reclassified as a merge does, the classes stay. */
 	hk_sweep_classify(back.items, back.n_items, fake_classify, NULL);
 	CHECK_EQ_INT(HK_SWEEP_MISSING, back.items[0].outcome);
-	CHECK_EQ_INT(HK_SWEEP_PROBES, back.items[1].outcome);
+	CHECK_EQ_INT(HK_SWEEP_INFLUENCE, back.items[1].outcome);
+	CHECK_EQ_INT(HK_SWEEP_PROBES, back.items[2].outcome);
+	/* Without run data: the decisions stay, how the closure was got goes. */
+	struct hk_buf sum = HK_BUF_INIT;
+	hk_json_init(&j, &sum, 1);
+	hk_sweep_doc_json(&back, false, &j);
+	CHECK_CONTAINS(hk_buf_str(&sum), "\"n_differences\": 3");
+	CHECK(!strstr(hk_buf_str(&sum), "closure_downloaded"));
+	/* The text table and the HTML say the influence, and how the closure was got. */
+	struct hk_buf tab = HK_BUF_INIT;
+	hk_sweep_table(&back, &tab);
+	CHECK_CONTAINS(hk_buf_str(&tab), "probes: tzdata (influence: 3 differences)");
+	CHECK_CONTAINS(hk_buf_str(&tab), "closure 1, 1 downloaded");
+	CHECK_CONTAINS(hk_buf_str(&tab), "undeclared influences (1):");
+	struct hk_buf html = HK_BUF_INIT;
+	back.store = hk_xstrdup("/s");
+	hk_sweep_html(&back, &html);
+	CHECK_CONTAINS(hk_buf_str(&html), "<h2>Undeclared influences (1)</h2>");
+	CHECK_CONTAINS(hk_buf_str(&html), "./usr/share/hkcalc/features: content differs");
+	hk_buf_free(&html);
+	hk_buf_free(&tab);
+	hk_buf_free(&sum);
 	hk_buf_free(&again);
 	hk_buf_free(&b);
 	hk_sweep_doc_free(&back);
