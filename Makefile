@@ -108,6 +108,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(HARNESS_OBJ) $(CORE_LIB)
 # The sweep's table and HTML are the engine's (src/engine/sweep_render.c), yet pure: the
 # sweep's unit test links that one object beside the core.
 $(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep_render.o
+# The exit-status table is the engine's edge (src/engine/status.c), yet pure: likewise.
+$(BUILD)/tests/test_status: $(BUILD)/obj/src/engine/status.o
 
 # Small programs the integration tests run inside the cage (escape attempts, probes).  Static
 # and without sanitizers: they run inside arbitrary roots, as an unprivileged user.
