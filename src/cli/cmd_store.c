@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "engine/store_bundle.h"
 #include "cli/store_cli.h"
 #include "engine/store_import.h"
 #include "core/base.h"
