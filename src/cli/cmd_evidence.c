@@ -38,7 +38,8 @@ static int do_verify(const char *store, int argc, char **argv)
 		char id[HK_B3_ID_LEN];
 		if (hk_explain_load(store, argv[i], &ev, id, &err) < 0) {
 			printf("FAILED %s: %s\n", argv[i], err.msg);
-			code = HK_EXIT_DATAERR;
+			/* An object that is missing or does not verify is the input's. */
+			code = cli_exit_as(&err, HK_ERROR_INPUT);
 			continue;
 		}
 		const char *phase = hk_jobj_str(ev, "phase"), *state = hk_jobj_str(ev, "state");
@@ -53,10 +54,8 @@ static int do_list(const char *store, bool json)
 	char **ids;
 	size_t n;
 	struct hk_error err = { 0 };
-	if (hk_evobj_list(store, &ids, &n, &err) < 0) {
-		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-		return HK_EXIT_SOFTWARE;
-	}
+	if (hk_evobj_list(store, &ids, &n, &err) < 0)
+		return cli_fail("harkaq evidence", &err, HK_ERROR_ENVIRONMENT);
 	int code = HK_EXIT_OK;
 	struct hk_buf out = HK_BUF_INIT;
 	struct hk_json j;
@@ -66,10 +65,8 @@ static int do_list(const char *store, bool json)
 	for (size_t i = 0; i < n; i++) {
 		struct hk_jval *ev = NULL;
 		char id[HK_B3_ID_LEN];
-		if (hk_explain_load(store, ids[i], &ev, id, &err) < 0) {
-			fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-			code = HK_EXIT_DATAERR;
-		}
+		if (hk_explain_load(store, ids[i], &ev, id, &err) < 0)
+			code = cli_fail("harkaq evidence", &err, HK_ERROR_INPUT);
 		/* hk_jobj_str takes a NULL object (an object that did not parse). */
 		const char *phase = hk_jobj_str(ev, "phase"), *state = hk_jobj_str(ev, "state");
 		const char *recipe = hk_jobj_str(ev, "recipe_hash");
@@ -124,18 +121,15 @@ static int do_show(const char *store, const char *query)
 	struct hk_error err = { 0 };
 	struct hk_jval *ev = NULL;
 	char id[HK_B3_ID_LEN];
-	if (hk_explain_load(store, query, &ev, id, &err) < 0) {
-		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-		return HK_EXIT_DATAERR;
-	}
+	if (hk_explain_load(store, query, &ev, id, &err) < 0)
+		return cli_fail("harkaq evidence", &err, HK_ERROR_INPUT);
 	hk_jval_free(ev);
 	hk_autofree char *path = NULL;
 	struct hk_buf bytes = HK_BUF_INIT;
 	if (hk_evobj_find(store, query, &path, id, &err) < 0 ||
 	    hk_evobj_read(path, &bytes, &err) < 0) {
-		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
 		hk_buf_free(&bytes);
-		return HK_EXIT_DATAERR;
+		return cli_fail("harkaq evidence", &err, HK_ERROR_INPUT);
 	}
 	fwrite(bytes.data, 1, bytes.len, stdout);
 	hk_buf_free(&bytes);

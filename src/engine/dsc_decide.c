@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "engine/dsc_findings.h"
-#include "engine/status.h"
 #include "engine/dsc_int.h"
 #include "engine/proc.h"
 #include "engine/sign.h"
@@ -228,11 +227,11 @@ static void extra_build(struct dsc_build *b, const struct hk_build_opts *eo,
 	co.keep_out = out_dir;
 	if (!eo->quiet)
 		fprintf(stderr, "[dsc] --decide-probes: %s\n", rec->purpose);
-	int code = hk_build_run(&co, br, &err);
+	int rc = hk_build_run(&co, br, &err);
 	hk_recipe_free(&recipe);
 	rec->phases = hk_dsc_phases_summary(br);
-	rec->completed = code < HK_EXIT_USAGE && dsc_completed(br);
-	if (code >= HK_EXIT_USAGE)
+	rec->completed = rc >= 0 && dsc_completed(br);
+	if (rc < 0)
 		rec->error = hk_xstrdup(err.msg);
 }
 

@@ -33,7 +33,6 @@ struct dsc_build {
 	struct hk_strv dpkg_db_files;
 	char *dpkg_db;
 	bool work_made;
-	bool unreachable;           /* the build user cannot reach the store, base or harkaq-exec */
 };
 
 /* What every Debian build may use without declaring it besides the Essential packages

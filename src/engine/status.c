@@ -46,9 +46,3 @@ int hk_exit_status(int rc, const struct hk_error *err)
 {
 	return rc < 0 ? hk_exit_for_error(err) : hk_exit_for_outcome((enum hk_outcome)rc);
 }
-
-int hk_exit_for_errno(int code)
-{
-	struct hk_error err = { .code = code, .cls = HK_ERROR_UNSET };
-	return hk_exit_for_error(&err);
-}

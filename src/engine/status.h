@@ -7,7 +7,7 @@
  *   64 usage error (bad option or argument)
  *   65 bad input (malformed policy, recipe, store object): FILE:LINE:COL named
  *   70 internal or environment error (a protection could not be installed, I/O failure)
- *   128+N  a signal N stopped the work (what it had made was removed)
+ *   128+N  a signal N stopped the work (build, sweep, store base create: they stop cleanly)
  *
  * The engine never returns a status.  Its entry points return an outcome (>= 0, enum
  * hk_outcome) or a negative errno with a classified struct hk_error (core/error.h); the
@@ -49,10 +49,6 @@ int hk_exit_for_outcome(enum hk_outcome o);
 /* The exit status of a failure, by its class (hk_error_class): usage 64, input 65,
  * environment and internal 70, interrupted 128 + its signal. */
 int hk_exit_for_error(const struct hk_error *err);
-
-/* The exit status of a failure known only by its errno (the class hk_error_class_of_errno
- * gives it). */
-int hk_exit_for_errno(int code);
 
 /* The exit status of what an entry point returned: `rc` >= 0 an outcome, < 0 a failure that
  * `err` describes. */

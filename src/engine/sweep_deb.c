@@ -219,8 +219,9 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		.n_see = see.n,
 	};
 	struct hk_dsc_result r;
-	int code = hk_dsc_build_run(&bo, &dopts, &r, &err);
-	if (code >= HK_EXIT_USAGE) {
+	int rc = hk_dsc_build_run(&bo, &dopts, &r, &err);
+	int code = hk_exit_status(rc, &err);
+	if (rc < 0) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		r.error = err.msg;
 		if (r.built) {
