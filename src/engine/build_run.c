@@ -225,6 +225,9 @@ struct build {
 	/* the first phase's audit reader, started while the build sets up (NULL once a phase
 	 * took it over) */
 	struct hk_cage_reader *reader_ahead;
+	/* The phase that was not run for want of a canary nonce (refuse_without_nonce): the
+	 * phases after it are not run either, and nothing is staged. */
+	const char *not_run_phase;
 };
 
 /* A step that stopped the build at `stage`, with the error in b->err of class `cls` (what the
@@ -602,8 +605,28 @@ static int check_phase_cage(struct build *b, struct phase_result *pr, const char
 	return 0;
 }
 
+/* A phase whose canary nonce could not be drawn (err says why): it is not run, its verdict is
+ * given now — NoEvidence, no_canary_nonce — and the phases after it are not run either.  The
+ * build goes on to its verdicts: the phases before it have theirs, and the exit status says
+ * NoEvidence, the verdict of the phase it could not vouch for. */
+static void refuse_without_nonce(struct build *b, struct phase_result *pr)
+{
+	const struct hk_verdict_input in = {
+		.policy_id = b->br->plan.policy_id,
+		.recipe_hash = b->br->recipe_hash,
+		.phase = pr->label,
+	};
+	hk_verdict_no_canary_nonce(&in, b->err->msg, &pr->verdict);
+	pr->has_verdict = true;
+	b->not_run_phase = pr->label;
+	if (!b->bo->quiet)
+		fprintf(stderr, "[%s] not run: no canary nonce (%s)\n", pr->label, b->err->msg);
+	hk_error_clear(b->err);
+}
+
 /* One phase in its own domain, with its own canary.  Returns 0 to go on (also when the phase
- * itself failed: br->failed_phase says so), or the -errno that stops the build. */
+ * itself failed, br->failed_phase says so, or was not run for want of a canary nonce), or the
+ * -errno that stops the build. */
 static int run_phase(struct build *b, enum hk_phase ph)
 {
 	struct hk_build_result *br = b->br;
@@ -613,31 +636,32 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	pr->label = bo->phase_labels ? bo->phase_labels[ph] : hk_phase_name(ph);
 	const char *pname = pr->label;
 
-	/* Without an unpredictable nonce the build could know its canary's path in advance:
-	 * no phase runs on a nonce that was not made (fail closed). */
-	char pnonce[33];
-	if (hk_random_hex(pnonce, 16, b->err) < 0) {
-		hk_wrap(b->err, "the canary nonce of phase %s", pname);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
-	}
-	hk_autofree char *canary_host = hk_xasprintf("%s/canary-%s", br->work, pnonce);
-	hk_autofree char *canary_sb = hk_xasprintf("/.harkaq/canary-%s", pnonce);
 	/* No reader, no canary: nobody would look for its record. */
 	bool evidence = bo->cage && !bo->no_evidence;
+	/* Without an unpredictable nonce the build could know its canary's path in advance, and
+	 * a canary it can predict proves nothing: no phase runs on a nonce that was not made. */
+	char pnonce[33];
+	if (evidence && hk_random_hex(pnonce, 16, b->err) < 0) {
+		refuse_without_nonce(b, pr);
+		return 0;
+	}
+	hk_autofree char *canary_host = evidence ? hk_xasprintf("%s/canary-%s", br->work, pnonce)
+						 : NULL;
+	hk_autofree char *canary_sb = evidence ? hk_xasprintf("/.harkaq/canary-%s", pnonce) : NULL;
 	if (evidence) {
 		static const char body[] = "harkaq canary\n";
 		if (hk_file_write_atomic(canary_host, body, sizeof(body) - 1, 0644, b->err) < 0)
 			return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
-	b->sb.canary_host_path = evidence ? canary_host : NULL;
-	b->sb.canary_sandbox_path = evidence ? canary_sb : NULL;
+	b->sb.canary_host_path = canary_host;
+	b->sb.canary_sandbox_path = canary_sb;
 	char **argv = NULL;
 	if (phase_argv(b, &b->r->phases[ph], &argv) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	struct hk_cage_opts o = {
 		.argv = argv,
 		.status_fd = HK_SANDBOX_STATUS_FD,
-		.canary_path = evidence ? canary_sb : NULL,
+		.canary_path = canary_sb,
 		.evidence = evidence,
 		.reader_may_enable = PHASE_READER_MAY_ENABLE,
 		.backlog_floor = PHASE_READER_BACKLOG_FLOOR,
@@ -666,7 +690,8 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	pr->ms = hk_now_ms() - t0;
 	pr->ran = true;
 	hk_argv_free(argv);
-	unlink(canary_host);
+	if (canary_host)
+		unlink(canary_host);
 	if (rc < 0 && b->err->code == EINTR && !hk_interrupted())
 		hk_interrupt_note(pr->res.interrupted_by > 0 ? pr->res.interrupted_by : SIGTERM);
 	if (hk_interrupted()) {
@@ -721,7 +746,7 @@ static void keep_opens(struct build *b)
 /* Every phase the recipe has, in order, until one fails. */
 static int run_phases(struct build *b)
 {
-	for (int ph = 0; ph < HK_PHASE_COUNT && !b->br->failed_phase; ph++) {
+	for (int ph = 0; ph < HK_PHASE_COUNT && !b->br->failed_phase && !b->not_run_phase; ph++) {
 		if (b->r->phases[ph].n_commands == 0)
 			continue;
 		if (hk_interrupted())
@@ -769,7 +794,7 @@ static int stage_output(struct build *b)
 {
 	const struct hk_recipe *r = b->r;
 	struct hk_build_result *br = b->br;
-	if (br->failed_phase || r->phases[HK_PHASE_INSTALL].n_commands == 0)
+	if (br->failed_phase || b->not_run_phase || r->phases[HK_PHASE_INSTALL].n_commands == 0)
 		return 0;
 	struct hk_artifact_spec spec;
 	output_spec(b, &spec);
@@ -904,7 +929,9 @@ static int give_verdicts(struct build *b)
 				.phase = pname,
 				.evidence_requested = !bo->no_evidence,
 			};
-			hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
+			/* A phase not run for want of a canary nonce has its verdict already. */
+			if (!pr->has_verdict)
+				hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
 			hk_verdict_set_base(&pr->verdict, &br->plan.base);
 			hk_verdict_set_deps_sealed(&pr->verdict,
 						   hk_deps_sealed_word(br->deps_sealed,
@@ -923,6 +950,9 @@ static int give_verdicts(struct build *b)
 	}
 	hk_suggester_free(sugg);
 	step_done(b, HK_BUILD_T_VERDICTS, t_verdicts);
+	if (b->not_run_phase && !bo->quiet)
+		fprintf(stderr, "harkaq build: phase %s was not run (no canary nonce), nor the phases "
+				"after it\n", b->not_run_phase);
 	if (br->failed_phase) {
 		outcome = hk_outcome_worse(outcome, HK_OUTCOME_COMMAND_FAILED);
 		if (!bo->quiet)
