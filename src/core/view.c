@@ -164,9 +164,10 @@ static int copy_file(const char *from, int dirfd, const char *rel, struct hk_err
 		}
 	if (n < 0 && r == 0)
 		r = hk_fail_errno(err, errno, "cannot read %s", from);
+	/* Its mode as the store's, less the write bits (an executable stays one). */
 	struct stat st;
-	if (r == 0 && fstat(in, &st) == 0)
-		(void)fchmod(out, st.st_mode & 0555);
+	if (r == 0 && (fstat(in, &st) < 0 || fchmod(out, st.st_mode & 0555) < 0))
+		r = hk_fail_errno(err, errno, "cannot give %s its mode in the view", rel);
 	close(in);
 	if (close(out) < 0 && r == 0)
 		r = hk_fail_errno(err, errno, "cannot write %s in the view", rel);

@@ -808,9 +808,9 @@ int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, st
 			free(p);
 			continue;
 		}
-		fchmod(fd, 0644);
+		/* 0644 whatever the umask: readable by the user the command runs as. */
 		static const char body[] = "harkaq canary: reading this file means the cage is open\n";
-		ssize_t w = write(fd, body, sizeof(body) - 1);
+		ssize_t w = fchmod(fd, 0644) < 0 ? -1 : write(fd, body, sizeof(body) - 1);
 		close(fd);
 		if (w != (ssize_t)(sizeof(body) - 1)) {
 			unlink(p);
