@@ -306,10 +306,12 @@ static int create_base(struct hk_store *s, const struct create_opts *o, struct h
 		       a->id, a->name, a->version, o->variant, o->suite, pkgs.n, a->file_count);
 	hk_deb_pkglist_free(&pkgs);
 	if (tmp) {
-		struct hk_error ignored;
+		/* A base root left behind is hundreds of megabytes: said, beside the error that
+		 * stopped the creation. */
+		struct hk_error rm;
 		struct stat st;
-		if (lstat(tmp, &st) == 0)
-			hk_store_remove_tree(tmp, &ignored);
+		if (lstat(tmp, &st) == 0 && hk_store_remove_tree(tmp, &rm) < 0)
+			fprintf(stderr, "harkaq store base: left behind: %s\n", rm.msg);
 		free(tmp);
 	}
 	return r;

@@ -52,6 +52,6 @@ void hk_b3_id(const void *data, size_t len, char out[HK_B3_ID_LEN]);
 HK_MUST_CHECK int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
 /* The same for an open descriptor, read from its current offset to the end; the caller
  * keeps the fd and names it in its own message.  Returns 0, or -errno of the failed read. */
-int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN]);
+HK_MUST_CHECK int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN]);
 
 #endif

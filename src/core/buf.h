@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+
 struct hk_buf {
 	char *data;   /* owned; NULL until the first append */
 	size_t len;
@@ -26,6 +28,6 @@ char *hk_buf_steal(struct hk_buf *b);
 /* Appends everything fd has left to read (retrying EINTR).  Returns 0 at end of file, or
  * -errno of the failed read, with what was read before it kept in b; the caller keeps fd and
  * names the file in its own message. */
-int hk_buf_read_fd(struct hk_buf *b, int fd);
+HK_MUST_CHECK int hk_buf_read_fd(struct hk_buf *b, int fd);
 
 #endif

@@ -586,9 +586,10 @@ static void add_txn_end(struct add_txn *t)
 	hk_tree_free(&t->tree);
 	if (t->tmp) {
 		struct stat st;
-		if (lstat(t->tmp, &st) == 0) {
-			struct hk_error ignored;
-			hk_store_remove_tree(t->tmp, &ignored);
+		struct hk_error ignored;
+		if (lstat(t->tmp, &st) == 0 && hk_store_remove_tree(t->tmp, &ignored) < 0) {
+			/* The add's own result is the one reported; a temporary directory is
+			 * never an artifact of the store. */
 		}
 		free(t->tmp);
 	}

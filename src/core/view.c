@@ -486,7 +486,9 @@ static int make_view(struct hk_store *s, const char *views, const char *hex,
 		return 0;
 	}
 	struct hk_error ignored;
-	hk_store_remove_tree(tmp, &ignored);
+	if (hk_store_remove_tree(tmp, &ignored) < 0) {
+		/* r says why the view was not made; the half-made one is not a view (no id). */
+	}
 	return r;
 }
 
@@ -515,8 +517,9 @@ static void prune_views(const char *views, const char *keep_hex)
 		hk_autofree char *dir = hk_xasprintf("%s/%s", views, old[i]);
 		int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) {
-			hk_store_remove_tree(dir, &ignored);
-			unlink(lock);
+			/* An old view that stays is pruned again next time; its lock stays with it. */
+			if (hk_store_remove_tree(dir, &ignored) == 0)
+				unlink(lock);
 		}
 		if (lfd >= 0)
 			close(lfd);

@@ -694,8 +694,10 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	hk_deb_stanzas_free(b.base_status, b.n_base_status);
 	free(b.closure_arts);
 	if (b.work_made && !bo->keep) {
-		struct hk_error ignored;
-		hk_store_remove_tree(r->work, &ignored);
+		/* The build's result stands; the directory left behind is said. */
+		struct hk_error rm;
+		if (hk_store_remove_tree(r->work, &rm) < 0)
+			fprintf(stderr, "[dsc] work directory left behind: %s\n", rm.msg);
 	} else if (b.work_made && !bo->quiet) {
 		fprintf(stderr, "[dsc] work directory kept: %s\n", r->work);
 	}

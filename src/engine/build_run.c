@@ -834,8 +834,10 @@ static void discard_staged(struct build *b)
 {
 	if (!b->staged)
 		return;
-	struct hk_error ignored;
-	hk_store_remove_tree(b->staged, &ignored);
+	/* Staged, it is no artifact of the store (it has no entry), but it takes room there. */
+	struct hk_error rm;
+	if (hk_store_remove_tree(b->staged, &rm) < 0)
+		fprintf(stderr, "harkaq build: the staged output was left behind: %s\n", rm.msg);
 	free(b->staged);
 	b->staged = NULL;
 }
@@ -896,8 +898,10 @@ static void release_work(struct build *b)
 		if (!b->bo->quiet)
 			fprintf(stderr, "work directory kept: %s\n", b->br->work);
 	} else if (b->work_made) {
-		struct hk_error ignored;
-		hk_store_remove_tree(b->br->work, &ignored);
+		/* The build's result stands; the directory left behind is said. */
+		struct hk_error rm;
+		if (hk_store_remove_tree(b->br->work, &rm) < 0)
+			fprintf(stderr, "harkaq build: work directory left behind: %s\n", rm.msg);
 	}
 	b->work_made = false;
 }

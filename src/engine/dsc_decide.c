@@ -127,9 +127,14 @@ static int compare_deb(const char *name, const char *a, const char *b, const cha
 	}
 	hk_tree_free(&ta);
 	hk_tree_free(&tb);
-	struct hk_error ignored;
-	hk_store_remove_tree(ua, &ignored);
-	hk_store_remove_tree(ub, &ignored);
+	/* The two packages unpacked for the comparison: a leftover is said, the comparison
+	 * stands. */
+	const char *const unpacked[] = { ua, ub };
+	for (size_t i = 0; i < HK_ARRAY_LEN(unpacked); i++) {
+		struct hk_error rm;
+		if (hk_store_remove_tree(unpacked[i], &rm) < 0)
+			fprintf(stderr, "[dsc] left behind: %s\n", rm.msg);
+	}
 	return rc;
 }
 
@@ -512,8 +517,9 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 			attribute(b, eo, &dd, &names, &specs, all_out, &all);
 		}
 	}
-	struct hk_error ignored;
-	hk_store_remove_tree(dd.root, &ignored);
+	struct hk_error rm;
+	if (hk_store_remove_tree(dd.root, &rm) < 0)
+		fprintf(stderr, "[dsc] --decide-probes: left behind: %s\n", rm.msg);
 	free(dd.root);
 	free(dd.scratch);
 	return rc;

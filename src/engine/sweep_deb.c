@@ -118,8 +118,9 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	hk_autofree char *marker = hk_xasprintf("%s/.complete", dir);
 	if (access(marker, F_OK) == 0)
 		return find_dsc(dir, name, dsc, err);
-	struct hk_error ignored;
-	hk_store_remove_tree(dir, &ignored);
+	/* An incomplete download is started again from nothing. */
+	if (hk_store_remove_tree(dir, err) < 0)
+		return -1;
 	if (hk_mkdir_p(dir, err) < 0)
 		return -1;
 	fprintf(stderr, "[sweep] apt-get source --download-only %s (into %s)\n", pin, dir);
@@ -140,7 +141,11 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	if (rc < 0) {
 		free(*dsc);
 		*dsc = NULL;
-		hk_store_remove_tree(dir, &ignored);
+		struct hk_error ignored;
+		if (hk_store_remove_tree(dir, &ignored) < 0) {
+			/* err says why the fetch failed; without its marker the directory is
+			 * fetched again next time. */
+		}
 	}
 	return rc;
 }

@@ -826,8 +826,9 @@ static void progress(struct sweep_run *sr, const char *finished)
 static void release_sweep(struct sweep_run *sr)
 {
 	if (sr->scratch && sr->work) {
-		struct hk_error ignored;
-		hk_store_remove_tree(sr->work, &ignored);
+		struct hk_error rm;
+		if (hk_store_remove_tree(sr->work, &rm) < 0)
+			fprintf(stderr, "harkaq sweep: left behind: %s\n", rm.msg);
 	}
 	sweep_classifier_free(sr->cls);
 	hk_strset_free(&sr->pins);
@@ -1187,7 +1188,10 @@ static void start_jobs(struct sweep_run *sr)
 			jb->deb = true;
 			jb->tmp = hk_xasprintf("%s/%s", sr->tmp, slug);
 			struct hk_error ignored;
-			hk_store_remove_tree(jb->tmp, &ignored);
+			if (hk_store_remove_tree(jb->tmp, &ignored) < 0) {
+				/* What an earlier run left there: the item's build makes its own
+				 * directories below it, and says what it cannot make. */
+			}
 			const struct sweep_deb_job dj = {
 				.o = sr->o, .key = it->key, .pin = k == ITEM_PIN,
 				.sources = sr->sources, .store_dir = sr->store_dir,
@@ -1260,8 +1264,9 @@ static bool reap_job(struct sweep_run *sr)
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
 		}
 		if (jb->tmp) {
-			struct hk_error ignored;
-			hk_store_remove_tree(jb->tmp, &ignored);
+			struct hk_error rm;
+			if (hk_store_remove_tree(jb->tmp, &rm) < 0)
+				fprintf(stderr, "harkaq sweep: left behind: %s\n", rm.msg);
 		}
 		/* A build the sweep's own stop interrupted is not finished, nor one a signal sent to
 		 * it stopped (its result names the signal), nor is one that could
