@@ -726,8 +726,9 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		r->deferred = rd->pid > 0;
 	r->interrupted_by = hk_interrupted();
 	if (hk_interrupted())
-		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
-			       hk_interrupted());
+		return hk_fail_interrupted(err, hk_interrupted(),
+					   "interrupted by signal %d (the command was stopped)",
+					   hk_interrupted());
 	return 0;
 }
 
