@@ -40,6 +40,7 @@ CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 KTEST_SRC := $(sort $(wildcard tests/kernel/test_*.c))
 HELPER_SRC:= $(sort $(wildcard tests/helpers/*.c))
+PRELOAD_SRC:= $(sort $(wildcard tests/preload/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -50,6 +51,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) \
              $(patsubst tests/kernel/%.c,$(BUILD)/tests/kernel/%,$(KTEST_SRC))
 HARNESS_OBJ := $(BUILD)/obj/tests/unit/harness_main.o
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(HELPER_SRC))
+PRELOAD_LIBS := $(patsubst tests/preload/%.c,$(BUILD)/tests/preload/%.so,$(PRELOAD_SRC))
 
 SECCOMP_LIBS := -lseccomp
 ELF_LIBS     := -lelf
@@ -68,7 +70,7 @@ endif
 BINS := $(if $(CLI_SRC),$(BUILD)/harkaq) $(if $(EXEC_SRC),$(BUILD)/harkaq-exec) \
         $(if $(AUDIT_SRC),$(BUILD)/harkaq-audit)
 
-all: $(BINS) $(UNIT_BINS) $(HELPER_BINS)
+all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(PRELOAD_LIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -109,6 +111,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(HARNESS_OBJ) $(CORE_LIB)
 # The sweep's table and HTML are the engine's (src/engine/sweep_render.c), yet pure: the
 # sweep's unit test links that one object beside the core.
 $(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep_render.o
+# The exit-status table is the engine's edge (src/engine/status.c), yet pure: likewise.
+$(BUILD)/tests/test_status: $(BUILD)/obj/src/engine/status.o
 
 # The diagnosis' source on disk is the engine's (src/engine/suggest_source.c): its unit test
 # links that one object beside the core, whose store it reads.
@@ -124,6 +128,12 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 $(BUILD)/tests/helpers/openwatch_once: tests/helpers/openwatch_once.c $(BUILD)/libharkaq-sys.a $(BUILD)/libharkaq-core.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g $(SANFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(BUILD)/libharkaq-sys.a $(BUILD)/libharkaq-core.a $(LDFLAGS)
+
+# Fault injection preloaded into harkaq by the integration tests (a failing getrandom): shared
+# objects, without sanitizers (the tests run the release build, which links dynamically).
+$(BUILD)/tests/preload/%.so: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -fPIC -shared -o $@ $<
 
 test: all
 	tests/run

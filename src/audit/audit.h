@@ -42,7 +42,7 @@ void emit_message(struct out *o, enum hk_reader_event event, const char *message
 
 /* Reduces the process to the capabilities in `keep` and verifies the result (see the
  * function). */
-int drop_privileges(uint64_t keep, struct hk_reader_privileges *p, struct hk_error *err);
+HK_MUST_CHECK int drop_privileges(uint64_t keep, struct hk_reader_privileges *p, struct hk_error *err);
 
 /* ---- sentinel.c ---- */
 
@@ -53,10 +53,10 @@ struct sentinel {
 };
 
 /* Forks the sentinel.  The child keeps ctl's socket; the caller closes its own copy. */
-int sentinel_start(struct sentinel *s, struct hk_audit_ctl *ctl, int keep_stderr,
+HK_MUST_CHECK int sentinel_start(struct sentinel *s, struct hk_audit_ctl *ctl, int keep_stderr,
 		   struct hk_error *err);
 /* One AUDIT_GET, asked of the sentinel. */
-int sentinel_get(struct sentinel *s, struct hk_audit_status *st, struct hk_error *err);
+HK_MUST_CHECK int sentinel_get(struct sentinel *s, struct hk_audit_status *st, struct hk_error *err);
 void sentinel_stop(struct sentinel *s);
 
 /* ---- forward.c ---- */
@@ -78,7 +78,7 @@ struct reader {
 };
 
 /* Receives everything queued, without waiting: 0, or -errno on a receive failure. */
-int drain(struct reader *r, struct hk_error *err);
+HK_MUST_CHECK int drain(struct reader *r, struct hk_error *err);
 /* Waits for records, stdin and signals; returns why it stopped. */
 const char *run_loop(struct reader *r, int sigfd, struct hk_error *err, int *rc);
 

@@ -27,7 +27,9 @@ static void sentinel_main(struct hk_audit_ctl *ctl, int request_fd, int reply_fd
 {
 	struct hk_error err;
 	hk_error_clear(&err);
-	hk_sys_set_thread_name("hk-audit-status");
+	if (hk_sys_set_thread_name("hk-audit-status") < 0) {
+		/* Only ps shows the name: the sentinel works the same without it. */
+	}
 	/* It ends when the reader closes the request pipe (also when the reader dies); a ^C
 	 * sent to the whole process group must not kill it before the closing AUDIT_GET. */
 	signal(SIGINT, SIG_IGN);

@@ -84,10 +84,8 @@ static int attest_keygen(int argc, char **argv)
 	}
 	struct hk_error err = { 0 };
 	char keyid[HK_SHA256_HEX_LEN];
-	if (hk_crypto_init(&err) < 0 || hk_key_generate(argv[1], keyid, &err) < 0) {
-		fprintf(stderr, "harkaq attest keygen: %s\n", err.msg);
-		return hk_exit_for_errno(err.code);
-	}
+	if (hk_crypto_init(&err) < 0 || hk_key_generate(argv[1], keyid, &err) < 0)
+		return cli_fail("harkaq attest keygen", &err, HK_ERROR_UNSET);
 	printf("private key %s.key (mode 0600: keep it to yourself)\n", argv[1]);
 	printf("public key  %s.pub\n", argv[1]);
 	printf("key id      %s\n", keyid);
@@ -108,18 +106,20 @@ static int attest_pae(int argc, char **argv)
 	struct hk_buf text = HK_BUF_INIT, pae = HK_BUF_INIT;
 	struct hk_dsse_envelope env;
 	if (hk_file_read(argv[1], &text, &err) < 0) {
-		fprintf(stderr, "harkaq attest pae: %s\n", err.msg);
 		hk_buf_free(&text);
-		return HK_EXIT_DATAERR;
+		return cli_fail("harkaq attest pae", &err, HK_ERROR_INPUT);
 	}
 	if (hk_dsse_parse(hk_buf_str(&text), text.len, &env, &err) < 0) {
-		fprintf(stderr, "harkaq attest pae: %s: %s\n", argv[1], err.msg);
 		hk_buf_free(&text);
-		return HK_EXIT_DATAERR;
+		hk_wrap(&err, "%s", argv[1]);
+		return cli_fail("harkaq attest pae", &err, HK_ERROR_INPUT);
 	}
 	hk_dsse_pae(env.payload_type, strlen(env.payload_type), env.payload, env.payload_len, &pae);
-	int code = fwrite(pae.data, 1, pae.len, stdout) == pae.len && fflush(stdout) == 0
-			   ? HK_EXIT_OK : HK_EXIT_SOFTWARE;
+	int code = HK_EXIT_OK;
+	if (fwrite(pae.data, 1, pae.len, stdout) != pae.len || fflush(stdout) != 0) {
+		hk_fail_errno(&err, errno ? errno : EIO, "writing to stdout");
+		code = cli_fail("harkaq attest pae", &err, HK_ERROR_ENVIRONMENT);
+	}
 	hk_dsse_free(&env);
 	hk_buf_free(&text);
 	hk_buf_free(&pae);
@@ -199,14 +199,16 @@ static int check_subjects(const struct hk_jval *st, const char *root, size_t *n_
 		const char *name = hk_jobj_str(s, "name");
 		const struct hk_jval *d = hk_jobj_get(s, "digest");
 		if (!subject_name_ok(name))
-			return hk_fail(err, EINVAL, "subject[%zu] '%s' is not a relative path inside "
-						    "the artifact", i, name);
+			return hk_fail_as(err, HK_ERROR_INPUT, EINVAL, "subject[%zu] '%s' is not a "
+								       "relative path inside the "
+								       "artifact", i, name);
 		hk_autofree char *path = hk_xasprintf("%s/%s", root, name);
 		const char *want_sha = hk_jobj_str(d, "sha256");
 		const char *want_b3 = hk_jobj_str(d, "blake3");
 		if (!want_sha && !want_b3)
-			return hk_fail(err, EINVAL, "subject %s has neither a sha256 nor a blake3 "
-						    "digest: nothing harkaq can check", name);
+			return hk_fail_as(err, HK_ERROR_INPUT, EINVAL, "subject %s has neither a "
+								       "sha256 nor a blake3 digest: "
+								       "nothing harkaq can check", name);
 		if (want_sha) {
 			char got[HK_SHA256_HEX_LEN];
 			if (hk_sha256_file(path, got, err) < 0)
@@ -248,14 +250,13 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	char *root = NULL;
 	int code = HK_EXIT_OK;
 	if (hk_file_read(path, &text, &err) < 0) {
-		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
-		code = hk_exit_for_errno(err.code);
+		code = cli_fail("harkaq attest verify", &err, HK_ERROR_UNSET);
 		goto free_envelope;
 	}
 	if (hk_dsse_parse(hk_buf_str(&text), text.len, &env, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s: %s (truncated or not a DSSE envelope)\n",
 			path, err.msg);
-		code = HK_EXIT_DATAERR;
+		code = cli_exit_as(&err, HK_ERROR_INPUT);
 		goto free_envelope;
 	}
 	if (strcmp(env.payload_type, HK_DSSE_INTOTO_TYPE) != 0) {
@@ -290,15 +291,15 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 		goto free_envelope;
 	}
 	if (hk_intoto_parse(env.payload, env.payload_len, &st, &err) < 0) {
-		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
-		code = HK_EXIT_DATAERR;
+		hk_wrap(&err, "%s", path);
+		code = cli_fail("harkaq attest verify", &err, HK_ERROR_INPUT);
 		goto free_envelope;
 	}
 	const char *ptype = hk_jobj_str(st, "predicateType");
 	*is_verdict = strcmp(ptype, HK_INTOTO_VERDICT_TYPE) == 0;
 	if (*is_verdict && check_embedded_evidence(st, &err) < 0) {
-		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
-		code = HK_EXIT_DATAERR;
+		hk_wrap(&err, "%s", path);
+		code = cli_fail("harkaq attest verify", &err, HK_ERROR_INPUT);
 		goto free_envelope;
 	}
 
@@ -324,7 +325,9 @@ static int verify_one(struct verify_opts *o, const char *path, bool *is_verdict)
 	size_t n_checked = 0;
 	if (check_subjects(st, root, &n_checked, &err) < 0) {
 		fprintf(stderr, "harkaq attest verify: %s: %s\n", path, err.msg);
-		code = err.code == EINVAL ? HK_EXIT_DATAERR : ATTEST_EXIT_SUBJECT;
+		/* A statement whose subjects are malformed is bad input (check_subjects says so);
+		 * any other failure is a subject that does not match the artifact. */
+		code = err.cls == HK_ERROR_INPUT ? hk_exit_for_error(&err) : ATTEST_EXIT_SUBJECT;
 		goto free_envelope;
 	}
 	printf("%s: signature by %s verified; %s; %zu subject(s) match %s\n", path, o->key.keyid,
@@ -404,18 +407,16 @@ static int attest_verify(int argc, char **argv)
 		return HK_EXIT_USAGE;
 	}
 	struct hk_error err = { 0 };
-	if (hk_crypto_init(&err) < 0) {
-		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
-		return HK_EXIT_SOFTWARE;
-	}
-	if (hk_key_load_public(pub, &o.key, &err) < 0) {
-		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
-		return err.code == EINVAL ? HK_EXIT_DATAERR : HK_EXIT_USAGE;
-	}
-	if (!o.dir && hk_store_open(hk_store_choose_dir(o.store_dir), false, &o.store, &err) < 0) {
-		fprintf(stderr, "harkaq attest verify: %s\n", err.msg);
-		return HK_EXIT_USAGE;
-	}
+	if (hk_crypto_init(&err) < 0)
+		return cli_fail("harkaq attest verify", &err, HK_ERROR_ENVIRONMENT);
+	/* --pub names the key: a file that is not one is bad input, one that cannot be read is
+	 * a wrong argument. */
+	if (hk_key_load_public(pub, &o.key, &err) < 0)
+		return cli_fail("harkaq attest verify", &err,
+				err.code == EINVAL ? HK_ERROR_INPUT : HK_ERROR_USAGE);
+	/* So is a --store that is not one. */
+	if (!o.dir && hk_store_open(hk_store_choose_dir(o.store_dir), false, &o.store, &err) < 0)
+		return cli_fail("harkaq attest verify", &err, HK_ERROR_USAGE);
 	int code = HK_EXIT_OK;
 	bool any_verdict = false;
 	for (int i = optind; i < argc && code == HK_EXIT_OK; i++) {

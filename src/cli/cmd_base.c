@@ -258,7 +258,8 @@ static int run_mmdebstrap(const struct create_opts *o, const char *tmp, const ch
 	if (code < 0)
 		return code;
 	if (hk_interrupted())
-		return hk_fail(err, EINTR, "interrupted by signal %d", hk_interrupted());
+		return hk_fail_interrupted(err, hk_interrupted(), "interrupted by signal %d",
+					   hk_interrupted());
 	if (code != 0)
 		return hk_wrap(err, "making the base %s (is mmdebstrap installed? './setup' "
 				    "installs it; the mirror %s must be reachable)",
@@ -305,10 +306,12 @@ static int create_base(struct hk_store *s, const struct create_opts *o, struct h
 		       a->id, a->name, a->version, o->variant, o->suite, pkgs.n, a->file_count);
 	hk_deb_pkglist_free(&pkgs);
 	if (tmp) {
-		struct hk_error ignored;
+		/* A base root left behind is hundreds of megabytes: said, beside the error that
+		 * stopped the creation. */
+		struct hk_error rm;
 		struct stat st;
-		if (lstat(tmp, &st) == 0)
-			hk_store_remove_tree(tmp, &ignored);
+		if (lstat(tmp, &st) == 0 && hk_store_remove_tree(tmp, &rm) < 0)
+			fprintf(stderr, "harkaq store base: left behind: %s\n", rm.msg);
 		free(tmp);
 	}
 	return r;
@@ -377,8 +380,9 @@ static int sub_create(struct hk_store *s, int argc, char **argv)
 	int r = create_base(s, &o, &err);
 	hk_argv_free(inc.v);
 	if (hk_interrupted()) {
-		fprintf(stderr, "harkaq store base: interrupted: nothing was added to the store\n");
-		return 128 + hk_interrupted();
+		hk_fail_interrupted(&err, hk_interrupted(), "interrupted: nothing was added to the "
+							    "store");
+		return cli_fail("harkaq store base", &err, HK_ERROR_UNSET);
 	}
 	return r < 0 ? store_fail_exit(&err) : 0;
 }
@@ -435,9 +439,9 @@ static int sub_import(struct hk_store *s, int argc, char **argv)
 	} else if (strcmp(a->id, src->id) != 0) {
 		/* Same tree, same name, version and provenance: a different id means the copy is
 		 * not the base it was taken from. */
-		fprintf(stderr, "harkaq store base: the copy of %s has the id %s, not %s\n",
-			src->name, a->id, src->id);
-		rc = HK_EXIT_DATAERR;
+		hk_fail_as(&err, HK_ERROR_INPUT, EBADMSG, "the copy of %s has the id %s, not %s",
+			   src->name, a->id, src->id);
+		rc = cli_fail("harkaq store base", &err, HK_ERROR_UNSET);
 	} else {
 		printf("%s %s %s %s (%zu files, from %s)\n", added ? "added" : "present", a->id,
 		       a->name, a->version, a->file_count, from);

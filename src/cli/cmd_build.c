@@ -160,22 +160,24 @@ static FILE *reserve_stdout(bool json)
 	return stdout;
 }
 
-/* Writes the JSON result in `b` to `json_out` (with --json) and to `result_out`; returns the
- * exit code, made HK_EXIT_SOFTWARE when the --json answer could not be written. */
+/* Writes the JSON result in `b` to `json_out` (with --json) and to `result_out`.  Returns `rc`
+ * (what the build returned), or -errno in err when the --json answer could not be written
+ * and the build had not already stopped on an error. */
 static int write_result(struct hk_buf *b, bool json, FILE *json_out, const char *result_out,
-			int code)
+			int rc, struct hk_error *err)
 {
 	if (json && (fwrite(b->data, 1, b->len, json_out) != b->len || fflush(json_out) != 0)) {
-		fprintf(stderr, "harkaq build: writing the JSON result: %s\n", strerror(errno));
-		if (code < HK_EXIT_USAGE)
-			code = HK_EXIT_SOFTWARE;
+		int e = errno ? errno : EIO;
+		fprintf(stderr, "harkaq build: writing the JSON result: %s\n", strerror(e));
+		if (rc >= 0)
+			rc = hk_fail_as(err, HK_ERROR_ENVIRONMENT, e, "writing the JSON result");
 	}
 	if (result_out) {
 		struct hk_error we;
 		if (hk_file_write_atomic(result_out, b->data, b->len, 0644, &we) < 0)
 			fprintf(stderr, "harkaq build: %s\n", we.msg);
 	}
-	return code;
+	return rc;
 }
 
 /* harkaq build --dsc: the key checked first, the Debian build, its report in Build-Depends
@@ -185,18 +187,18 @@ static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 {
 	struct hk_error err = { 0 };
 	struct hk_attest_ctx attest;
-	int code = hk_attest_begin(&attest, key, &err);
-	if (code != 0) {
-		fprintf(stderr, "harkaq build: %s\n", err.msg);
-		return code;
-	}
+	if (hk_attest_begin(&attest, key, &err) < 0)
+		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);
 	FILE *json_out = reserve_stdout(json);
 	struct hk_dsc_result r;
-	code = hk_dsc_build_run(bo, o, &r, &err);
-	if (code < HK_EXIT_USAGE && hk_attest_dsc(&attest, bo, &r, &err) != 0)
-		code = HK_EXIT_SOFTWARE;
+	int rc = hk_dsc_build_run(bo, o, &r, &err);
+	if (rc >= 0) {
+		int attested = hk_attest_dsc(&attest, bo, &r, &err);
+		if (attested < 0)
+			rc = attested;
+	}
 	hk_attest_end(&attest);
-	if (code >= HK_EXIT_USAGE) {
+	if (rc < 0) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		r.error = err.msg;
 		if (r.built) {
@@ -213,13 +215,13 @@ static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		hk_json_init(&j, &b, 0);
 		hk_dsc_result_json(&r, &j);
 		hk_buf_putc(&b, '\n');
-		code = write_result(&b, json, json_out, result_out, code);
+		rc = write_result(&b, json, json_out, result_out, rc, &err);
 		hk_buf_free(&b);
 	}
 	if (json_out != stdout)
 		fclose(json_out);
 	hk_dsc_result_free(&r);
-	return code;
+	return hk_exit_status(rc, &err);
 }
 
 /* What the command line said, before it becomes hk_build_opts. */
@@ -375,17 +377,17 @@ static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *
 	struct hk_error err = { 0 };
 	/* The attestations (engine/attest.h): a key that cannot be used stops the build first. */
 	struct hk_attest_ctx attest;
-	int code = hk_attest_begin(&attest, o->key, &err);
-	if (code != 0) {
-		fprintf(stderr, "harkaq build: %s\n", err.msg);
-		return code;
-	}
+	if (hk_attest_begin(&attest, o->key, &err) < 0)
+		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);
 	FILE *json_out = reserve_stdout(o->json);
-	code = hk_build_run(bo, &br, &err);
-	if (code < HK_EXIT_USAGE && hk_attest_build(&attest, bo, &br, &err) != 0)
-		code = HK_EXIT_SOFTWARE;
+	int rc = hk_build_run(bo, &br, &err);
+	if (rc >= 0) {
+		int attested = hk_attest_build(&attest, bo, &br, &err);
+		if (attested < 0)
+			rc = attested;
+	}
 	hk_attest_end(&attest);
-	if (code >= HK_EXIT_USAGE) {
+	if (rc < 0) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		br.error = err.msg;
 		if (br.failed_stage == HK_BUILD_STAGE_NONE)
@@ -399,13 +401,13 @@ static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *
 		hk_json_init(&j, &b, 0);
 		hk_build_result_json(&br, &j);
 		hk_buf_putc(&b, '\n');
-		code = write_result(&b, o->json, json_out, o->result_out, code);
+		rc = write_result(&b, o->json, json_out, o->result_out, rc, &err);
 		hk_buf_free(&b);
 	}
 	if (json_out != stdout)
 		fclose(json_out);
 	hk_build_result_free(&br);
-	return code;
+	return hk_exit_status(rc, &err);
 }
 
 int cmd_build(int argc, char **argv)

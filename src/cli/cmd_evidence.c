@@ -40,7 +40,8 @@ static int do_verify(const char *store, int argc, char **argv)
 		char id[HK_B3_ID_LEN];
 		if (hk_explain_load(store, argv[i], &ev, id, NULL, &err) < 0) {
 			printf("FAILED %s: %s\n", argv[i], err.msg);
-			code = HK_EXIT_DATAERR;
+			/* An object that is missing or does not verify is the input's. */
+			code = cli_exit_as(&err, HK_ERROR_INPUT);
 			continue;
 		}
 		const char *phase = ev.verdict.phase;
@@ -64,10 +65,8 @@ static int do_list(const char *store, bool json)
 	char **ids;
 	size_t n;
 	struct hk_error err = { 0 };
-	if (hk_evobj_list(store, &ids, &n, &err) < 0) {
-		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-		return HK_EXIT_SOFTWARE;
-	}
+	if (hk_evobj_list(store, &ids, &n, &err) < 0)
+		return cli_fail("harkaq evidence", &err, HK_ERROR_ENVIRONMENT);
 	int code = HK_EXIT_OK;
 	struct hk_buf out = HK_BUF_INIT;
 	struct hk_json j;
@@ -78,10 +77,8 @@ static int do_list(const char *store, bool json)
 		struct hk_evobj ev;
 		char id[HK_B3_ID_LEN];
 		bool verified = hk_explain_load(store, ids[i], &ev, id, NULL, &err) == 0;
-		if (!verified) {
-			fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-			code = HK_EXIT_DATAERR;
-		}
+		if (!verified)
+			code = cli_fail("harkaq evidence", &err, HK_ERROR_INPUT);
 		/* An object that does not verify says nothing: listed, with nothing read from it. */
 		const struct hk_verdict *v = verified ? &ev.verdict : NULL;
 		const char *phase = v ? v->phase : NULL, *recipe = v ? v->recipe_hash : NULL;
@@ -131,10 +128,8 @@ static int do_show(const char *store, const char *query)
 	struct hk_evobj ev;
 	char id[HK_B3_ID_LEN];
 	struct hk_buf bytes = HK_BUF_INIT;
-	if (hk_explain_load(store, query, &ev, id, &bytes, &err) < 0) {
-		fprintf(stderr, "harkaq evidence: %s\n", err.msg);
-		return HK_EXIT_DATAERR;
-	}
+	if (hk_explain_load(store, query, &ev, id, &bytes, &err) < 0)
+		return cli_fail("harkaq evidence", &err, HK_ERROR_INPUT);
 	hk_evobj_free(&ev);
 	/* The bytes that verified, exactly. */
 	fwrite(bytes.data, 1, bytes.len, stdout);

@@ -110,8 +110,7 @@ int cmd_explain(int argc, char **argv)
 		struct hk_evobj ev;
 		char id[HK_B3_ID_LEN];
 		if (hk_explain_load(store, argv[i], &ev, id, NULL, &err) < 0) {
-			fprintf(stderr, "harkaq explain: %s\n", err.msg);
-			code = HK_EXIT_DATAERR;
+			code = cli_fail("harkaq explain", &err, HK_ERROR_INPUT);
 			continue;
 		}
 		struct hk_buf out = HK_BUF_INIT;

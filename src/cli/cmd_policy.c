@@ -81,37 +81,34 @@ int cmd_policy(int argc, char **argv)
 
 	struct hk_error err = { 0 };
 	struct hk_recipe r;
-	if (hk_recipe_load(argv[optind], &r, &err) < 0) {
-		fprintf(stderr, "harkaq policy: %s\n", err.msg);
-		return HK_EXIT_DATAERR;
-	}
-	int code = HK_EXIT_OK;
+	if (hk_recipe_load(argv[optind], &r, &err) < 0)
+		return cli_fail("harkaq policy", &err, HK_ERROR_INPUT);
+	int rc = 0;
 	struct hk_store *store = NULL;
 	struct hk_build_plan plan;
 	bool planned = false;
 	hk_autofree char *store_dir = hk_build_store_dir(&r, store_opt);
 	if (store_dir) {
 		/* Never created here: printing a policy must not leave a store behind. */
-		if (hk_store_open(store_dir, false, &store, &err) < 0) {
-			code = HK_EXIT_DATAERR;
+		/* The store the recipe names (or --store): one that cannot be opened is bad input. */
+		if ((rc = hk_store_open(store_dir, false, &store, &err)) < 0) {
+			hk_error_set_class(&err, HK_ERROR_INPUT);
 			goto free_plan;
 		}
 	} else if (r.n_build_deps > 0) {
-		hk_fail(&err, ENOENT, "%s: the recipe has build deps but no store: none beside or "
-				      "above %s (a directory store/), and neither --store nor "
-				      "$HARKAQ_STORE was given",
-			r.path, r.recipe_dir);
-		code = HK_EXIT_DATAERR;
+		rc = hk_fail_as(&err, HK_ERROR_INPUT, ENOENT,
+				"%s: the recipe has build deps but no store: none beside or above "
+				"%s (a directory store/), and neither --store nor $HARKAQ_STORE was "
+				"given",
+				r.path, r.recipe_dir);
 		goto free_plan;
 	}
 	/* The contract of a caged build (harkaq-exec is granted, no /cache): the policy that a
 	 * build enforces is only ever the caged one. */
 	struct hk_sandbox sb;
 	hk_build_sandbox_init(&sb, &r, true);
-	if (hk_build_derive(&r, store, profile, &sb, &plan, &err) < 0) {
-		code = hk_exit_for_errno(err.code);
+	if ((rc = hk_build_derive(&r, store, profile, &sb, &plan, &err)) < 0)
 		goto free_plan;
-	}
 	planned = true;
 
 	struct hk_buf enc = HK_BUF_INIT;
@@ -147,15 +144,13 @@ int cmd_policy(int argc, char **argv)
 	hk_buf_free(&enc);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		hk_fail_errno(&err, errno, "writing the policy to stdout");
-		code = HK_EXIT_SOFTWARE;
+		rc = hk_error_set_class(&err, HK_ERROR_ENVIRONMENT);
 	}
 free_plan:
-	if (code != HK_EXIT_OK)
-		fprintf(stderr, "harkaq policy: %s\n", err.msg);
 	if (planned)
 		hk_build_plan_free(&plan);
 	if (store)
 		hk_store_close(store);
 	hk_recipe_free(&r);
-	return code;
+	return rc < 0 ? cli_fail("harkaq policy", &err, HK_ERROR_UNSET) : HK_EXIT_OK;
 }

@@ -170,27 +170,26 @@ static int parse_run_options(int argc, char **argv, struct run_opts *ro)
 }
 
 /* The effective policy: the user's (loaded), plus what the run itself needs (harkaq-exec, and
- * the command's runtime unless --no-runtime), finished.  Returns -1 when the run goes on,
- * else the exit status (the message printed). */
+ * the command's runtime unless --no-runtime), finished.  Returns 0, or -errno with err, of
+ * class input: the command and the policy are what the user gave. */
 static int effective_policy(const struct run_opts *ro, const char *exec_path,
 			    struct hk_policy *policy, struct hk_runtime_report *rt,
 			    struct hk_error *err)
 {
 	hk_policy_add_grant(policy, HK_GRANT_RO, exec_path);
-	if (ro->runtime && hk_runtime_for_command(ro->cmd[0], policy, rt, err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err->msg);
-		return HK_EXIT_DATAERR;
-	}
+	if (ro->runtime && hk_runtime_for_command(ro->cmd[0], policy, rt, err) < 0)
+		return hk_error_set_class(err, HK_ERROR_INPUT);
 	if (hk_policy_finish(policy, err) < 0) {
-		fprintf(stderr, "harkaq run: effective policy: %s\n", err->msg);
-		return HK_EXIT_DATAERR;
+		hk_wrap(err, "effective policy");
+		return hk_error_set_class(err, HK_ERROR_INPUT);
 	}
-	return -1;
+	return 0;
 }
 
 /* The effective policy file, next to the canary (harkaq-exec reads it before it restricts
- * itself, so it needs no grant; DAC: readable by the build user). */
-static bool write_effective_policy(const struct hk_policy *policy, const char *eff_path)
+ * itself, so it needs no grant; DAC: readable by the build user).  Returns 0 or -errno. */
+static int write_effective_policy(const struct hk_policy *policy, const char *eff_path,
+				  struct hk_error *err)
 {
 	struct hk_buf enc = HK_BUF_INIT;
 	hk_policy_encode(policy, &enc);
@@ -202,12 +201,12 @@ static bool write_effective_policy(const struct hk_policy *policy, const char *e
 	/* The command may run as another user: harkaq-exec reads the policy as that user. */
 	if (ok && chmod(eff_path, 0644) < 0)
 		ok = false;
-	if (!ok) {
-		fprintf(stderr, "harkaq run: cannot write the effective policy %s: %s\n", eff_path,
-			strerror(errno));
-		unlink(eff_path);
-	}
-	return ok;
+	if (ok)
+		return 0;
+	int e = errno ? errno : EIO;
+	unlink(eff_path);
+	return hk_fail_as(err, HK_ERROR_ENVIRONMENT, e, "cannot write the effective policy %s: %s",
+			  eff_path, strerror(e));
 }
 
 /* harkaq-exec --policy EFF --canary C --status-fd 3 [test switches] -- CMD… */
@@ -262,8 +261,14 @@ static int run_caged(const struct run_opts *ro, const struct hk_cage_opts *o,
 	}
 	int exit_code;
 	if (rc < 0 && !res.started) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		exit_code = ro->require_evidence ? HK_EXIT_NOEVIDENCE : HK_EXIT_SOFTWARE;
+		/* --require-evidence asked whether evidence can be had: a run refused for want of
+		 * it answers NoEvidence.  Otherwise the command could not be started at all. */
+		if (ro->require_evidence) {
+			fprintf(stderr, "harkaq run: %s\n", err.msg);
+			exit_code = hk_exit_for_outcome(HK_OUTCOME_NOEVIDENCE);
+		} else {
+			exit_code = cli_fail("harkaq run", &err, HK_ERROR_ENVIRONMENT);
+		}
 	} else {
 		struct hk_verdict_out vo = {
 			.policy = policy,
@@ -274,12 +279,18 @@ static int run_caged(const struct run_opts *ro, const struct hk_cage_opts *o,
 			.quiet = ro->quiet,
 			.label = "run",
 		};
-		exit_code = hk_verdict_emit(&vo, &res, rt);
+		struct hk_error verdict_err = { 0 };
+		int outcome = hk_verdict_emit(&vo, &res, rt, &verdict_err);
+		if (outcome < 0)
+			fprintf(stderr, "harkaq run: %s\n", verdict_err.msg);
+		/* The run failed after it started (its evidence could not be finished): a verdict
+		 * that read Hermetic is not one. */
 		if (rc < 0) {
 			fprintf(stderr, "harkaq run: %s\n", err.msg);
-			if (exit_code == HK_EXIT_HERMETIC)
-				exit_code = HK_EXIT_NOEVIDENCE;
+			if (outcome == HK_OUTCOME_OK)
+				outcome = HK_OUTCOME_NOEVIDENCE;
 		}
+		exit_code = hk_exit_status(outcome, &verdict_err);
 	}
 	hk_cage_result_free(&res);
 	return exit_code;
@@ -301,33 +312,30 @@ int cmd_run(int argc, char **argv)
 	char *canary = NULL, *canary_dir = NULL;
 	hk_autofree char *eff_path = NULL;
 	if (hk_policy_load(ro.policy_file, &policy, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		code = HK_EXIT_DATAERR;
+		code = cli_fail("harkaq run", &err, HK_ERROR_INPUT);
 		goto err_free_policy;
 	}
 	if (hk_helper_path("harkaq-exec", &exec_path, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		code = HK_EXIT_SOFTWARE;
+		code = cli_fail("harkaq run", &err, HK_ERROR_ENVIRONMENT);
 		goto err_free_policy;
 	}
 	if (ro.user && hk_resolve_user(ro.user, &uid, &gid, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		code = HK_EXIT_USAGE;
+		code = cli_fail("harkaq run", &err, HK_ERROR_USAGE);
 		goto err_free_policy;
 	}
-	code = effective_policy(&ro, exec_path, &policy, &rt, &err);
-	if (code >= 0)
+	if (effective_policy(&ro, exec_path, &policy, &rt, &err) < 0) {
+		code = cli_fail("harkaq run", &err, HK_ERROR_UNSET);
 		goto err_free_policy;
+	}
 	char policy_id[HK_B3_ID_LEN];
 	hk_policy_id(&policy, policy_id);
 	if (hk_canary_create(&policy, &canary, &canary_dir, &err) < 0) {
-		fprintf(stderr, "harkaq run: %s\n", err.msg);
-		code = HK_EXIT_SOFTWARE;
+		code = cli_fail("harkaq run", &err, HK_ERROR_ENVIRONMENT);
 		goto err_free_policy;
 	}
 	eff_path = hk_xasprintf("%s/policy", canary_dir);
-	if (!write_effective_policy(&policy, eff_path)) {
-		code = HK_EXIT_SOFTWARE;
+	if (write_effective_policy(&policy, eff_path, &err) < 0) {
+		code = cli_fail("harkaq run", &err, HK_ERROR_UNSET);
 		goto err_remove_canary;
 	}
 
@@ -341,10 +349,10 @@ int cmd_run(int argc, char **argv)
 		int rc = hk_reach_check("the user", ro.user, uid, gid, NULL, &l, &err);
 		hk_reach_list_free(&l);
 		if (rc != 0) {
-			fprintf(stderr, "harkaq run: %s\n", err.msg);
 			/* Bad input, as for a build (engine/reach.h); a check that could not be made is
 			 * the environment's. */
-			code = rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+			code = cli_fail("harkaq run", &err,
+					rc > 0 ? HK_ERROR_INPUT : HK_ERROR_ENVIRONMENT);
 			unlink(eff_path);
 			goto err_remove_canary;
 		}

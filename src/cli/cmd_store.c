@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "engine/store_bundle.h"
 #include "cli/store_cli.h"
 #include "engine/store_import.h"
 #include "core/base.h"
@@ -538,8 +537,10 @@ static int verify_named(struct hk_store *s, const struct hk_artifact **list, siz
 	for (size_t i = 0; i < n; i++) {
 		/* The same check `harkaq build` makes of every dep (sys/verity.h). */
 		if (hk_verity_check_artifact(s, list[i], &err) < 0) {
-			fprintf(stderr, "harkaq store: %s\n", err.msg);
-			bad = err.code == EBADMSG ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
+			/* The check says EBADMSG for bytes that are not the artifact's (tampered);
+			 * anything else kept it from looking (a file it could not read). */
+			bad = cli_fail("harkaq store", &err, err.code == EBADMSG ? HK_ERROR_INPUT
+										 : HK_ERROR_ENVIRONMENT);
 		} else {
 			printf("ok %s %s %s%s\n", list[i]->id, list[i]->name, list[i]->version,
 			       list[i]->sealed ? " (sealed: fs-verity digests match)" : "");

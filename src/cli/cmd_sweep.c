@@ -121,13 +121,13 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 			rc = hk_sweep_doc_parse(hk_buf_str(&text), text.len, path, &parts[n], &err);
 		hk_buf_free(&text);
 		if (rc < 0) {
-			code = HK_EXIT_DATAERR;
+			code = cli_exit_as(&err, HK_ERROR_INPUT);
 			break;
 		}
 	}
 	struct hk_sweep_doc merged = { 0 };
 	if (code == HK_EXIT_OK && hk_sweep_merge(parts, n, &merged, &err) < 0)
-		code = HK_EXIT_DATAERR;
+		code = cli_exit_as(&err, HK_ERROR_INPUT);
 	for (size_t i = 0; i < n; i++)
 		hk_sweep_doc_free(&parts[i]);
 	free(parts);
@@ -136,7 +136,7 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 	struct sweep_classifier *cls = NULL;
 	const char *store_dir = hk_store_choose_dir(o->store_opt);
 	if (code == HK_EXIT_OK && sweep_open_classifier(store_dir, &cls, &err) < 0)
-		code = hk_exit_for_errno(err.code);
+		code = hk_exit_for_error(&err);
 	if (code == HK_EXIT_OK) {
 		sweep_classify(&merged, cls);
 		free(merged.store);
@@ -149,10 +149,8 @@ static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
 		return code;
 	}
 	merged.jobs = 0;
-	if (o->out_dir && sweep_mkdir_p(o->out_dir, &err) < 0)
-		code = HK_EXIT_SOFTWARE;
-	else if (sweep_emit(&merged, o, &err) < 0)
-		code = HK_EXIT_SOFTWARE;
+	if ((o->out_dir && sweep_mkdir_p(o->out_dir, &err) < 0) || sweep_emit(&merged, o, &err) < 0)
+		code = cli_exit_as(&err, HK_ERROR_ENVIRONMENT);
 	if (code != HK_EXIT_OK)
 		fprintf(stderr, "harkaq sweep merge: %s\n", err.msg);
 	hk_sweep_doc_free(&merged);
@@ -280,10 +278,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (o.out_dir && !merge && !o.list) {
 		struct hk_error err;
-		if (sweep_mkdir_p(o.out_dir, &err) < 0) {
-			fprintf(stderr, "%s: %s\n", who, err.msg);
-			return HK_EXIT_SOFTWARE;
-		}
+		if (sweep_mkdir_p(o.out_dir, &err) < 0)
+			return cli_fail(who, &err, HK_ERROR_ENVIRONMENT);
 	}
 	return merge ? run_merge(argv + optind, (size_t)(argc - optind), &o)
 		     : sweep_run(argv + optind, (size_t)(argc - optind), &o);

@@ -1,5 +1,6 @@
 /* The harkaq command line: one verb per file (cmd_<verb>.c), dispatched by main.c.
- * Exit statuses: engine/status.h (documented in `harkaq --help` and the README). */
+ * Exit statuses: engine/status.h (documented in `harkaq --help` and the README); a verb turns
+ * what the engine returned into one with hk_exit_status, or cli_fail, never by hand. */
 #ifndef HK_CLI_COMMANDS_H
 #define HK_CLI_COMMANDS_H
 
@@ -16,6 +17,13 @@ struct hk_command {
 	 * keep the default action: Ctrl-C ends them at once. */
 	bool stops_cleanly;
 };
+
+/* A failure a verb stops on: "WHO: MESSAGE" on stderr, and its exit status by its class
+ * (hk_exit_for_error).  `cls`, unless HK_ERROR_UNSET, is what the verb knows of the failure
+ * (hk_error_set_class): a policy file it was given that cannot be read is bad input. */
+int cli_fail(const char *who, struct hk_error *err, enum hk_error_class cls);
+/* The same without the message, for a verb that prints its own. */
+int cli_exit_as(struct hk_error *err, enum hk_error_class cls);
 
 /* Each verb, implemented in cmd_<verb>.c. */
 int cmd_run(int argc, char **argv);

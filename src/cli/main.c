@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"  3   the caged command itself failed\n"
 		"  64  usage error    65  bad input (file:line:column named)\n"
 		"  70  environment or internal error (e.g. a protection could not be installed)\n"
+		"  128+N  a signal N stopped build, sweep or store base create (they stop cleanly)\n"
 		"\n"
 		"Run 'harkaq COMMAND --help' for a command's options.\n");
 }

@@ -21,7 +21,7 @@ int store_usage_error(const char *fmt, ...)
 int store_fail_exit(const struct hk_error *err)
 {
 	fprintf(stderr, "harkaq store: %s\n", err->msg);
-	return hk_exit_for_errno(err->code);
+	return hk_exit_for_error(err);
 }
 
 bool store_take_value(int argc, char **argv, int *i, const char *opt, const char **value)

@@ -12,6 +12,6 @@
 HK_MUST_CHECK int hk_blake3_file(const char *path, uint8_t out[HK_BLAKE3_OUT_LEN], struct hk_error *err);
 /* The same for an open descriptor, read from its current offset to the end; the caller
  * keeps the fd and names it in its own message.  Returns 0, or -errno of the failed read. */
-int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN]);
+HK_MUST_CHECK int hk_blake3_fd(int fd, uint8_t out[HK_BLAKE3_OUT_LEN]);
 
 #endif

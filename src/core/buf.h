@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+
 struct hk_buf {
 	char *data;   /* owned; NULL until the first append */
 	size_t len;

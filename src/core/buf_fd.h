@@ -3,10 +3,11 @@
 #define HK_BUF_FD_H
 
 #include "core/buf.h"
+#include "core/error.h"
 
 /* Appends everything fd has left to read (retrying EINTR).  Returns 0 at end of file, or
  * -errno of the failed read, with what was read before it kept in b; the caller keeps fd and
  * names the file in its own message. */
-int hk_buf_read_fd(struct hk_buf *b, int fd);
+HK_MUST_CHECK int hk_buf_read_fd(struct hk_buf *b, int fd);
 
 #endif

@@ -257,7 +257,10 @@ static void incoming_free(struct incoming *a)
 		close(a->tmp_fd);
 	if (a->tmp) {
 		struct hk_error ignored;
-		hk_store_remove_tree(a->tmp, &ignored);
+		if (hk_store_remove_tree(a->tmp, &ignored) < 0) {
+			/* The error that stopped the import is the one reported; a temporary
+			 * directory is never an artifact of the store. */
+		}
 		free(a->tmp);
 	}
 	memset(a, 0, sizeof(*a));

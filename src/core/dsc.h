@@ -83,7 +83,7 @@ void hk_dsc_free(struct hk_dsc *d);
  * " -- NAME <EMAIL>  [DAY, ]DD MON YYYY HH:MM:SS +ZZZZ".  Returns 0, or -1 when the text has
  * no such line in that form (the caller then asks dpkg-parsechangelog, whose parser is the
  * reference: this one answers only for the form it is sure of). */
-int hk_changelog_timestamp(const char *text, size_t len, long long *out);
+HK_MUST_CHECK int hk_changelog_timestamp(const char *text, size_t len, long long *out);
 
 /* The machine a build is for: its Debian architecture and the tuple dpkg knows it by
  * (dpkg-architecture's DEB_HOST_ARCH, _ABI, _LIBC, _OS, _CPU: "amd64" = base-gnu-linux-amd64). */

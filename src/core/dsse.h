@@ -32,7 +32,7 @@ void hk_base64_encode(const void *p, size_t n, struct hk_buf *out);
 /* Decodes standard or URL-safe base64, padded or not (one alphabet per string).  Returns a
  * malloc'd buffer (NUL-terminated, length in *n) or NULL for anything else, naming the first
  * bad character's offset in err. */
-uint8_t *hk_base64_decode(const char *s, size_t len, size_t *n, struct hk_error *err);
+HK_MUST_CHECK uint8_t *hk_base64_decode(const char *s, size_t len, size_t *n, struct hk_error *err);
 
 struct hk_dsse_sig {
 	char *keyid;          /* owned; NULL when the signature names no key */

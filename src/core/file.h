@@ -13,7 +13,7 @@
 
 /* Writes all n bytes to fd, retrying short writes and EINTR.  Returns 0 or -errno (err is not
  * touched: the caller names the file). */
-int hk_write_all(int fd, const void *p, size_t n);
+HK_MUST_CHECK int hk_write_all(int fd, const void *p, size_t n);
 
 /* Appends the content of the file at `path` to *out.  Errors: "cannot open PATH: …" (with
  * err->code ENOENT when it does not exist) or "cannot read PATH: …". */

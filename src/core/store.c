@@ -305,11 +305,13 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 		if (strcmp(expect_dir, dirname) != 0)
 			why = "its id and name do not match its file name";
 	}
+	uint8_t root_hash[HK_BLAKE3_OUT_LEN];
+	/* Validated as lowercase hex above; decoded with its result checked all the same. */
+	if (!why && hk_unhex(a->tree_id + 3, HK_BLAKE3_OUT_LEN, root_hash) < 0)
+		why = "its tree id is not a digest";
 	if (!why) {
 		/* Recompute the identity from the recorded fields: metadata edited by hand (a dep
 		 * removed, a version changed) no longer hashes to its directory name. */
-		uint8_t root_hash[HK_BLAKE3_OUT_LEN];
-		(void)hk_unhex(a->tree_id + 3, HK_BLAKE3_OUT_LEN, root_hash); /* validated above */
 		bool canonical = true;
 		for (size_t i = 1; canonical && i < a->n_deps; i++)
 			canonical = store_dep_group_cmp(&a->deps[i - 1], &a->deps[i]) < 0;

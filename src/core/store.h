@@ -118,7 +118,7 @@ HK_MUST_CHECK int hk_store_stage(struct hk_store *s, const char *src_dir, const 
 HK_MUST_CHECK int hk_store_mktemp(struct hk_store *s, char **path, struct hk_error *err);
 /* Not HK_MUST_CHECK: it is the clean-up of failure paths and temporaries, where nothing
  * better than going on can be done with its failure. */
-int hk_store_remove_tree(const char *path, struct hk_error *err);
+HK_MUST_CHECK int hk_store_remove_tree(const char *path, struct hk_error *err);
 
 /* Every artifact, sorted by name, then version, then id.  The array belongs to the store. */
 HK_MUST_CHECK int hk_store_list(struct hk_store *s, const struct hk_artifact *const **out, size_t *n,

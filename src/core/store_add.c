@@ -44,7 +44,11 @@ static int remove_at(int parent_fd, const char *name, const char *shown, struct 
 		return hk_fail_errno(err, errno, "cannot open %s", shown);
 	/* A tree extracted from a package may hold read-only directories; as a non-root user
 	 * their entries cannot be unlinked until the directory is writable again. */
-	(void)fchmod(fd, 0700);
+	if ((st.st_mode & 0700) != 0700 && fchmod(fd, 0700) < 0) {
+		int e = errno;
+		close(fd);
+		return hk_fail_errno(err, e, "cannot make %s writable to empty it", shown);
+	}
 	DIR *d;
 	int r = hk_dir_fdopen(fd, shown, &d, err);
 	if (r < 0)
@@ -583,9 +587,10 @@ static void add_txn_end(struct add_txn *t)
 	hk_tree_free(&t->tree);
 	if (t->tmp) {
 		struct stat st;
-		if (lstat(t->tmp, &st) == 0) {
-			struct hk_error ignored;
-			hk_store_remove_tree(t->tmp, &ignored);
+		struct hk_error ignored;
+		if (lstat(t->tmp, &st) == 0 && hk_store_remove_tree(t->tmp, &ignored) < 0) {
+			/* The add's own result is the one reported; a temporary directory is
+			 * never an artifact of the store. */
 		}
 		free(t->tmp);
 	}

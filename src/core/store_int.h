@@ -54,15 +54,15 @@ struct hk_store {
 void store_index_unload(struct hk_store *s);
 
 /* mkdir(path, 0755), an existing directory being fine. */
-int store_ensure_dir(const char *path, struct hk_error *err);
+HK_MUST_CHECK int store_ensure_dir(const char *path, struct hk_error *err);
 void store_artifact_free(struct hk_artifact *a);
 /* Appends `a` (the store takes it) and keeps the list sorted. */
 void store_add_artifact(struct hk_store *s, struct hk_artifact *a);
 /* Loads the metadata of every artifact not yet in s->arts: all of them on the first call, on
  * later calls those other processes added since.  Artifacts already handed out stay. */
-int store_load_new(struct hk_store *s, struct hk_error *err);
+HK_MUST_CHECK int store_load_new(struct hk_store *s, struct hk_error *err);
 /* store_load_new once per handle. */
-int store_ensure_loaded(struct hk_store *s, struct hk_error *err);
+HK_MUST_CHECK int store_ensure_loaded(struct hk_store *s, struct hk_error *err);
 /* The loaded artifact whose directory name is dir[0..n), or NULL. */
 const struct hk_artifact *store_find_dirname(const struct hk_store *s, const char *dir,
 					     size_t n);
@@ -77,21 +77,21 @@ int store_dep_group_cmp(const struct hk_dep_group *a, const struct hk_dep_group 
 
 void store_manifest_encode(const struct hk_tree *t, struct hk_buf *out);
 /* The first line of every store text file names its format: `header` (with its '\n'). */
-int store_check_header(const char *text, size_t len, const char *header, const char *filename,
+HK_MUST_CHECK int store_check_header(const char *text, size_t len, const char *header, const char *filename,
 		       struct hk_error *err);
 /* Counts the line that starts at `p` and finds its end *nl; an unterminated one is an error. */
-int store_next_line(const char *p, const char *end, const char *filename, unsigned *line,
+HK_MUST_CHECK int store_next_line(const char *p, const char *end, const char *filename, unsigned *line,
 		    const char **nl, struct hk_error *err);
 /* The first two spaces of the line p..nl (either NULL where there is none). */
 void store_split_fields(const char *p, const char *nl, const char **sp1, const char **sp2);
 /* Unescapes one non-empty field (the policy format's escapes) into *out (reset first). */
-int store_unescape_field(const char *p, size_t n, struct hk_buf *out);
+HK_MUST_CHECK int store_unescape_field(const char *p, size_t n, struct hk_buf *out);
 
 /* ---- store_index.c ---- */
 
 /* Writes a complete index for `arts` (plus `extra` with its tree, not yet in the list) into a
  * temporary file of STORE/.index; the caller renames *tmp_path over STORE/.index/paths. */
-int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_t n_arts,
+HK_MUST_CHECK int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_t n_arts,
 		      const struct hk_artifact *extra, const struct hk_tree *extra_tree,
 		      char **tmp_path, struct hk_error *err);
 

@@ -99,12 +99,12 @@ static int manifest_decode(const char *text, size_t len, const char *filename,
 		} else if (ok && (kind == 'f' || kind == 'x')) {
 			ok = sp2 && sp2 - sp1 - 1 == HEX_LEN && hk_is_lower_hex(sp1 + 1, HEX_LEN) &&
 			     store_unescape_field(sp2 + 1, (size_t)(nl - sp2 - 1), &path) == 0;
-			if (ok) {
-				uint8_t d[HK_BLAKE3_OUT_LEN];
-				(void)hk_unhex(sp1 + 1, HK_BLAKE3_OUT_LEN, d); /* validated above */
+			uint8_t d[HK_BLAKE3_OUT_LEN];
+			/* Validated as lowercase hex above; decoded with its result checked. */
+			ok = ok && hk_unhex(sp1 + 1, HK_BLAKE3_OUT_LEN, d) == 0;
+			if (ok)
 				hk_tree_add(&t, hk_buf_str(&path), HK_TREE_FILE, kind == 'x', d,
 					    NULL, 0);
-			}
 		} else if (ok && kind == 'l') {
 			ok = sp2 &&
 			     store_unescape_field(sp1 + 1, (size_t)(sp2 - sp1 - 1), &path) == 0 &&

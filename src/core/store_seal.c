@@ -59,8 +59,10 @@ int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_
 		/* "<digest> <blake3 hex> <escaped path>" */
 		const char *sp1, *sp2;
 		store_split_fields(p, nl, &sp1, &sp2);
+		uint8_t b3[HK_BLAKE3_OUT_LEN];
 		bool ok = sp1 && sp2 && seal_digest_valid(p, (size_t)(sp1 - p)) &&
 			  sp2 - sp1 - 1 == HEX_LEN && hk_is_lower_hex(sp1 + 1, HEX_LEN) &&
+			  hk_unhex(sp1 + 1, HK_BLAKE3_OUT_LEN, b3) == 0 &&
 			  store_unescape_field(sp2 + 1, (size_t)(nl - sp2 - 1), &path) == 0 &&
 			  strlen(hk_buf_str(&path)) == path.len;
 		if (!ok) {
@@ -74,7 +76,7 @@ int hk_seal_parse(const char *text, size_t len, const char *filename, struct hk_
 		struct hk_seal_entry *e = &seal.entries[seal.n++];
 		memset(e, 0, sizeof(*e));
 		memcpy(e->digest, p, (size_t)(sp1 - p));
-		(void)hk_unhex(sp1 + 1, HK_BLAKE3_OUT_LEN, e->b3); /* validated above */
+		memcpy(e->b3, b3, sizeof(e->b3));
 		e->path = hk_xstrdup(hk_buf_str(&path));
 		p = nl + 1;
 	}

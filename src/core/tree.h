@@ -99,7 +99,7 @@ const char *hk_tree_special_kind(mode_t m);
  * policy format (core/policy.h): bytes 0x21..0x7e other than '\' literal, '\' as "\\",
  * every other byte as "\xHH".  hk_tree_unescape reverses it; returns -EINVAL on a bad escape. */
 void hk_tree_escape(const void *bytes, size_t n, struct hk_buf *out);
-int hk_tree_unescape(const char *text, size_t n, struct hk_buf *out);
+HK_MUST_CHECK int hk_tree_unescape(const char *text, size_t n, struct hk_buf *out);
 
 void hk_tree_free(struct hk_tree *t);
 

@@ -46,6 +46,9 @@ static const struct {
 	[HK_REASON_TIMED_OUT] = { "timed_out",
 		"the run was killed at its time limit: the build did not finish, so its closure was "
 		"not exercised" },
+	[HK_REASON_NO_CANARY_NONCE] = { "no_canary_nonce",
+		"the canary's nonce could not be drawn, so the phase was not run: a canary at a path "
+		"the build could know in advance proves nothing" },
 };
 
 const char *hk_reason_code(enum hk_reason r)
@@ -428,10 +431,9 @@ static void compute_reasons(struct hk_verdict *v, const struct hk_verdict_input 
 			plural(in->enobufs, "time", "times")));
 }
 
-void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
+/* What the verdict copies of the run whatever its evidence: its ABI and what it ran. */
+static void verdict_identity(const struct hk_verdict_input *in, struct hk_verdict *v)
 {
-	const struct hk_evidence *ev = in->evidence;
-
 	memset(v, 0, sizeof(*v));
 	v->abi = in->abi > 0 ? in->abi : 0;
 	v->kernel_abi = in->kernel_abi > 0 ? in->kernel_abi : 0;
@@ -440,6 +442,23 @@ void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
 	v->artifact_hash = in->artifact_hash ? hk_xstrdup(in->artifact_hash) : NULL;
 	v->phase = in->phase ? hk_xstrdup(in->phase) : NULL;
 	v->deps_sealed = in->deps_sealed ? hk_xstrdup(in->deps_sealed) : NULL;
+}
+
+void hk_verdict_no_canary_nonce(const struct hk_verdict_input *in, const char *detail,
+				struct hk_verdict *v)
+{
+	verdict_identity(in, v);
+	add_reason(v, HK_REASON_NO_CANARY_NONCE, hk_xasprintf(
+		"no canary nonce: %s; the phase was not run, since a canary at a path the build "
+		"could know in advance proves nothing", detail ? detail : "the random source failed"));
+	v->state = HK_NOEVIDENCE;
+}
+
+void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *v)
+{
+	const struct hk_evidence *ev = in->evidence;
+
+	verdict_identity(in, v);
 	v->lost_before = in->lost_before;
 	v->lost_after = in->lost_after;
 	v->enobufs = in->enobufs;

@@ -56,6 +56,7 @@ enum hk_reason {
 	HK_REASON_KERNEL_LOST_COUNTER_ROSE, /* audit's global lost counter changed */
 	HK_REASON_RECEIVE_OVERRUN,          /* the reader's socket overflowed (ENOBUFS) */
 	HK_REASON_TIMED_OUT,                /* the phase was killed at its time limit */
+	HK_REASON_NO_CANARY_NONCE,          /* no nonce for the canary: the phase was not run */
 	HK_REASON_COUNT
 };
 
@@ -208,6 +209,12 @@ bool hk_verdict_count_complete(const struct hk_evidence *ev);
 
 /* Applies the rules of design.md §7.  The verdict is self-contained (it copies what it needs). */
 void hk_verdict_compute(const struct hk_verdict_input *in, struct hk_verdict *out);
+/* The verdict of a phase that was not run because its canary's nonce could not be drawn (a
+ * canary at a path the build could know in advance proves nothing): NoEvidence with
+ * no_canary_nonce alone, `detail` saying why (the random source's error).  The run's identity
+ * (ABI, policy, recipe, phase, …) comes from `in`; its evidence members are not read. */
+void hk_verdict_no_canary_nonce(const struct hk_verdict_input *in, const char *detail,
+				struct hk_verdict *out);
 void hk_verdict_free(struct hk_verdict *v);
 
 /* "all" (every dep sealed), "some", "none" — or NULL when there are no deps. */

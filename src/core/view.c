@@ -164,9 +164,10 @@ static int copy_file(const char *from, int dirfd, const char *rel, struct hk_err
 		}
 	if (n < 0 && r == 0)
 		r = hk_fail_errno(err, errno, "cannot read %s", from);
+	/* Its mode as the store's, less the write bits (an executable stays one). */
 	struct stat st;
-	if (r == 0 && fstat(in, &st) == 0)
-		(void)fchmod(out, st.st_mode & 0555);
+	if (r == 0 && (fstat(in, &st) < 0 || fchmod(out, st.st_mode & 0555) < 0))
+		r = hk_fail_errno(err, errno, "cannot give %s its mode in the view", rel);
 	close(in);
 	if (close(out) < 0 && r == 0)
 		r = hk_fail_errno(err, errno, "cannot write %s in the view", rel);
@@ -441,7 +442,9 @@ static int make_view(struct hk_store *s, const char *views, const char *hex,
 		return 0;
 	}
 	struct hk_error ignored;
-	hk_store_remove_tree(tmp, &ignored);
+	if (hk_store_remove_tree(tmp, &ignored) < 0) {
+		/* r says why the view was not made; the half-made one is not a view (no id). */
+	}
 	return r;
 }
 
@@ -470,8 +473,9 @@ static void prune_views(const char *views, const char *keep_hex)
 		hk_autofree char *dir = hk_xasprintf("%s/%s", views, old[i]);
 		int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) {
-			hk_store_remove_tree(dir, &ignored);
-			unlink(lock);
+			/* An old view that stays is pruned again next time; its lock stays with it. */
+			if (hk_store_remove_tree(dir, &ignored) == 0)
+				unlink(lock);
 		}
 		if (lfd >= 0)
 			close(lfd);

@@ -12,7 +12,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "engine/status.h"
 #include "engine/version.h"
 #include "core/blake3.h"
 #include "core/dsse.h"
@@ -28,11 +27,12 @@ int hk_attest_begin(struct hk_attest_ctx *ctx, const char *key_path, struct hk_e
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->started_on = time(NULL);
 	if (hk_crypto_init(err) < 0)
-		return HK_EXIT_SOFTWARE;
+		return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 	if (!key_path)
 		return 0;
+	/* The key is the user's: one that is refused or cannot be read is bad input. */
 	if (hk_key_load_secret(key_path, &ctx->key, err) < 0)
-		return HK_EXIT_DATAERR;
+		return hk_error_set_class(err, HK_ERROR_INPUT);
 	ctx->have_key = true;
 	return 0;
 }
@@ -379,7 +379,9 @@ int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		r = sign_and_write(ctx, bo, br, &p, err);
 	}
 	parts_free(&p);
-	return r < 0 ? HK_EXIT_SOFTWARE : 0;
+	/* The artifact is sealed and the build's verdicts stand: what fails now is writing the
+	 * attestations, never the input. */
+	return r < 0 ? hk_error_set_class(err, HK_ERROR_ENVIRONMENT) : 0;
 }
 
 /* ---- a Debian build (harkaq build --dsc) ------------------------------------------------- */
@@ -553,5 +555,5 @@ int hk_attest_dsc(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		rc = sign_and_write(ctx, bo, br, &p, err);
 	}
 	parts_free(&p);
-	return rc < 0 ? HK_EXIT_SOFTWARE : 0;
+	return rc < 0 ? hk_error_set_class(err, HK_ERROR_ENVIRONMENT) : 0;
 }

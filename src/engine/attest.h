@@ -25,20 +25,21 @@ struct hk_attest_ctx {
 };
 
 /* Before the build: loads --key (NULL: the envelopes stay unsigned) and notes the start time,
- * so that a key that cannot be used stops the build before anything runs.  Returns an exit
- * status (commands.h): 0, or 65 for a key that is refused or unreadable. */
+ * so that a key that cannot be used stops the build before anything runs.  Returns 0, or
+ * -errno: a key that is refused or unreadable is HK_ERROR_INPUT. */
 HK_MUST_CHECK int hk_attest_begin(struct hk_attest_ctx *ctx, const char *key_path, struct hk_error *err);
 
 /* After the build: writes both envelopes for the sealed artifact of `br` (nothing when the
- * build sealed none).  Returns 0 or 70 (err says why; what was half-written is removed). */
+ * build sealed none).  Returns 0 or -errno, HK_ERROR_ENVIRONMENT (err says why; what was
+ * half-written is removed). */
 HK_MUST_CHECK int hk_attest_build(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		    const struct hk_build_result *br, struct hk_error *err);
 /* After a Debian build (harkaq build --dsc): both envelopes for its sealed outputs — the
  * .debs, .udebs, .buildinfo and .changes as subjects; the closure's .debs, the dpkg state, the
  * base and the .dsc's files as resolved dependencies; what the Debian verdicts decide in the
  * verdict predicate's "debian" member (docs/attestations.md, "Debian builds").  Nothing when
- * the outputs were not stored.  Returns 0 or 70 (err says why). */
-int hk_attest_dsc(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
+ * the outputs were not stored.  Returns 0 or -errno, HK_ERROR_ENVIRONMENT (err says why). */
+HK_MUST_CHECK int hk_attest_dsc(struct hk_attest_ctx *ctx, const struct hk_build_opts *bo,
 		  const struct hk_dsc_result *r, struct hk_error *err);
 void hk_attest_end(struct hk_attest_ctx *ctx);
 

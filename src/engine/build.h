@@ -203,10 +203,10 @@ struct hk_build_result {
 	struct hk_view view;             /* the store view the sandbox showed (core/view.h) */
 	size_t deps_sealed;              /* closure artifacts whose fs-verity seal was verified */
 	int interrupted;                 /* the signal that stopped the build, or 0 */
-	/* Where the build stopped with a status >= 64: the JSON result's "failure". */
+	/* Where the build stopped on an error (hk_build_run < 0): the JSON result's "failure". */
 	enum hk_build_stage failed_stage;
 	int failed_signal;               /* the signal behind a stop, or 0 */
-	const char *error;               /* why the build stopped with a status >= 64 (err.msg of
+	const char *error;               /* why the build stopped on an error (err.msg of
 					  * hk_build_run; set by the caller for the JSON result) */
 	/* With bo->observe_opens: the sandbox paths the phases opened among those allowed
 	 * (engine/reads.h); `opened_note` says why they were not observed, `opened_incomplete`
@@ -221,11 +221,12 @@ struct hk_build_result {
 	size_t n_set_expects;
 };
 
-/* Runs the build (build_run.c); returns the exit status (commands.h).  For statuses >= 64 err
- * says why and r->failed_stage where. */
+/* Runs the build (build_run.c).  Returns its outcome (enum hk_outcome, engine/status.h: the
+ * worst phase's) when it gave verdicts, or -errno when it stopped before: err says why, of
+ * which class (a signal: HK_ERROR_INTERRUPTED), and r->failed_stage where. */
 HK_MUST_CHECK int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
 /* Checks the closure's artifacts and the pinned base before anything runs (build_verify.c);
- * counts the sealed deps into br.  Returns 0 or an exit status, err saying which failed. */
+ * counts the sealed deps into br.  Returns 0 or -errno, err saying which failed. */
 HK_MUST_CHECK int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
 			   struct hk_store *store, struct hk_build_result *br, struct hk_error *err);
 

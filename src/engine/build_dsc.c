@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/status.h"
 #include "engine/debstate.h"
 #include "engine/proc.h"
 #include "engine/reach.h"
@@ -511,10 +510,9 @@ static int check_reach(struct dsc_build *b)
 				  exec_path, NULL,
 				  b->bo->work_parent ? b->bo->work_parent : HK_BUILD_WORK_PARENT,
 				  b->err);
-	if (rc > 0) {
-		b->unreachable = true;
-		return -EACCES;
-	}
+	/* A path the build user cannot reach is bad input, as in the engine (build_run.c). */
+	if (rc > 0)
+		return hk_error_set_class(b->err, HK_ERROR_INPUT);
 	return rc;
 }
 
@@ -591,8 +589,7 @@ static void confirm_needs(const struct hk_build_opts *eo, struct hk_dsc_result *
 			fprintf(stderr, " in the store view\n");
 		}
 		struct hk_error cerr = { 0 };
-		int code = hk_build_run(&co, &r->confirm, &cerr);
-		if (code >= HK_EXIT_USAGE) {
+		if (hk_build_run(&co, &r->confirm, &cerr) < 0) {
 			r->confirm_error = hk_xstrdup(cerr.msg);
 			if (r->confirm.failed_stage == HK_BUILD_STAGE_NONE)
 				r->confirm.failed_stage = HK_BUILD_STAGE_SETUP;
@@ -645,12 +642,7 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	struct dsc_build b = { .bo = bo, .o = o, .r = r, .err = err,
 			       .dpkg_db_files = HK_STRV_INIT };
 	int rc = prepare(&b);
-	int code;
-	if (rc < 0) {
-		/* A path the build user cannot reach is bad input, as in the engine
-		 * (build_run.c). */
-		code = b.unreachable ? HK_EXIT_DATAERR : hk_exit_for_errno(err->code);
-	} else {
+	if (rc >= 0) {
 		struct hk_build_opts eo = *bo;
 		eo.recipe_path = NULL;
 		eo.recipe = &r->recipe;
@@ -694,34 +686,34 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 			dsc_say(&b, "the build's log is not kept (%s): macros it says were missing "
 				    "are not named", log_err.msg);
 		t0 = hk_now_ms();
-		code = hk_build_run(&eo, &r->build, err);
+		rc = hk_build_run(&eo, &r->build, err);
 		dsc_step_add(r, HK_DSC_T_ENGINE, hk_now_ms() - t0);
 		r->built = true;
 		t0 = hk_now_ms();
 		if (logged) {
 			dsc_log_stop(&log);
-			if (code < HK_EXIT_USAGE && (dsc_find_macro_needs(&b, &log) < 0 ||
-						     dsc_find_library_needs(&b, &log) < 0))
-				code = HK_EXIT_SOFTWARE;
+			if (rc >= 0 && (dsc_find_macro_needs(&b, &log) < 0 ||
+					dsc_find_library_needs(&b, &log) < 0))
+				rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 			dsc_log_free(&log);
 		}
 		dsc_step_add(r, HK_DSC_T_LOG, hk_now_ms() - t0);
 		r->n_expect_paths = r->build.n_set_expects;
 		t0 = hk_now_ms();
-		if (code < HK_EXIT_USAGE && collect_outputs(&b) < 0)
-			code = HK_EXIT_SOFTWARE;
+		if (rc >= 0 && collect_outputs(&b) < 0)
+			rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		dsc_step_add(r, HK_DSC_T_OUTPUTS, hk_now_ms() - t0);
 		t0 = hk_now_ms();
-		if (code < HK_EXIT_USAGE && r->build.opened_observed && dsc_completed(&r->build) &&
+		if (rc >= 0 && r->build.opened_observed && dsc_completed(&r->build) &&
 		    dsc_find_unread(&b) < 0)
-			code = HK_EXIT_SOFTWARE;
+			rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		dsc_step_add(r, HK_DSC_T_CONVERSE, hk_now_ms() - t0);
-		if (code < HK_EXIT_USAGE && o->confirm)
+		if (rc >= 0 && o->confirm)
 			confirm_needs(&eo, r);
-		if (code < HK_EXIT_USAGE && o->decide_probes) {
+		if (rc >= 0 && o->decide_probes) {
 			eo.keep_out = NULL;
 			if (dsc_decide_probes(&b, &eo, first_out) < 0)
-				code = HK_EXIT_SOFTWARE;
+				rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		}
 	}
 	if (b.store)
@@ -731,8 +723,10 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	hk_deb_stanzas_free(b.base_status, b.n_base_status);
 	free(b.closure_arts);
 	if (b.work_made && !bo->keep) {
-		struct hk_error ignored;
-		hk_store_remove_tree(r->work, &ignored);
+		/* The build's result stands; the directory left behind is said. */
+		struct hk_error rm;
+		if (hk_store_remove_tree(r->work, &rm) < 0)
+			fprintf(stderr, "[dsc] work directory left behind: %s\n", rm.msg);
 	} else if (b.work_made && !bo->quiet) {
 		fprintf(stderr, "[dsc] work directory kept: %s\n", r->work);
 	}
@@ -743,7 +737,7 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	free(b.dpkg_db);
 	hk_strv_free(&b.dpkg_db_files);
 	r->ms_total = hk_now_ms() - t_run;
-	return code;
+	return rc;
 }
 
 void hk_dsc_result_free(struct hk_dsc_result *r)

@@ -37,8 +37,10 @@
 #include "core/strset.h"
 #include "core/strv.h"
 
-/* Runs the whole Debian build; returns the exit status (commands.h).  `bo` gives the engine's
- * options (its recipe and recipe_path are replaced); for statuses >= 64 err says why. */
+/* Runs the whole Debian build.  `bo` gives the engine's options (its recipe and recipe_path
+ * are replaced).  Returns the build's outcome (hk_build_run's), or -errno with err saying why
+ * and of which class (engine/status.h): a step before the build, the build's own set-up, or
+ * what the front end does after it. */
 HK_MUST_CHECK int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o,
 		     struct hk_dsc_result *r, struct hk_error *err);
 void hk_dsc_result_free(struct hk_dsc_result *r);

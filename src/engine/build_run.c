@@ -48,10 +48,10 @@
 static int interrupted(struct hk_error *err)
 {
 	int sig = hk_interrupted() ? hk_interrupted() : SIGTERM;
-	hk_fail(err, EINTR, "interrupted by signal %d (%s): the build was stopped, its processes "
-			    "killed and its work directory removed; nothing was sealed",
-		sig, strsignal(sig));
-	return 128 + sig;
+	return hk_fail_interrupted(err, sig, "interrupted by signal %d (%s): the build was stopped, "
+					     "its processes killed and its work directory removed; "
+					     "nothing was sealed",
+				   sig, strsignal(sig));
 }
 
 static int copy_tree(const char *from, const char *to, struct hk_error *err)
@@ -163,16 +163,6 @@ static char **build_env(const struct hk_recipe *r, const struct hk_build_opts *b
 	return a.v;
 }
 
-static int worse(int a, int b)
-{
-	/* NoEvidence > Impure > failed > Hermetic: the exit status reports the worst phase. */
-	static const int rank[] = { [HK_EXIT_HERMETIC] = 0, [HK_EXIT_COMMAND_FAILED] = 1,
-				    [HK_EXIT_IMPURE] = 2, [HK_EXIT_NOEVIDENCE] = 3 };
-	if (a > HK_EXIT_COMMAND_FAILED || b > HK_EXIT_COMMAND_FAILED)
-		return a > b ? a : b;
-	return rank[a] >= rank[b] ? a : b;
-}
-
 /* Looks up every granted path of the merged views once, in a child, while the parent verifies
  * the closure: an overlay of a hundred layers is slow to look up cold (each name is searched
  * in every layer), and the first phase's cage would otherwise pay it inside its rule set-up
@@ -236,20 +226,32 @@ struct build {
 	/* the first phase's audit reader, started while the build sets up (NULL once a phase
 	 * took it over) */
 	struct hk_cage_reader *reader_ahead;
+	/* The phase that was not run for want of a canary nonce (refuse_without_nonce): the
+	 * phases after it are not run either, and nothing is staged. */
+	const char *not_run_phase;
 };
 
-/* A step that stopped the build at `stage`: returns `code`. */
-static int stop_at(struct build *b, enum hk_build_stage stage, int code)
+/* A step that stopped the build at `stage`, with the error in b->err of class `cls` (what the
+ * step knows of it); returns -errno. */
+static int stop_at(struct build *b, enum hk_build_stage stage, enum hk_error_class cls)
 {
 	b->br->failed_stage = stage;
-	return code;
+	return hk_error_set_class(b->err, cls);
+}
+
+/* The same, for an error whose class the failing step below set, or its errno says. */
+static int stop_as_classified(struct build *b, enum hk_build_stage stage)
+{
+	b->br->failed_stage = stage;
+	return -b->err->code;
 }
 
 /* A signal stopped the build (hk_interrupted()): says so in err and in the result. */
 static int stop_interrupted(struct build *b)
 {
 	b->br->failed_signal = hk_interrupted() ? hk_interrupted() : SIGTERM;
-	return stop_at(b, HK_BUILD_STAGE_SETUP, interrupted(b->err));
+	(void)interrupted(b->err);
+	return stop_as_classified(b, HK_BUILD_STAGE_SETUP);
 }
 
 /* Records how long step `s` took since `t0` (hk_build_result.ms_steps). */
@@ -267,15 +269,15 @@ static int open_inputs(struct build *b)
 	if (b->bo->recipe)
 		hk_recipe_copy(b->bo->recipe, b->r);
 	else if (hk_recipe_load(b->bo->recipe_path, b->r, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_RECIPE, HK_EXIT_DATAERR);
+		return stop_at(b, HK_BUILD_STAGE_RECIPE, HK_ERROR_INPUT);
 	br->recipe_loaded = true;
 	hk_recipe_hash(b->r, br->recipe_hash);
 	if (hk_resolve_user(b->bo->user, &b->uid, &b->gid, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_USAGE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_USAGE);
 	/* A kernel that forbids the build user its namespaces fails every sandbox: say so once,
 	 * before anything is made, rather than have bubblewrap's first phase "never report". */
 	if (hk_sys_sandbox_check(b->uid, b->gid, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 
 	b->t_build = hk_now_ms();
 
@@ -294,7 +296,7 @@ static int open_inputs(struct build *b)
 						"store/), and neither --store nor $HARKAQ_STORE was given "
 						"(make one with 'harkaq store --store DIR base create %s')",
 				r->path ? r->path : "recipe", r->base, r->recipe_dir, r->base);
-		return stop_at(b, HK_BUILD_STAGE_DEPS, HK_EXIT_DATAERR);
+		return stop_at(b, HK_BUILD_STAGE_DEPS, HK_ERROR_INPUT);
 	}
 	if (!store_dir)
 		store_dir = hk_xstrdup("./store");
@@ -302,9 +304,9 @@ static int open_inputs(struct build *b)
 	free(store_dir);
 	if (rc < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP,
-			       needs_store ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE);
+			       needs_store ? HK_ERROR_INPUT : HK_ERROR_ENVIRONMENT);
 	if (b->bo->cage && hk_helper_path("harkaq-exec", &b->exec_path, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	return 0;
 }
 
@@ -318,7 +320,7 @@ static int name_work(struct build *b)
 {
 	char nonce[33];
 	if (hk_random_hex(nonce, 16, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	struct hk_build_result *br = b->br;
 	br->work = hk_xasprintf("%s/harkaq-build-%s", work_parent(b->bo), nonce);
 	b->src = hk_xasprintf("%s/src", br->work);
@@ -338,15 +340,15 @@ static int name_work(struct build *b)
 	return 0;
 }
 
-/* What a hk_reach_check* call found, as the build's exit status: a path the build user cannot
+/* What a hk_reach_check* call found, as the build's error: a path the build user cannot
  * reach is bad input (the store, base or installation the caller chose, fixed by a chmod or
  * another --store, as a store that does not exist is); a check that could not be made is the
- * environment's. */
-static int reach_code(struct build *b, int rc)
+ * environment's.  Returns 0 or -errno. */
+static int reach_stop(struct build *b, int rc)
 {
 	if (rc == 0)
 		return 0;
-	return stop_at(b, HK_BUILD_STAGE_SETUP, rc > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE);
+	return stop_at(b, HK_BUILD_STAGE_SETUP, rc > 0 ? HK_ERROR_INPUT : HK_ERROR_ENVIRONMENT);
 }
 
 /* The options' expectation set (core/debexpect.h): its patterns expanded against what the
@@ -380,7 +382,7 @@ static int plan_build(struct build *b)
 		enum hk_build_stage stage = br->plan.fail_stage ? br->plan.fail_stage
 								 : HK_BUILD_STAGE_SETUP;
 		hk_build_plan_free(&br->plan);
-		return stop_at(b, stage, hk_exit_for_errno(b->err->code));
+		return stop_as_classified(b, stage);
 	}
 	br->plan_ok = true;
 	step_done(b, HK_BUILD_T_DERIVE, t0);
@@ -388,7 +390,7 @@ static int plan_build(struct build *b)
 	/* bubblewrap runs as the build user: what it cannot reach would fail the first phase
 	 * inside bubblewrap.  Asked before the store view is made, so that a refusal leaves the
 	 * store as it was (docs/store.md, "What a build needs of the machine"). */
-	int reach = reach_code(b, hk_reach_check_build(b->bo->user, b->uid, b->gid,
+	int reach = reach_stop(b, hk_reach_check_build(b->bo->user, b->uid, b->gid,
 						       hk_store_dir(br->store), br->plan.base_root,
 						       b->exec_path, b->bo->dpkg_db,
 						       work_parent(b->bo), b->err));
@@ -401,29 +403,28 @@ static int plan_build(struct build *b)
 	 * not granted, so that using one is a named denial (core/view.h). */
 	if (hk_view_ensure_hiding(br->store, br->plan.base_root, hk_sandbox_merges_path,
 				  b->bo->view_hide, b->bo->n_view_hide, &br->view, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	if (!b->bo->quiet && br->view.made)
 		fprintf(stderr, "[view] store view %s made: %zu artifact(s), %zu files linked, "
 				"%zu symlink(s) trapped\n",
 			br->view.id, br->view.n_artifacts, br->view.n_files, br->view.n_traps);
 	br->plan.base.view = hk_xstrdup(br->view.id);
 	if (b->bo->expect_set && add_set_expects(b) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	step_done(b, HK_BUILD_T_VIEW, t0);
 	t0 = hk_now_ms();
 	b->sb.view_root = br->view.path;
 	b->sb.view_links = b->bo->cage ? br->view.links : br->view.links_plain;
 	if (hk_build_collapse(&br->plan, br->view.path, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	if (hk_sandbox_plan(&b->sb, &b->plan, b->err) < 0) {
 		/* A dep whose tree is gone or altered is named as such, before the plan's error. */
 		struct hk_error plan_err = *b->err;
-		int code = hk_build_verify_inputs(b->bo, b->r, br->store, br, b->err);
-		if (code == 0) {
-			*b->err = plan_err;
-			code = HK_EXIT_DATAERR;
-		}
-		return stop_at(b, HK_BUILD_STAGE_SETUP, code);
+		if (hk_build_verify_inputs(b->bo, b->r, br->store, br, b->err) < 0)
+			return stop_as_classified(b, HK_BUILD_STAGE_SETUP);
+		/* The deps verify: a tree the sandbox cannot merge is in the input itself. */
+		*b->err = plan_err;
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_INPUT);
 	}
 	step_done(b, HK_BUILD_T_SANDBOX_PLAN, t0);
 	return 0;
@@ -435,17 +436,17 @@ static int make_work(struct build *b)
 	struct hk_build_result *br = b->br;
 	if (mkdir(br->work, 0755) < 0) {
 		hk_fail_errno(b->err, errno, "creating the work directory %s", br->work);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	b->work_made = true;
 	if (mkdir(b->src, 0755) < 0 || mkdir(b->out, 0755) < 0 || mkdir(b->stage, 0755) < 0) {
 		hk_fail_errno(b->err, errno, "creating the work directory %s", br->work);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	/* mkdtemp made it 0700: the build user must be able to enter it. */
 	if (chmod(br->work, 0755) < 0) {
 		hk_fail_errno(b->err, errno, "making the work directory %s reachable", br->work);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	if (!b->bo->quiet)
 		fprintf(stderr, "[work] %s\n", br->work);
@@ -460,16 +461,16 @@ static int make_work(struct build *b)
 static int mount_view_and_verify(struct build *b)
 {
 	if (hk_sys_unshare_mounts(b->err) < 0 || hk_sandbox_mount(&b->plan, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	b->view_mounted = true;
 	pid_t warm_pid = warm_merged_view(&b->plan, &b->br->plan.policy);
-	int code = hk_build_verify_inputs(b->bo, b->r, b->br->store, b->br, b->err);
+	int rc = hk_build_verify_inputs(b->bo, b->r, b->br->store, b->br, b->err);
 	if (warm_pid > 0) {
-		if (code != 0)
+		if (rc < 0)
 			kill(warm_pid, SIGKILL);
 		waitpid(warm_pid, NULL, 0); /* before any phase: it must not count as a leftover */
 	}
-	return code ? stop_at(b, HK_BUILD_STAGE_SETUP, code) : 0;
+	return rc < 0 ? stop_as_classified(b, HK_BUILD_STAGE_SETUP) : 0;
 }
 
 /* The policy file the cage loads and, unless --per-file-rules, the collapsed directories in
@@ -483,7 +484,7 @@ static int write_policy_files(struct build *b)
 	int wr = hk_file_write_atomic(b->policy_path, enc.data, enc.len, 0644, b->err);
 	hk_buf_free(&enc);
 	if (wr < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	if (b->bo->per_file_rules || plan->collapse.len == 0)
 		return 0;
 	struct hk_policy hints = HK_POLICY_INIT;
@@ -497,7 +498,7 @@ static int write_policy_files(struct build *b)
 	}
 	hk_policy_free(&hints);
 	if (wr < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	b->sb.collapse_host_path = b->collapse_path;
 	return 0;
 }
@@ -527,10 +528,10 @@ static int place_source(struct build *b)
 {
 	if (prepare_source(b->r, b->br->work, b->src, b->bo->quiet, b->bo->source_disposable,
 			   b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_FETCH, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_FETCH, HK_ERROR_ENVIRONMENT);
 	if (chown_tree(b->src, b->uid, b->gid, b->err) < 0 ||
 	    chown_tree(b->out, b->uid, b->gid, b->err) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	b->env = build_env(b->r, b->bo);
 	return 0;
 }
@@ -573,42 +574,65 @@ static int check_binds(struct build *b)
 		return 0;
 	char **argv = NULL;
 	if (phase_argv(b, &b->r->phases[ph], &argv) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	struct hk_reach_list binds = HK_REACH_LIST_INIT;
 	hk_sandbox_argv_binds(argv, &binds);
-	int code = reach_code(b, hk_reach_check("the build user", b->bo->user, b->uid, b->gid,
-						hk_store_dir(b->br->store), &binds, b->err));
+	int rc = reach_stop(b, hk_reach_check("the build user", b->bo->user, b->uid, b->gid,
+					      hk_store_dir(b->br->store), &binds, b->err));
 	hk_reach_list_free(&binds);
 	hk_argv_free(argv);
-	return code;
+	return rc;
 }
 
 /* After a phase ran: whether the cage stood and the evidence can follow.  Returns 0, or the
- * exit status that stops the build. */
+ * -errno that stops the build. */
 static int check_phase_cage(struct build *b, struct phase_result *pr, const char *pname)
 {
 	const struct hk_cage_result *res = &pr->res;
 	if (res->cage_error) {
 		hk_fail(b->err, EPERM, "%s: the cage refused to start the phase (layer %s): %s", pname,
 			res->cage_error_layer ? res->cage_error_layer : "?", res->cage_error);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	if (b->bo->cage && !res->cage_reported) {
 		hk_fail(b->err, EPERM, "%s: the cage never reported (harkaq-exec did not start; "
 				       "exit status %d)", pname, res->exit_code);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	if (res->canary_reported && res->canary != HK_CANARY_DENIED) {
 		hk_fail(b->err, EPERM, "%s: the canary probe said '%s': the derived policy grants "
 				       "what it must not; the phase was not run",
 			pname, hk_canary_result_name(res->canary));
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		/* A canary the derived policy opens is harkaq's own fault, never the recipe's. */
+		return stop_at(b, HK_BUILD_STAGE_SETUP, res->canary == HK_CANARY_OPENED
+								? HK_ERROR_INTERNAL
+								: HK_ERROR_ENVIRONMENT);
 	}
 	return 0;
 }
 
+/* A phase whose canary nonce could not be drawn (err says why): it is not run, its verdict is
+ * given now — NoEvidence, no_canary_nonce — and the phases after it are not run either.  The
+ * build goes on to its verdicts: the phases before it have theirs, and the exit status says
+ * NoEvidence, the verdict of the phase it could not vouch for. */
+static void refuse_without_nonce(struct build *b, struct phase_result *pr)
+{
+	const struct hk_verdict_input in = {
+		.policy_id = b->br->plan.policy_id,
+		.recipe_hash = b->br->recipe_hash,
+		.phase = pr->label,
+	};
+	hk_verdict_no_canary_nonce(&in, b->err->msg, &pr->verdict);
+	pr->has_verdict = true;
+	b->not_run_phase = pr->label;
+	if (!b->bo->quiet)
+		fprintf(stderr, "[%s] not run: no canary nonce (%s)\n", pr->label, b->err->msg);
+	hk_error_clear(b->err);
+}
+
 /* One phase in its own domain, with its own canary.  Returns 0 to go on (also when the phase
- * itself failed: br->failed_phase says so), or the exit status that stops the build. */
+ * itself failed, br->failed_phase says so, or was not run for want of a canary nonce), or the
+ * -errno that stops the build. */
 static int run_phase(struct build *b, enum hk_phase ph)
 {
 	struct hk_build_result *br = b->br;
@@ -618,31 +642,32 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	pr->label = bo->phase_labels ? bo->phase_labels[ph] : hk_phase_name(ph);
 	const char *pname = pr->label;
 
-	/* Without an unpredictable nonce the build could know its canary's path in advance:
-	 * no phase runs on a nonce that was not made (fail closed). */
-	char pnonce[33];
-	if (hk_random_hex(pnonce, 16, b->err) < 0) {
-		hk_wrap(b->err, "the canary nonce of phase %s", pname);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
-	}
-	hk_autofree char *canary_host = hk_xasprintf("%s/canary-%s", br->work, pnonce);
-	hk_autofree char *canary_sb = hk_xasprintf("/.harkaq/canary-%s", pnonce);
 	/* No reader, no canary: nobody would look for its record. */
 	bool evidence = bo->cage && !bo->no_evidence;
+	/* Without an unpredictable nonce the build could know its canary's path in advance, and
+	 * a canary it can predict proves nothing: no phase runs on a nonce that was not made. */
+	char pnonce[33];
+	if (evidence && hk_random_hex(pnonce, 16, b->err) < 0) {
+		refuse_without_nonce(b, pr);
+		return 0;
+	}
+	hk_autofree char *canary_host = evidence ? hk_xasprintf("%s/canary-%s", br->work, pnonce)
+						 : NULL;
+	hk_autofree char *canary_sb = evidence ? hk_xasprintf("/.harkaq/canary-%s", pnonce) : NULL;
 	if (evidence) {
 		static const char body[] = "harkaq canary\n";
 		if (hk_file_write_atomic(canary_host, body, sizeof(body) - 1, 0644, b->err) < 0)
-			return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+			return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
-	b->sb.canary_host_path = evidence ? canary_host : NULL;
-	b->sb.canary_sandbox_path = evidence ? canary_sb : NULL;
+	b->sb.canary_host_path = canary_host;
+	b->sb.canary_sandbox_path = canary_sb;
 	char **argv = NULL;
 	if (phase_argv(b, &b->r->phases[ph], &argv) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	struct hk_cage_opts o = {
 		.argv = argv,
 		.status_fd = HK_SANDBOX_STATUS_FD,
-		.canary_path = evidence ? canary_sb : NULL,
+		.canary_path = canary_sb,
 		.evidence = evidence,
 		.reader_may_enable = PHASE_READER_MAY_ENABLE,
 		.backlog_floor = PHASE_READER_BACKLOG_FLOOR,
@@ -671,7 +696,8 @@ static int run_phase(struct build *b, enum hk_phase ph)
 	pr->ms = hk_now_ms() - t0;
 	pr->ran = true;
 	hk_argv_free(argv);
-	unlink(canary_host);
+	if (canary_host)
+		unlink(canary_host);
 	if (rc < 0 && b->err->code == EINTR && !hk_interrupted())
 		hk_interrupt_note(pr->res.interrupted_by > 0 ? pr->res.interrupted_by : SIGTERM);
 	if (hk_interrupted()) {
@@ -682,10 +708,10 @@ static int run_phase(struct build *b, enum hk_phase ph)
 		return stop_interrupted(b);
 	}
 	if (rc < 0 && !pr->res.started)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
-	int code = check_phase_cage(b, pr, pname);
-	if (code)
-		return code;
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
+	int stop = check_phase_cage(b, pr, pname);
+	if (stop < 0)
+		return stop;
 	if (!bo->quiet && pr->res.timed_out)
 		fprintf(stderr, "[%s] killed at the --timeout of %d s, with everything it started\n",
 			pname, bo->timeout_s);
@@ -726,14 +752,14 @@ static void keep_opens(struct build *b)
 /* Every phase the recipe has, in order, until one fails. */
 static int run_phases(struct build *b)
 {
-	for (int ph = 0; ph < HK_PHASE_COUNT && !b->br->failed_phase; ph++) {
+	for (int ph = 0; ph < HK_PHASE_COUNT && !b->br->failed_phase && !b->not_run_phase; ph++) {
 		if (b->r->phases[ph].n_commands == 0)
 			continue;
 		if (hk_interrupted())
 			return stop_interrupted(b);
-		int code = run_phase(b, (enum hk_phase)ph);
-		if (code)
-			return code;
+		int rc = run_phase(b, (enum hk_phase)ph);
+		if (rc < 0)
+			return rc;
 	}
 	if (hk_interrupted())
 		return stop_interrupted(b);
@@ -774,13 +800,13 @@ static int stage_output(struct build *b)
 {
 	const struct hk_recipe *r = b->r;
 	struct hk_build_result *br = b->br;
-	if (br->failed_phase || r->phases[HK_PHASE_INSTALL].n_commands == 0)
+	if (br->failed_phase || b->not_run_phase || r->phases[HK_PHASE_INSTALL].n_commands == 0)
 		return 0;
 	struct hk_artifact_spec spec;
 	output_spec(b, &spec);
 	if (hk_store_stage(br->store, b->out, &spec, &b->staged, br->artifact_id, b->err) < 0) {
 		hk_wrap(b->err, "hashing /out");
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	return 0;
 }
@@ -814,8 +840,10 @@ static void discard_staged(struct build *b)
 {
 	if (!b->staged)
 		return;
-	struct hk_error ignored;
-	hk_store_remove_tree(b->staged, &ignored);
+	/* Staged, it is no artifact of the store (it has no entry), but it takes room there. */
+	struct hk_error rm;
+	if (hk_store_remove_tree(b->staged, &rm) < 0)
+		fprintf(stderr, "harkaq build: the staged output was left behind: %s\n", rm.msg);
 	free(b->staged);
 	b->staged = NULL;
 }
@@ -855,7 +883,7 @@ static int store_output(struct build *b)
 			     br->artifact_id, art->id);
 	if (rc < 0) {
 		hk_wrap(b->err, "sealing /out into the store");
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	br->artifact_dir = hk_xstrdup(art->dirname);
 	br->artifact_stored = true;
@@ -876,14 +904,16 @@ static void release_work(struct build *b)
 		if (!b->bo->quiet)
 			fprintf(stderr, "work directory kept: %s\n", b->br->work);
 	} else if (b->work_made) {
-		struct hk_error ignored;
-		hk_store_remove_tree(b->br->work, &ignored);
+		/* The build's result stands; the directory left behind is said. */
+		struct hk_error rm;
+		if (hk_store_remove_tree(b->br->work, &rm) < 0)
+			fprintf(stderr, "harkaq build: work directory left behind: %s\n", rm.msg);
 	}
 	b->work_made = false;
 }
 
 /* The phases' evidence (their deallocation records, awaited together, bounded), then a
- * verdict per phase now that the artifact hash is known; returns the worst phase's status. */
+ * verdict per phase now that the artifact hash is known; returns the worst phase's outcome. */
 static int give_verdicts(struct build *b)
 {
 	struct hk_build_result *br = b->br;
@@ -894,12 +924,12 @@ static int give_verdicts(struct build *b)
 	br->ms_steps[HK_BUILD_T_EVIDENCE_FINISH] = br->ms_evidence_finish;
 	long long t_verdicts = hk_now_ms();
 
-	int code = HK_EXIT_HERMETIC;
+	enum hk_outcome outcome = HK_OUTCOME_OK;
 	struct hk_suggester *sugg = bo->cage ? hk_report_build_suggester(br) : NULL;
 	for (size_t i = 0; i < br->n_phases; i++) {
 		struct phase_result *pr = &br->phases[i];
 		const char *pname = pr->label;
-		int pcode;
+		enum hk_outcome phase_outcome;
 		if (bo->cage) {
 			struct hk_verdict_out vo = {
 				.policy = &br->plan.policy,
@@ -909,75 +939,81 @@ static int give_verdicts(struct build *b)
 				.phase = pname,
 				.evidence_requested = !bo->no_evidence,
 			};
-			hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
+			/* A phase not run for want of a canary nonce has its verdict already. */
+			if (!pr->has_verdict)
+				hk_verdict_from_run(&vo, &pr->res, &pr->verdict);
 			hk_verdict_set_base(&pr->verdict, &br->plan.base);
 			hk_verdict_set_deps_sealed(&pr->verdict,
 						   hk_deps_sealed_word(br->deps_sealed,
 								       br->plan.n_closure));
 			pr->has_verdict = true;
-			pcode = hk_exit_for(&pr->verdict, &pr->res);
+			phase_outcome = hk_outcome_of(&pr->verdict, &pr->res);
 			/* Diagnosis, evidence object (design.md §8, §10) and the report rendered from it. */
 			hk_report_build_phase(sugg, br, pr, bo->quiet);
 		} else {
-			pcode = hk_cage_failed(&pr->res) ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
+			phase_outcome = hk_cage_failed(&pr->res) ? HK_OUTCOME_COMMAND_FAILED
+								 : HK_OUTCOME_OK;
 			if (!bo->quiet)
 				fprintf(stderr, "%-10s no verdict (--no-cage)\n", pname);
 		}
-		code = worse(code, pcode);
+		outcome = hk_outcome_worse(outcome, phase_outcome);
 	}
 	hk_suggester_free(sugg);
 	step_done(b, HK_BUILD_T_VERDICTS, t_verdicts);
+	if (b->not_run_phase && !bo->quiet)
+		fprintf(stderr, "harkaq build: phase %s was not run (no canary nonce), nor the phases "
+				"after it\n", b->not_run_phase);
 	if (br->failed_phase) {
-		code = worse(code, HK_EXIT_COMMAND_FAILED);
+		outcome = hk_outcome_worse(outcome, HK_OUTCOME_COMMAND_FAILED);
 		if (!bo->quiet)
 			fprintf(stderr, "harkaq build: phase %s failed; later phases were not run\n",
 				br->failed_phase);
 	}
-	return code;
+	return outcome;
 }
 
-/* The steps up to the verdicts; returns 0 to go on to them, or the status that stops the
+/* The steps up to the verdicts; returns 0 to go on to them, or the -errno that stops the
  * build. */
 static int prepare_and_run(struct build *b)
 {
-	int code;
-	if ((code = name_work(b)) || (code = plan_build(b)))
-		return code;
+	int rc;
+	if ((rc = name_work(b)) || (rc = plan_build(b)))
+		return rc;
 	if (hk_interrupted())
 		return stop_interrupted(b);
 	long long t0 = hk_now_ms();
-	if ((code = make_work(b)) || (code = mount_view_and_verify(b)))
-		return code;
+	if ((rc = make_work(b)) || (rc = mount_view_and_verify(b)))
+		return rc;
 	step_done(b, HK_BUILD_T_MOUNT_VERIFY, t0);
 	t0 = hk_now_ms();
-	if (b->bo->cage && (code = write_policy_files(b)))
-		return code;
+	if (b->bo->cage && (rc = write_policy_files(b)))
+		return rc;
 	step_done(b, HK_BUILD_T_POLICY_FILES, t0);
 	t0 = hk_now_ms();
-	if ((code = check_binds(b)))
-		return code;
+	if ((rc = check_binds(b)))
+		return rc;
 	step_done(b, HK_BUILD_T_BINDS, t0);
 	print_plan(b);
 	t0 = hk_now_ms();
-	if ((code = place_source(b)))
-		return code;
+	if ((rc = place_source(b)))
+		return rc;
 	step_done(b, HK_BUILD_T_SOURCE, t0);
 	t0 = hk_now_ms();
 	watch_opens(b);
 	step_done(b, HK_BUILD_T_READS_START, t0);
 	t0 = hk_now_ms();
-	code = run_phases(b);
+	rc = run_phases(b);
 	step_done(b, HK_BUILD_T_PHASES, t0);
 	t0 = hk_now_ms();
 	keep_opens(b);
 	step_done(b, HK_BUILD_T_READS_STOP, t0);
 	t0 = hk_now_ms();
-	if (code || (code = stage_output(b)))
-		return code;
+	if (rc || (rc = stage_output(b)))
+		return rc;
 	step_done(b, HK_BUILD_T_STAGE, t0);
 	if (b->bo->keep_out && rename(b->out, b->bo->keep_out) < 0) {
 		hk_fail_errno(b->err, errno, "keeping /out as %s", b->bo->keep_out);
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_EXIT_SOFTWARE);
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	/* The work directory and the merged view are done with: removing them is real work that
 	 * overlaps the kernel's delay before the last phase's deallocation record. */
@@ -997,11 +1033,11 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	long long t_run = hk_now_ms();
 	struct build b = { .bo = bo, .br = br, .err = err, .r = &br->recipe,
 			   .reads = { .fd = -1, .stop = { -1, -1 } } };
-	int code = open_inputs(&b);
-	if (code) {
+	int rc = open_inputs(&b);
+	if (rc < 0) {
 		free(b.exec_path);
 		br->ms_total = hk_now_ms() - t_run;
-		return code;
+		return rc;
 	}
 	step_done(&b, HK_BUILD_T_OPEN, t_run);
 	/* The first phase's audit reader starts now and gets ready while the build plans, mounts,
@@ -1010,26 +1046,27 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	if (bo->cage && !bo->no_evidence)
 		b.reader_ahead = hk_cage_reader_start_ahead(PHASE_READER_MAY_ENABLE,
 							    PHASE_READER_BACKLOG_FLOOR);
-	code = prepare_and_run(&b);
+	rc = prepare_and_run(&b);
 	hk_cage_reader_discard(b.reader_ahead); /* no phase ran to take it over */
 	b.reader_ahead = NULL;
-	if (code == 0)
-		code = give_verdicts(&b);
-	if (code < HK_EXIT_USAGE) {
+	if (rc == 0)
+		rc = give_verdicts(&b);
+	if (rc >= 0) {
 		long long t_seal = hk_now_ms();
 		int stored = store_output(&b);
-		if (stored)
-			code = stored;
+		if (stored < 0)
+			rc = stored;
 		step_done(&b, HK_BUILD_T_SEAL, t_seal);
 	}
 	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
 	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
 	 * whole (the seal runs with the signals blocked) and the result stands. */
-	if (hk_interrupted() && !br->artifact_stored && code < 128) {
-		code = stop_interrupted(&b);
+	if (hk_interrupted() && !br->artifact_stored &&
+	    !(rc < 0 && hk_error_class(err) == HK_ERROR_INTERRUPTED)) {
+		rc = stop_interrupted(&b);
 		br->interrupted = hk_interrupted();
 	}
-	if (!bo->quiet && code < HK_EXIT_USAGE)
+	if (!bo->quiet && rc >= 0)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - b.t_build) / 1000.0);
 	release_work(&b);
 	discard_staged(&b);
@@ -1045,5 +1082,5 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	free(b.policy_path);
 	free(b.collapse_path);
 	br->ms_total = hk_now_ms() - t_run;
-	return code;
+	return rc;
 }

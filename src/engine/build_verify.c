@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "engine/build.h"
-#include "engine/status.h"
 #include "engine/proc.h"
 #include "core/statcache.h"
 #include "sys/verity.h"
@@ -13,7 +12,8 @@
  * manifest and, if sealed, its fs-verity digests — so an artifact changed on disk, or under
  * the filesystem, is refused before anything runs, naming it and the file.  Warm when nothing
  * changed since the last full check: by the artifact's stat cache (core/statcache.h).
- * Returns 0 or an exit code. */
+ * Returns 0 or -errno: the failing check's class stands (a dep the store lacks, or whose
+ * bytes changed, is the input's; a disk that cannot be read, the environment's). */
 int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
 			  struct hk_store *store, struct hk_build_result *br, struct hk_error *err)
 {
@@ -31,11 +31,9 @@ int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recip
 			vr = bo->verify_full ? hk_verity_check_artifact(store, dep, err)
 					     : hk_statcache_verify(store, dep, hk_verity_check_artifact,
 								   &warm, err);
-		if (vr < 0) {
-			hk_wrap(err, "refusing to build %s: %s %s does not verify",
-				r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
-			return hk_exit_for_errno(err->code);
-		}
+		if (vr < 0)
+			return hk_wrap(err, "refusing to build %s: %s %s does not verify",
+				       r->path ? r->path : r->name, is_dep ? "dep" : "base", what);
 		n_checked++;
 		warm_count += warm;
 		if (is_dep)

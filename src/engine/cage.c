@@ -161,7 +161,7 @@ static int reader_line(struct hk_cage_result *res, const char *line)
 static int reader_drain(struct hk_cage_reader *rd, struct hk_cage_result *res)
 {
 	int seen = 0;
-	hk_linereader_fill(&rd->out);
+	int rerr = hk_linereader_fill(&rd->out);
 	char *line;
 	while (hk_linereader_next(&rd->out, &line)) {
 		int k = reader_line(res, line);
@@ -169,6 +169,13 @@ static int reader_drain(struct hk_cage_reader *rd, struct hk_cage_result *res)
 		if (k == 2)
 			rd->ended = true;
 		seen |= k;
+	}
+	/* What the reader said after a failed read is lost: its records are not complete. */
+	if (rerr < 0 && !rd->ended) {
+		res->reader_failed = true;
+		if (!res->reader_error)
+			res->reader_error = hk_xasprintf("reading the audit reader's output: %s",
+							 strerror(-rerr));
 	}
 	return seen;
 }
@@ -289,8 +296,10 @@ static void reader_kill(struct hk_cage_result *r)
 
 struct hk_cage_reader *hk_cage_reader_start_ahead(bool may_enable, long backlog_floor)
 {
-	/* As in hk_cage_run: should the reader die, its orphaned sentinel becomes our child. */
-	hk_sys_become_subreaper();
+	/* As in hk_cage_run: should the reader die, its orphaned sentinel becomes our child.
+	 * Without that, no reader is started ahead: the run tries again and says why it fails. */
+	if (hk_sys_become_subreaper() < 0)
+		return NULL;
 	struct hk_cage_reader *rd = reader_new();
 	struct hk_error ignored;
 	if (reader_start(may_enable, backlog_floor, rd, &ignored) < 0) {
@@ -496,9 +505,17 @@ static void exec_command(const struct hk_cage_opts *o, int status_w,
 	child_fail(o->status_fd, "exec", m);
 }
 
+/* A status channel that failed to read loses the end of harkaq-exec's report: the report is
+ * not taken as given, and the run is one whose cage never reported. */
+static void status_read(struct hk_cage_result *r, struct hk_linereader *status)
+{
+	if (hk_linereader_fill(status) < 0)
+		r->status_lost = true;
+}
+
 static void status_drain(struct hk_cage_result *r, struct hk_linereader *status)
 {
-	hk_linereader_fill(status);
+	status_read(r, status);
 	char *line;
 	while (hk_linereader_next(status, &line)) {
 		status_line(r, line);
@@ -595,7 +612,7 @@ static void read_status_rest(struct hk_cage_result *r, struct hk_linereader *sta
 		struct pollfd sp = { status->fd, POLLIN, 0 };
 		if (poll(&sp, 1, 10) <= 0)
 			break;
-		hk_linereader_fill(status);
+		status_read(r, status);
 	}
 	char *line;
 	while (hk_linereader_next(status, &line)) {
@@ -603,6 +620,8 @@ static void read_status_rest(struct hk_cage_result *r, struct hk_linereader *sta
 		free(line);
 	}
 	hk_linereader_close(status);
+	if (r->status_lost)
+		r->cage_reported = false;
 	r->ms_status_drain = hk_now_ms() - t_drain;
 }
 
@@ -617,10 +636,6 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	hk_evidence_init(&r->evidence, o->canary_path);
 	long long t0 = hk_now_ms();
 
-	/* Orphans of the caged command must become our children, so that nothing it started
-	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
-	hk_sys_become_subreaper();
-
 	/* A reader started ahead is this run's, unless the run gathers no evidence. */
 	struct hk_cage_reader *rd = o->reader;
 	if (rd && !o->evidence) {
@@ -632,6 +647,16 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 	/* From here on, the reader belongs to the result: every return below either finishes
 	 * it or leaves it to hk_cage_finish() / hk_cage_result_free(). */
 	r->pending = rd;
+
+	/* Orphans of the caged command must become our children, so that nothing it started
+	 * outlives the run unseen (and keeps the domain, hence its deallocation, alive). */
+	int sub = hk_sys_become_subreaper();
+	if (sub < 0) {
+		reader_kill(r);
+		return hk_fail_errno(err, -sub, "cannot become the child subreaper "
+						"(PR_SET_CHILD_SUBREAPER), so what the command starts "
+						"could outlive the run; the command was not run");
+	}
 	start_reader(o, r, rd, t0);
 	r->ms_reader_start = hk_now_ms() - t0;
 	if (o->require_evidence && (!r->reader_ready || !r->audit_confirmed)) {
@@ -701,8 +726,9 @@ int hk_cage_run(const struct hk_cage_opts *o, struct hk_cage_result *r, struct h
 		r->deferred = rd->pid > 0;
 	r->interrupted_by = hk_interrupted();
 	if (hk_interrupted())
-		return hk_fail(err, EINTR, "interrupted by signal %d (the command was stopped)",
-			       hk_interrupted());
+		return hk_fail_interrupted(err, hk_interrupted(),
+					   "interrupted by signal %d (the command was stopped)",
+					   hk_interrupted());
 	return 0;
 }
 
@@ -808,9 +834,9 @@ int hk_canary_create(const struct hk_policy *policy, char **path, char **dir, st
 			free(p);
 			continue;
 		}
-		fchmod(fd, 0644);
+		/* 0644 whatever the umask: readable by the user the command runs as. */
 		static const char body[] = "harkaq canary: reading this file means the cage is open\n";
-		ssize_t w = write(fd, body, sizeof(body) - 1);
+		ssize_t w = fchmod(fd, 0644) < 0 ? -1 : write(fd, body, sizeof(body) - 1);
 		close(fd);
 		if (w != (ssize_t)(sizeof(body) - 1)) {
 			unlink(p);

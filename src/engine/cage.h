@@ -76,6 +76,8 @@ struct hk_cage_result {
 	unsigned namespaces;        /* the opts' namespaces, once started */
 	/* the cage (harkaq-exec's status lines, core/exec_status.h) */
 	bool cage_reported;         /* the "cage" event came: `cage` holds it */
+	bool status_lost;           /* reading the status channel failed: cage_reported is then
+				     * false, what came of the report not taken as given */
 	struct hk_cage_report cage;
 	char *cage_error;           /* harkaq-exec's error event message, or NULL */
 	char *cage_error_layer;

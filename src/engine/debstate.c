@@ -392,9 +392,10 @@ int hk_debstate_make(const struct hk_debstate_input *in, const struct hk_artifac
 	if (r == 0)
 		r = install_and_keep(in, scratch, layer, &w, err);
 	closure_index_free(&closure);
-	struct hk_error ignored;
-	if (scratch)
-		hk_store_remove_tree(scratch, &ignored);
+	/* A whole installation's scratch tree: a leftover is said, whatever the result. */
+	struct hk_error rm;
+	if (scratch && hk_store_remove_tree(scratch, &rm) < 0)
+		fprintf(stderr, "[state] left behind: %s\n", rm.msg);
 	if (r == 0) {
 		if (!in->quiet)
 			fprintf(stderr, "[state] kept %zu entr%s the installation made beyond the "
@@ -415,7 +416,7 @@ int hk_debstate_make(const struct hk_debstate_input *in, const struct hk_artifac
 			hk_wrap(err, "adding the dpkg state to the store");
 		return r;
 	}
-	if (layer)
-		hk_store_remove_tree(layer, &ignored);
+	if (layer && hk_store_remove_tree(layer, &rm) < 0)
+		fprintf(stderr, "[state] left behind: %s\n", rm.msg);
 	return r;
 }

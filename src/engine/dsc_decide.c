@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "engine/dsc_findings.h"
-#include "engine/status.h"
 #include "engine/dsc_int.h"
 #include "engine/proc.h"
 #include "engine/sign.h"
@@ -129,9 +128,14 @@ static int compare_deb(const char *name, const char *a, const char *b, const cha
 	}
 	hk_tree_free(&ta);
 	hk_tree_free(&tb);
-	struct hk_error ignored;
-	hk_store_remove_tree(ua, &ignored);
-	hk_store_remove_tree(ub, &ignored);
+	/* The two packages unpacked for the comparison: a leftover is said, the comparison
+	 * stands. */
+	const char *const unpacked[] = { ua, ub };
+	for (size_t i = 0; i < HK_ARRAY_LEN(unpacked); i++) {
+		struct hk_error rm;
+		if (hk_store_remove_tree(unpacked[i], &rm) < 0)
+			fprintf(stderr, "[dsc] left behind: %s\n", rm.msg);
+	}
 	return rc;
 }
 
@@ -229,11 +233,11 @@ static void extra_build(struct dsc_build *b, const struct hk_build_opts *eo,
 	co.keep_out = out_dir;
 	if (!eo->quiet)
 		fprintf(stderr, "[dsc] --decide-probes: %s\n", rec->purpose);
-	int code = hk_build_run(&co, br, &err);
+	int rc = hk_build_run(&co, br, &err);
 	hk_recipe_free(&recipe);
 	rec->phases = hk_dsc_phases_summary(br);
-	rec->completed = code < HK_EXIT_USAGE && dsc_completed(br);
-	if (code >= HK_EXIT_USAGE)
+	rec->completed = rc >= 0 && dsc_completed(br);
+	if (rc < 0)
 		rec->error = hk_xstrdup(err.msg);
 }
 
@@ -514,8 +518,9 @@ int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const
 			attribute(b, eo, &dd, &names, &specs, all_out, &all);
 		}
 	}
-	struct hk_error ignored;
-	hk_store_remove_tree(dd.root, &ignored);
+	struct hk_error rm;
+	if (hk_store_remove_tree(dd.root, &rm) < 0)
+		fprintf(stderr, "[dsc] --decide-probes: left behind: %s\n", rm.msg);
 	free(dd.root);
 	free(dd.scratch);
 	return rc;

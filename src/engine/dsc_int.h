@@ -33,7 +33,6 @@ struct dsc_build {
 	struct hk_strv dpkg_db_files;
 	char *dpkg_db;
 	bool work_made;
-	bool unreachable;           /* the build user cannot reach the store, base or harkaq-exec */
 };
 
 /* What every Debian build may use without declaring it besides the Essential packages
@@ -51,11 +50,11 @@ void dsc_say(const struct dsc_build *b, const char *fmt, ...) __attribute__((for
 
 /* dsc_closure.c: the base and its package database; the fields used, reduced; the closure apt
  * resolves; --see; the imports and the dpkg state.  Each returns 0 or -errno with b->err. */
-int dsc_open_base(struct dsc_build *b);
-int dsc_reduce_fields(struct dsc_build *b);
-int dsc_resolve_closure(struct dsc_build *b);
-int dsc_import_visible(struct dsc_build *b);
-int dsc_import_closure(struct dsc_build *b);
+HK_MUST_CHECK int dsc_open_base(struct dsc_build *b);
+HK_MUST_CHECK int dsc_reduce_fields(struct dsc_build *b);
+HK_MUST_CHECK int dsc_resolve_closure(struct dsc_build *b);
+HK_MUST_CHECK int dsc_import_visible(struct dsc_build *b);
+HK_MUST_CHECK int dsc_import_closure(struct dsc_build *b);
 /* A stanza of the base's status file whose package is installed. */
 bool dsc_installed(const struct hk_deb_stanza *st);
 /* The base's installed package named `name`, or providing it (*virtual_ then true), or NULL. */
@@ -65,13 +64,13 @@ bool dsc_closure_has(const struct hk_dsc_result *r, const char *name);
 
 /* dsc_converse.c: the used Build-Depends none of whose declared packages had a file opened
  * (into b->r). */
-int dsc_find_unread(struct dsc_build *b);
+HK_MUST_CHECK int dsc_find_unread(struct dsc_build *b);
 
 /* dsc_decide.c: --decide-probes.  The first build ran with its /out kept at `first_out`; the
  * extra builds run with the engine options `eo` (the first build's).  Fills b->r->decide;
  * a build that cannot be run is said there, never taken for an answer.  Returns 0, or -errno
  * when the work directory cannot be used. */
-int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const char *first_out);
+HK_MUST_CHECK int dsc_decide_probes(struct dsc_build *b, const struct hk_build_opts *eo, const char *first_out);
 void dsc_decide_free(struct hk_dsc_decide *d);
 
 /* dsc_aclocal.c: the build's stderr, copied to the user's and kept while the engine runs; the
@@ -83,11 +82,11 @@ struct dsc_log {
 	pthread_t thread;
 	bool on;
 };
-int dsc_log_start(struct dsc_log *l, struct hk_error *err);
+HK_MUST_CHECK int dsc_log_start(struct dsc_log *l, struct hk_error *err);
 /* stderr is the user's again; the text stays. */
 void dsc_log_stop(struct dsc_log *l);
 void dsc_log_free(struct dsc_log *l);
-int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log);
+HK_MUST_CHECK int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log);
 
 /* dsc_ldconf.c: the store packages whose /etc/ld.so.conf.d file names the directory of a
  * library the log says was not found (into b->r->macro_needs). */

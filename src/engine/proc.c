@@ -49,7 +49,12 @@ int hk_linereader_fill(struct hk_linereader *lr)
 			continue;
 		if (errno == EAGAIN)
 			return 0;
-		return -errno;
+		/* Nothing more can be read from it: the stream ends here, cut short. */
+		int e = errno;
+		lr->eof = true;
+		close(lr->fd);
+		lr->fd = -1;
+		return -e;
 	}
 	return 0;
 }

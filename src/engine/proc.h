@@ -19,8 +19,9 @@ struct hk_linereader {
 };
 
 void hk_linereader_init(struct hk_linereader *lr, int fd);
-/* Reads what is available (the fd is non-blocking).  Returns 0, or -errno on a read error. */
-int hk_linereader_fill(struct hk_linereader *lr);
+/* Reads what is available (the fd is non-blocking).  Returns 0, or -errno on a read error,
+ * after which the stream is at its end (fd closed, eof): what was read before is kept. */
+HK_MUST_CHECK int hk_linereader_fill(struct hk_linereader *lr);
 /* Pops the next complete line (without '\n') into *line (malloc'd); returns false if none.
  * After EOF a final unterminated line is returned too. */
 bool hk_linereader_next(struct hk_linereader *lr, char **line);
@@ -33,7 +34,7 @@ void hk_linereader_close(struct hk_linereader *lr);
 int hk_kill_descendants(const pid_t *keep, size_t n_keep);
 
 /* pidfd_open(2) (glibc 2.36 has no wrapper): a descriptor that polls readable once pid exits. */
-int hk_pidfd_open(pid_t pid);
+HK_MUST_CHECK int hk_pidfd_open(pid_t pid);
 
 /* Absolute path of a helper program installed next to the running harkaq binary
  * (harkaq-exec, harkaq-audit); HARKAQ_LIBEXEC overrides the directory. */

@@ -213,7 +213,9 @@ static int extract(struct hk_store *s, const char *path, const char *file, char 
 		r = hk_wrap(err, "%s", file);
 	if (r < 0) {
 		struct hk_error ignored;
-		hk_store_remove_tree(*tmp, &ignored);
+		if (hk_store_remove_tree(*tmp, &ignored) < 0) {
+			/* err says why the import failed; the temporary tree is no artifact. */
+		}
 		free(*tmp);
 		*tmp = NULL;
 	}
@@ -434,8 +436,9 @@ int hk_import_apt(struct hk_store *s, const struct hk_strv *want, bool with_deps
 		if (r == 0 && with_deps)
 			r = queue_deps(&run, a, err);
 	}
-	struct hk_error ignored;
-	hk_store_remove_tree(dldir, &ignored);
+	struct hk_error rm;
+	if (hk_store_remove_tree(dldir, &rm) < 0)
+		fprintf(stderr, "[import] the download directory was left behind: %s\n", rm.msg);
 	hk_strv_free(&run.queue);
 	hk_strv_free(&run.seen);
 	hk_strv_free(&run.told_base);

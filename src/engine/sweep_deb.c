@@ -118,8 +118,9 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	hk_autofree char *marker = hk_xasprintf("%s/.complete", dir);
 	if (access(marker, F_OK) == 0)
 		return find_dsc(dir, name, dsc, err);
-	struct hk_error ignored;
-	hk_store_remove_tree(dir, &ignored);
+	/* An incomplete download is started again from nothing. */
+	if (hk_store_remove_tree(dir, err) < 0)
+		return -1;
 	if (hk_mkdir_p(dir, err) < 0)
 		return -1;
 	fprintf(stderr, "[sweep] apt-get source --download-only %s (into %s)\n", pin, dir);
@@ -140,7 +141,11 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	if (rc < 0) {
 		free(*dsc);
 		*dsc = NULL;
-		hk_store_remove_tree(dir, &ignored);
+		struct hk_error ignored;
+		if (hk_store_remove_tree(dir, &ignored) < 0) {
+			/* err says why the fetch failed; without its marker the directory is
+			 * fetched again next time. */
+		}
 	}
 	return rc;
 }
@@ -224,8 +229,9 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		.confirm = o->confirm,
 	};
 	struct hk_dsc_result r;
-	int code = hk_dsc_build_run(&bo, &dopts, &r, &err);
-	if (code >= HK_EXIT_USAGE) {
+	int rc = hk_dsc_build_run(&bo, &dopts, &r, &err);
+	int code = hk_exit_status(rc, &err);
+	if (rc < 0) {
 		fprintf(stderr, "harkaq build: %s\n", err.msg);
 		r.error = err.msg;
 		if (r.built) {

@@ -710,8 +710,9 @@ static void progress(struct sweep_run *sr, const char *finished)
 static void release_sweep(struct sweep_run *sr)
 {
 	if (sr->scratch && sr->work) {
-		struct hk_error ignored;
-		hk_store_remove_tree(sr->work, &ignored);
+		struct hk_error rm;
+		if (hk_store_remove_tree(sr->work, &rm) < 0)
+			fprintf(stderr, "harkaq sweep: left behind: %s\n", rm.msg);
 	} else if (sr->items_dir) {
 		/* Each item's directory went when its build ended: what stays is empty. */
 		rmdir(sr->items_dir);
@@ -947,8 +948,9 @@ static int make_workspace(struct sweep_run *sr)
 		return HK_EXIT_SOFTWARE;
 	}
 	/* What a sweep killed outright (SIGKILL, a lost node) left of its items' work. */
-	struct hk_error ignored;
-	hk_store_remove_tree(sr->items_dir, &ignored);
+	struct hk_error rm;
+	if (hk_store_remove_tree(sr->items_dir, &rm) < 0)
+		fprintf(stderr, "harkaq sweep: left behind: %s\n", rm.msg);
 	/* A Debian build's source is unpacked below OUT/work, for the build user to read. */
 	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 ||
 	    sweep_mkdir_p(sr->builds, &sr->err) < 0 ||

@@ -114,13 +114,13 @@ void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result 
 	hk_json_obj_end(j);
 }
 
-int hk_exit_for(const struct hk_verdict *v, const struct hk_cage_result *res)
+enum hk_outcome hk_outcome_of(const struct hk_verdict *v, const struct hk_cage_result *res)
 {
 	if (v->state == HK_NOEVIDENCE)
-		return HK_EXIT_NOEVIDENCE;
+		return HK_OUTCOME_NOEVIDENCE;
 	if (v->state == HK_IMPURE)
-		return HK_EXIT_IMPURE;
-	return hk_cage_failed(res) ? HK_EXIT_COMMAND_FAILED : HK_EXIT_HERMETIC;
+		return HK_OUTCOME_IMPURE;
+	return hk_cage_failed(res) ? HK_OUTCOME_COMMAND_FAILED : HK_OUTCOME_OK;
 }
 
 void hk_print_labelled(FILE *f, const char *label, const char *text)
@@ -138,31 +138,32 @@ void hk_print_labelled(FILE *f, const char *label, const char *text)
 }
 
 int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
-		    const struct hk_runtime_report *rt)
+		    const struct hk_runtime_report *rt, struct hk_error *err)
 {
 	const char *label = vo->label ? vo->label : "run";
 	/* A protection that could not be installed: the command never ran (fail closed). */
 	if (res->cage_error) {
-		fprintf(stderr, "harkaq %s: the cage refused to start the command (layer: %s): %s\n",
-			label, res->cage_error_layer ? res->cage_error_layer : "?", res->cage_error);
-		return HK_EXIT_SOFTWARE;
+		return hk_fail_as(err, HK_ERROR_ENVIRONMENT, EPERM,
+				  "the cage refused to start the command (layer: %s): %s",
+				  res->cage_error_layer ? res->cage_error_layer : "?", res->cage_error);
 	}
 	if (vo->evidence_requested && !res->cage_reported) {
-		fprintf(stderr, "harkaq %s: the cage never reported (harkaq-exec did not start or died "
-				"before installing its layers; exit status %d): no verdict\n",
-			label, res->exit_code);
-		return HK_EXIT_SOFTWARE;
+		return hk_fail_as(err, HK_ERROR_ENVIRONMENT, EPERM,
+				  "the cage never reported (harkaq-exec did not start or died before "
+				  "installing its layers; exit status %d): no verdict",
+				  res->exit_code);
 	}
 	if (res->canary_reported && res->canary == HK_CANARY_OPENED) {
-		fprintf(stderr, "harkaq %s: the canary %s could be opened inside the cage: the policy "
-				"grants it, so the cage cannot testify; the command was not run\n",
-			label, res->evidence.canary_path ? res->evidence.canary_path : "?");
-		return HK_EXIT_DATAERR;
+		/* The user's own policy grants it (harkaq run): the input is wrong. */
+		return hk_fail_as(err, HK_ERROR_INPUT, EPERM,
+				  "the canary %s could be opened inside the cage: the policy grants "
+				  "it, so the cage cannot testify; the command was not run",
+				  res->evidence.canary_path ? res->evidence.canary_path : "?");
 	}
 	if (res->canary_reported && res->canary != HK_CANARY_DENIED) {
-		fprintf(stderr, "harkaq %s: the canary probe failed (%s); the command was not run\n",
-			label, hk_canary_result_name(res->canary));
-		return HK_EXIT_SOFTWARE;
+		return hk_fail_as(err, HK_ERROR_ENVIRONMENT, EIO,
+				  "the canary probe failed (%s); the command was not run",
+				  hk_canary_result_name(res->canary));
 	}
 
 	struct hk_verdict v;
@@ -199,7 +200,7 @@ int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result
 		}
 		hk_buf_free(&b);
 	}
-	int code = hk_exit_for(&v, res);
+	enum hk_outcome outcome = hk_outcome_of(&v, res);
 	hk_verdict_free(&v);
-	return code;
+	return (int)outcome;
 }

@@ -1,4 +1,4 @@
-/* Turning one caged run into its verdict, and the verdict into output and an exit status. */
+/* Turning one caged run into its verdict, and the verdict into output and an outcome. */
 #ifndef HK_ENGINE_VERDICT_OUT_H
 #define HK_ENGINE_VERDICT_OUT_H
 
@@ -7,6 +7,7 @@
 
 #include "engine/cage.h"
 #include "engine/runtime.h"
+#include "engine/status.h"
 #include "core/policy.h"
 #include "core/verdict.h"
 
@@ -31,14 +32,16 @@ void hk_verdict_from_run(const struct hk_verdict_out *vo, const struct hk_cage_r
 void hk_run_report_json(const struct hk_verdict *v, const struct hk_cage_result *res,
 			const struct hk_runtime_report *rt, struct hk_json *j);
 
-/* Computes, prints (summary on stderr, JSON as asked) and returns the exit status. */
-int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
-		    const struct hk_runtime_report *rt);
+/* Computes, prints (summary on stderr, JSON as asked) and returns the outcome (>= 0), or, when
+ * the cage did not stand (it refused to start the command, never reported, or its canary probe
+ * failed), -errno with err saying why: no verdict is printed then. */
+HK_MUST_CHECK int hk_verdict_emit(const struct hk_verdict_out *vo, const struct hk_cage_result *res,
+				  const struct hk_runtime_report *rt, struct hk_error *err);
 
 /* Prints text under a label column: "label      line 1\n           line 2\n". */
 void hk_print_labelled(FILE *f, const char *label, const char *text);
 
-/* The exit status for a verdict and the command's own status (see commands.h). */
-int hk_exit_for(const struct hk_verdict *v, const struct hk_cage_result *res);
+/* The outcome of a verdict and the command's own status (engine/status.h). */
+enum hk_outcome hk_outcome_of(const struct hk_verdict *v, const struct hk_cage_result *res);
 
 #endif

@@ -39,16 +39,16 @@ struct hk_exec_opts {
 /* Installs the cage and executes the command (through the canary probe when a canary is
  * given).  Returns only on failure, with the exit status to use; the reason has already been
  * printed on stderr and sent on the status channel. */
-int hk_exec_cage(const struct hk_exec_opts *o);
+HK_MUST_CHECK int hk_exec_cage(const struct hk_exec_opts *o);
 
 /* Probe mode (`--probe-canary`), entered by the cage's re-exec of itself, inside the domain:
  * open the canary expecting EACCES, report it, then execute the command.  Returns only on
  * failure, with the exit status. */
-int hk_exec_probe(const char *canary_path, int status_fd, char **cmd);
+HK_MUST_CHECK int hk_exec_probe(const char *canary_path, int status_fd, char **cmd);
 
 /* execvp(cmd) with the status channel closed on exec.  Returns only on failure: 127 when the
  * command was not found, 126 otherwise, after reporting why. */
-int hk_exec_command(char **cmd, int status_fd);
+HK_MUST_CHECK int hk_exec_command(char **cmd, int status_fd);
 
 /* ---- status channel and messages (launch.c) ---- */
 

@@ -16,9 +16,9 @@ struct hk_caps {
 };
 
 /* capget(2), version 3 (64 capabilities). */
-int hk_caps_get(struct hk_caps *out);
+HK_MUST_CHECK int hk_caps_get(struct hk_caps *out);
 /* capset(2), version 3. */
-int hk_caps_set(const struct hk_caps *caps);
+HK_MUST_CHECK int hk_caps_set(const struct hk_caps *caps);
 /* Whether `cap` is in the set. */
 bool hk_caps_has(uint64_t set, unsigned cap);
 
@@ -26,13 +26,13 @@ bool hk_caps_has(uint64_t set, unsigned cap);
  * (needs CAP_SETPCAP).  -errno with the failing capability named. */
 HK_MUST_CHECK int hk_caps_bounding_keep_only(uint64_t keep, struct hk_error *err);
 /* Clears the ambient set (a kernel without ambient capabilities has none to clear). */
-int hk_caps_clear_ambient(void);
+HK_MUST_CHECK int hk_caps_clear_ambient(void);
 /* PR_SET_KEEPCAPS: keep the permitted set across the switch from uid 0. */
-int hk_caps_keep_on_setuid(bool keep);
+HK_MUST_CHECK int hk_caps_keep_on_setuid(bool keep);
 
 /* PR_SET_NO_NEW_PRIVS, irreversible: no execve can grant privileges again. */
-int hk_no_new_privs_set(void);
+HK_MUST_CHECK int hk_no_new_privs_set(void);
 /* 1 when no_new_privs is set, 0 when not, -errno. */
-int hk_no_new_privs_get(void);
+HK_MUST_CHECK int hk_no_new_privs_get(void);
 
 #endif

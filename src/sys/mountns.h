@@ -13,10 +13,10 @@ HK_MUST_CHECK int hk_sys_unshare_mounts(struct hk_error *err);
 HK_MUST_CHECK int hk_sys_mounts_private(struct hk_error *err);
 /* mount("overlay", target, "overlay", MS_RDONLY, options).  Layer paths in `options` are
  * resolved relative to the current directory.  -errno, errno kept. */
-int hk_sys_mount_overlay_ro(const char *target, const char *options);
+HK_MUST_CHECK int hk_sys_mount_overlay_ro(const char *target, const char *options);
 /* The same, writable: `options` name an upperdir and a workdir (a Debian build's dpkg state is
  * made by installing its closure over the base, engine/debstate.h). */
-int hk_sys_mount_overlay_rw(const char *target, const char *options);
+HK_MUST_CHECK int hk_sys_mount_overlay_rw(const char *target, const char *options);
 /* Unmounts `target`, lazily (MNT_DETACH) when it is still busy. */
 void hk_sys_unmount(const char *target);
 

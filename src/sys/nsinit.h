@@ -46,7 +46,7 @@ typedef void (*hk_nsinit_fail_fn)(int fd, const char *layer, const char *msg);
  * Signals harkaq sends to the init's process group (SIGINT, SIGTERM, SIGHUP) are passed on to
  * the command's process group; SIGKILL ends the whole namespace.  The process must be
  * single-threaded (a raw clone, as bubblewrap does). */
-pid_t hk_nsinit_fork(unsigned ns, int status_fd, hk_nsinit_fail_fn fail, int *report_fd,
+HK_MUST_CHECK pid_t hk_nsinit_fork(unsigned ns, int status_fd, hk_nsinit_fail_fn fail, int *report_fd,
 		     struct hk_error *err);
 
 /* After the init was reaped with `init_status`: the command's own wait status and how many

@@ -31,7 +31,7 @@ struct hk_fanotify_event {
  * the thousands of opens of the same shell, library or Perl module cost one event, not an
  * event, a descriptor and a readlink each — unless the file has other links: a hard link may
  * be opened later under another name, which must still be reported. */
-int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
+HK_MUST_CHECK int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
 			  void *ctx);
 
 #endif

@@ -5,12 +5,14 @@
 
 #include <sys/types.h>
 
+#include "core/error.h"
+
 /* pidfd_open(pid, 0): a descriptor that polls readable when the process exits; -errno
  * (a kernel without pidfds: -ENOSYS; the caller then polls the child). */
-int hk_sys_pidfd_open(pid_t pid);
+HK_MUST_CHECK int hk_sys_pidfd_open(pid_t pid);
 /* PR_SET_CHILD_SUBREAPER: orphans of our descendants become our children. */
-int hk_sys_become_subreaper(void);
+HK_MUST_CHECK int hk_sys_become_subreaper(void);
 /* PR_SET_NAME: the calling thread's name in ps and /proc (at most 15 bytes are kept). */
-int hk_sys_set_thread_name(const char *name);
+HK_MUST_CHECK int hk_sys_set_thread_name(const char *name);
 
 #endif

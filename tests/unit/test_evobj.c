@@ -292,7 +292,7 @@ TEST(stored_atomically_by_hash_and_found_by_id_prefix_or_path)
 	free(edir);
 	free(path);
 	free(expect_path);
-	hk_store_remove_tree(dir, &err);
+	CHECK_EQ_INT(0, hk_store_remove_tree(dir, &err));
 	free(dir);
 }
 

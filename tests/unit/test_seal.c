@@ -148,7 +148,7 @@ static void teardown(struct fixture *fx)
 {
 	hk_store_close(fx->s);
 	struct hk_error err;
-	hk_store_remove_tree(fx->dir, &err);
+	CHECK_EQ_INT(0, hk_store_remove_tree(fx->dir, &err));
 	free(fx->store_dir);
 	free(fx->dir);
 }

@@ -33,7 +33,7 @@ static char *scratch(void)
 static void rm_rf(const char *path)
 {
 	struct hk_error err;
-	hk_store_remove_tree(path, &err);
+	CHECK_EQ_INT(0, hk_store_remove_tree(path, &err));
 }
 
 static void put(const char *dir, const char *rel, const char *content, mode_t mode)
@@ -550,8 +550,8 @@ TEST(a_staged_tree_has_the_id_of_its_add_and_is_not_in_the_store)
 	const struct hk_artifact *a = NULL;
 	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "make", &a, &err));
 	CHECK_EQ_INT(1, (long long)count_temp_dirs(sdir));
-	struct hk_error ignored;
-	hk_store_remove_tree(tmp, &ignored);
+	struct hk_error rm;
+	CHECK_EQ_INT(0, hk_store_remove_tree(tmp, &rm));
 	free(tmp);
 	CHECK_EQ_INT(0, (long long)count_temp_dirs(sdir));
 	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "make", &a, &err));

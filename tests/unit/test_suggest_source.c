@@ -74,8 +74,8 @@ static void add_artifact_from(struct hk_store *st, const char *name, const char 
 	const struct hk_artifact *a = NULL;
 	if (hk_store_add(st, dir, &spec, 0, &a, NULL, &err) < 0)
 		HK_FAIL_AT("adding %s: %s", name, err.msg);
-	struct hk_error ignored;
-	hk_store_remove_tree(dir, &ignored);
+	struct hk_error rm;
+	CHECK_EQ_INT(0, hk_store_remove_tree(dir, &rm));
 	free(dir);
 }
 
@@ -201,8 +201,8 @@ static const char *const POLICY =
 static void cleanup(struct hk_store *st, char *dir)
 {
 	hk_store_close(st);
-	struct hk_error ignored;
-	hk_store_remove_tree(dir, &ignored);
+	struct hk_error rm;
+	CHECK_EQ_INT(0, hk_store_remove_tree(dir, &rm));
 	free(dir);
 }
 

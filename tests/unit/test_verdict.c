@@ -755,13 +755,49 @@ TEST(timed_out_run_is_never_hermetic)
 	hk_evidence_free(&ev);
 }
 
+TEST(a_phase_without_a_canary_nonce_is_noevidence_and_not_run)
+{
+	struct hk_evidence ev;
+	struct hk_verdict v;
+	/* Control: the same run, its canary seen and counted, is Hermetic. */
+	hk_evidence_init(&ev, CANARY);
+	feed_log(&ev, CANARY_LINE(38) DEALLOC(1));
+	struct hk_verdict_input in = good_input(&ev, NULL);
+	hk_verdict_compute(&in, &v);
+	CHECK_EQ_INT(HK_HERMETIC, v.state);
+	hk_verdict_free(&v);
+	hk_verdict_no_canary_nonce(&in, "getrandom: Function not implemented", &v);
+	CHECK_EQ_INT(HK_NOEVIDENCE, v.state);
+	REQUIRE(v.n_reasons == 1);
+	CHECK_EQ_INT(HK_REASON_NO_CANARY_NONCE, v.reasons[0].code);
+	CHECK_CONTAINS(v.reasons[0].message, "getrandom: Function not implemented");
+	CHECK_CONTAINS(v.reasons[0].message, "the phase was not run");
+	/* What the run is stays; what it never collected is not claimed. */
+	CHECK_STR_EQ("compile", v.phase);
+	CHECK_STR_EQ("b3:5d1c0c2a", v.policy_id);
+	CHECK(!v.canary_seen);
+	CHECK(v.canary_path == NULL);
+	CHECK_EQ_INT(0, v.n_denials);
+	char *s = summary_of(&v);
+	CHECK_CONTAINS(s, "NoEvidence");
+	CHECK_CONTAINS(s, "no canary nonce");
+	free(s);
+	struct hk_jval *j = json_of(&v);
+	const struct hk_jval *reasons = hk_jobj_get(j, "reasons");
+	REQUIRE(reasons && reasons->type == HK_JARR && reasons->len == 1);
+	CHECK_STR_EQ("no_canary_nonce", hk_jobj_str(&reasons->items[0], "code"));
+	hk_jval_free(j);
+	hk_verdict_free(&v);
+	hk_evidence_free(&ev);
+}
+
 TEST(reason_names_are_stable_and_complete)
 {
 	static const char *const names[HK_REASON_COUNT] = {
 		"no_landlock", "abi_below_7", "forced_abi", "cage_incomplete",
 		"audit_not_confirmed", "reader_failed", "canary_opened", "canary_ambiguous",
 		"canary_not_seen", "no_deallocation", "records_lost", "kernel_lost_counter_rose",
-		"receive_overrun", "timed_out",
+		"receive_overrun", "timed_out", "no_canary_nonce",
 	};
 	for (int r = 0; r < HK_REASON_COUNT; r++) {
 		CHECK_STR_EQ(names[r], hk_reason_code((enum hk_reason)r));
