@@ -251,7 +251,7 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 		why = "\"id\" is not a b3: id";
 	else if (!name || !hk_artifact_name_valid(name))
 		why = "\"name\" is missing or not a valid artifact name";
-	else if (!version || !store_version_valid(version))
+	else if (!version || !hk_artifact_version_valid(version))
 		why = "\"version\" is missing or not valid";
 	else if (!tree || strlen(tree) != 3 + HEX_LEN || strncmp(tree, "b3:", 3) ||
 		 !hk_is_lower_hex(tree + 3, HEX_LEN))
@@ -314,7 +314,7 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 		 * removed, a version changed) no longer hashes to its directory name. */
 		bool canonical = true;
 		for (size_t i = 1; canonical && i < a->n_deps; i++)
-			canonical = store_dep_group_cmp(&a->deps[i - 1], &a->deps[i]) < 0;
+			canonical = hk_dep_group_cmp(&a->deps[i - 1], &a->deps[i]) < 0;
 		for (size_t i = 1; canonical && i < a->n_provides; i++)
 			canonical = strcmp(a->provides[i - 1], a->provides[i]) < 0;
 		char computed[HK_B3_ID_LEN];
@@ -645,6 +645,29 @@ int hk_store_verify_artifact(struct hk_store *s, const struct hk_artifact *a,
 		r = hk_fail(err, EBADMSG, "artifact %s %s was altered: %s", a->name, a->id, diff);
 		free(diff);
 		return r;
+	}
+	return 0;
+}
+
+/* The manifest is read here, where the store is (store_manifest.c knows its format). */
+int hk_store_files(struct hk_store *s, const struct hk_artifact *a, struct hk_tree *out,
+		   struct hk_error *err)
+{
+	hk_autofree char *path = hk_xasprintf("%s/" META_DIR "/%s.files", s->root, a->dirname);
+	struct hk_buf text = HK_BUF_INIT;
+	int r = hk_file_read(path, &text, err);
+	if (r == 0)
+		r = store_manifest_decode(hk_buf_str(&text), text.len, path, out, err);
+	hk_buf_free(&text);
+	if (r < 0)
+		return r;
+	char id[HK_B3_ID_LEN];
+	hk_tree_id(out, id);
+	if (strcmp(id, a->tree_id) != 0) {
+		hk_tree_free(out);
+		return hk_fail(err, EBADMSG,
+			       "%s: the manifest hashes to %s, not to the artifact's tree %s: the "
+			       "manifest was altered", path, id, a->tree_id);
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "core/dir.h"
 #include "core/file.h"
 #include "core/json.h"
+#include "core/store.h"
 #include "core/store_int.h"
 #include "core/strv.h"
 #include "core/tree_scan.h"
@@ -291,7 +292,7 @@ static int check_spec(const struct hk_artifact_spec *spec, struct hk_error *err)
 			       "'%s' is not a valid artifact name (letters, digits and '+._-', "
 			       "starting with a letter or digit, at most %d bytes)",
 			       spec->name ? spec->name : "", NAME_MAX_LEN);
-	if (!spec->version || !store_version_valid(spec->version))
+	if (!spec->version || !hk_artifact_version_valid(spec->version))
 		return hk_fail(err, EINVAL,
 			       "'%s' is not a valid version (printable ASCII without spaces, at "
 			       "most %d bytes)", spec->version ? spec->version : "",

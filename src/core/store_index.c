@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "core/store.h"
 #include "core/store_int.h"
 #include "core/strv.h"
 #include "core/util.h"

@@ -16,7 +16,9 @@
 #include <stddef.h>
 
 #include "core/buf.h"
-#include "core/store.h"
+#include "core/error.h"
+#include "core/store_names.h"
+#include "core/tree.h"
 
 #define STORE_MARKER ".harkaq-store"
 #define STORE_MARKER_TEXT "harkaq-store 1\n"
@@ -27,8 +29,8 @@
 #define TMP_PREFIX ".tmp-"
 #define SEAL_SUFFIX ".verity"
 #define HEX_LEN (2 * HK_BLAKE3_OUT_LEN)
-#define NAME_MAX_LEN 128
-#define VERSION_MAX_LEN 256
+#define NAME_MAX_LEN HK_STORE_NAME_MAX
+#define VERSION_MAX_LEN HK_STORE_VERSION_MAX
 
 /* One line of the path index: "<escaped sandbox path> <dirname>", pointing into index_text. */
 struct store_index_line {
@@ -67,15 +69,12 @@ HK_MUST_CHECK int store_ensure_loaded(struct hk_store *s, struct hk_error *err);
 const struct hk_artifact *store_find_dirname(const struct hk_store *s, const char *dir,
 					     size_t n);
 
-/* ---- store_names.c ---- */
-
-bool store_version_valid(const char *version);
-/* The canonical order of dependency groups: by their alternatives, compared in order. */
-int store_dep_group_cmp(const struct hk_dep_group *a, const struct hk_dep_group *b);
-
 /* ---- store_manifest.c: the manifest, and reading the store's line-oriented text files ---- */
 
 void store_manifest_encode(const struct hk_tree *t, struct hk_buf *out);
+/* Decodes a manifest's text (`filename` names it in errors) into *out, hashed. */
+HK_MUST_CHECK int store_manifest_decode(const char *text, size_t len, const char *filename,
+					struct hk_tree *out, struct hk_error *err);
 /* The first line of every store text file names its format: `header` (with its '\n'). */
 HK_MUST_CHECK int store_check_header(const char *text, size_t len, const char *header, const char *filename,
 		       struct hk_error *err);

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/file.h"
 #include "core/hex.h"
 #include "core/store_int.h"
 #include "core/util.h"
@@ -71,7 +70,7 @@ void store_split_fields(const char *p, const char *nl, const char **sp1, const c
 	*sp2 = *sp1 ? memchr(*sp1 + 1, ' ', (size_t)(nl - *sp1 - 1)) : NULL;
 }
 
-static int manifest_decode(const char *text, size_t len, const char *filename,
+int store_manifest_decode(const char *text, size_t len, const char *filename,
 			   struct hk_tree *out, struct hk_error *err)
 {
 	int r = store_check_header(text, len, MANIFEST_HEADER, filename, err);
@@ -135,27 +134,5 @@ static int manifest_decode(const char *text, size_t len, const char *filename,
 		return r;
 	}
 	*out = t;
-	return 0;
-}
-
-int hk_store_files(struct hk_store *s, const struct hk_artifact *a, struct hk_tree *out,
-		   struct hk_error *err)
-{
-	hk_autofree char *path = hk_xasprintf("%s/" META_DIR "/%s.files", s->root, a->dirname);
-	struct hk_buf text = HK_BUF_INIT;
-	int r = hk_file_read(path, &text, err);
-	if (r == 0)
-		r = manifest_decode(hk_buf_str(&text), text.len, path, out, err);
-	hk_buf_free(&text);
-	if (r < 0)
-		return r;
-	char id[HK_B3_ID_LEN];
-	hk_tree_id(out, id);
-	if (strcmp(id, a->tree_id) != 0) {
-		hk_tree_free(out);
-		return hk_fail(err, EBADMSG,
-			       "%s: the manifest hashes to %s, not to the artifact's tree %s: the "
-			       "manifest was altered", path, id, a->tree_id);
-	}
 	return 0;
 }

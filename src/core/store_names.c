@@ -1,7 +1,7 @@
 /* The store's names and identities, as values: an artifact's origin, name and version rules,
  * its dependency groups and its id (docs/store.md, "Artifact id").  Pure: the store's files
  * are read and written by the other store*.c files (store_int.h). */
-#include "core/store.h"
+#include "core/store_names.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -9,7 +9,6 @@
 
 #include "core/buf.h"
 #include "core/hex.h"
-#include "core/store_int.h"
 
 const char *hk_artifact_origin_name(enum hk_artifact_origin o)
 {
@@ -26,7 +25,7 @@ const char *hk_artifact_origin_name(enum hk_artifact_origin o)
 bool hk_artifact_name_valid(const char *name)
 {
 	size_t n = strlen(name);
-	if (n == 0 || n > NAME_MAX_LEN || !isalnum((unsigned char)name[0]))
+	if (n == 0 || n > HK_STORE_NAME_MAX || !isalnum((unsigned char)name[0]))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)name[i];
@@ -36,10 +35,10 @@ bool hk_artifact_name_valid(const char *name)
 	return true;
 }
 
-bool store_version_valid(const char *v)
+bool hk_artifact_version_valid(const char *v)
 {
 	size_t n = strlen(v);
-	if (n == 0 || n > VERSION_MAX_LEN)
+	if (n == 0 || n > HK_STORE_VERSION_MAX)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e)
@@ -47,7 +46,7 @@ bool store_version_valid(const char *v)
 	return true;
 }
 
-int store_dep_group_cmp(const struct hk_dep_group *a, const struct hk_dep_group *b)
+int hk_dep_group_cmp(const struct hk_dep_group *a, const struct hk_dep_group *b)
 {
 	for (size_t i = 0; i < a->n_alts && i < b->n_alts; i++) {
 		int c = strcmp(a->alts[i], b->alts[i]);
@@ -59,7 +58,7 @@ int store_dep_group_cmp(const struct hk_dep_group *a, const struct hk_dep_group 
 
 static int group_qsort_cmp(const void *a, const void *b)
 {
-	return store_dep_group_cmp(a, b);
+	return hk_dep_group_cmp(a, b);
 }
 
 static void group_free(struct hk_dep_group *g)
@@ -78,7 +77,7 @@ void hk_dep_groups_canonicalise(struct hk_dep_group *g, size_t *n)
 	qsort(g, *n, sizeof(*g), group_qsort_cmp);
 	size_t w = 1;
 	for (size_t i = 1; i < *n; i++) {
-		if (store_dep_group_cmp(&g[w - 1], &g[i]) == 0)
+		if (hk_dep_group_cmp(&g[w - 1], &g[i]) == 0)
 			group_free(&g[i]);
 		else
 			g[w++] = g[i];

@@ -10,6 +10,7 @@
 
 #include "core/file.h"
 #include "core/hex.h"
+#include "core/store.h"
 #include "core/store_int.h"
 #include "core/util.h"
 

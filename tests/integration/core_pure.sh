@@ -238,7 +238,7 @@ fi
 # tree_scan.c, evobj_store.c, …).
 DISK_SIDE="base baseroot blake3_file buf_fd bundle collapse_disk deb_status debroot dir elf
 	evobj_store file ldconf policy_file recipe_file rootpath statcache store store_add
-	store_index store_manifest store_seal tree_scan usrmerge view"
+	store_index store_seal tree_scan usrmerge view"
 # What must stay pure whatever else moves: the policy, the derivation, the evidence, the
 # verdict, evidence objects, the diagnosis and the decision rules.
 PURE_NAMED="policy derive evidence verdict evobj suggest dsc_rules converse build_failure collapse"
