@@ -177,14 +177,8 @@ static void line_misses(const char *line, size_t ln, enum hk_aclocal_kind kind,
 void hk_aclocal_log_misses(const char *text, size_t len, enum hk_aclocal_kind kind,
 			   struct hk_strv *names, struct hk_strv *lines)
 {
-	size_t pos = 0;
-	while (pos < len) {
-		const char *line = text + pos;
-		const char *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		pos += n + 1;
-		while (n > 0 && line[n - 1] == '\r')
-			n--;
+	size_t pos = 0, n;
+	const char *line;
+	while (hk_text_next_line(text, len, &pos, &line, &n))
 		line_misses(line, n, kind, names, lines);
-	}
 }

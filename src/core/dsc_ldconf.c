@@ -14,12 +14,9 @@ static bool separator(char c)
 
 void hk_ldconf_dirs(const char *text, size_t len, struct hk_strv *out)
 {
-	size_t pos = 0;
-	while (pos < len) {
-		const char *line = text + pos;
-		const char *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		pos += n + 1;
+	size_t pos = 0, n;
+	const char *line;
+	while (hk_text_next_line(text, len, &pos, &line, &n)) {
 		const char *hash = memchr(line, '#', n);
 		if (hash)
 			n = (size_t)(hash - line);
@@ -76,14 +73,9 @@ void hk_ldconf_log_misses(const char *text, size_t len, struct hk_strv *libs,
 	static const char shlibdeps[] = "cannot find library ";
 	static const char ld_tail[] = " not found (try using -rpath or -rpath-link)";
 	static const char needed[] = ", needed by ";
-	size_t pos = 0;
-	while (pos < len) {
-		const char *line = text + pos;
-		const char *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		pos += n + 1;
-		while (n > 0 && line[n - 1] == '\r')
-			n--;
+	size_t pos = 0, n;
+	const char *line;
+	while (hk_text_next_line(text, len, &pos, &line, &n)) {
 		const char *s = memmem(line, n, shlibdeps, sizeof(shlibdeps) - 1);
 		if (s) {
 			/* "cannot find library NAME needed by FILE (ELF format: …)" */

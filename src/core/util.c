@@ -71,3 +71,18 @@ char *hk_xasprintf(const char *fmt, ...)
 		oom();
 	return out;
 }
+
+bool hk_text_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	if (*pos >= len)
+		return false;
+	const char *l = text + *pos;
+	const char *nl = memchr(l, '\n', len - *pos);
+	size_t k = nl ? (size_t)(nl - l) : len - *pos;
+	*pos += k + (nl ? 1 : 0);
+	while (k > 0 && l[k - 1] == '\r')
+		k--;
+	*line = l;
+	*n = k;
+	return true;
+}

@@ -2,6 +2,8 @@
 #ifndef HK_UTIL_H
 #define HK_UTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -36,5 +38,10 @@ char *hk_xstrndup(const char *s, size_t n);
 /* Exactly n bytes (which may include NUL, unlike hk_xstrndup), then a terminating NUL. */
 char *hk_xmemdupz(const void *p, size_t n);
 char *hk_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The next line of text[0..len) from *pos, for readers of logs and small line formats: *line
+ * and its length *n, without its '\n' nor the '\r's before it; *pos moves past it.  False
+ * once *pos has reached len. */
+bool hk_text_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n);
 
 #endif

@@ -181,8 +181,8 @@ static enum hk_dsc_log_kind log_kind(enum hk_aclocal_kind k)
 
 /* Whether `package` is named already for `name` of `kind` (an m4 file may define a name
  * twice). */
-static bool named(const struct hk_dsc_result *r, const char *package, enum hk_dsc_log_kind kind,
-		  const char *name)
+bool dsc_log_need_named(const struct hk_dsc_result *r, const char *package,
+			enum hk_dsc_log_kind kind, const char *name)
 {
 	for (size_t i = 0; i < r->n_macro_needs; i++)
 		if (r->macro_needs[i].kind == kind &&
@@ -190,6 +190,22 @@ static bool named(const struct hk_dsc_result *r, const char *package, enum hk_ds
 		    strcmp(r->macro_needs[i].macro, name) == 0)
 			return true;
 	return false;
+}
+
+void dsc_log_need_add(struct hk_dsc_result *r, const struct hk_artifact *a,
+		      enum hk_dsc_log_kind kind, const char *name, const char *file,
+		      const char *dir, const char *line)
+{
+	r->macro_needs = hk_xrealloc(r->macro_needs,
+				     (r->n_macro_needs + 1) * sizeof(*r->macro_needs));
+	struct hk_dsc_macro_need *mn = &r->macro_needs[r->n_macro_needs++];
+	mn->package = hk_xstrdup(a->name);
+	mn->version = hk_xstrdup(a->version);
+	mn->kind = kind;
+	mn->macro = hk_xstrdup(name);
+	mn->file = hk_xstrdup(file);
+	mn->dir = dir ? hk_xstrdup(dir) : NULL;
+	mn->line = hk_xstrdup(line);
 }
 
 int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log)
@@ -231,20 +247,12 @@ int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log)
 				size_t miss = 0;
 				while (miss < missed[k].n && strcmp(missed[k].v[miss], name) != 0)
 					miss++;
+				enum hk_dsc_log_kind kind = log_kind((enum hk_aclocal_kind)k);
 				if (miss == missed[k].n || hk_strv_has(&declared.names[k], name) ||
-				    named(r, a->name, log_kind((enum hk_aclocal_kind)k), name))
+				    dsc_log_need_named(r, a->name, kind, name))
 					continue;
-				r->macro_needs = hk_xrealloc(r->macro_needs,
-							     (r->n_macro_needs + 1) *
-								     sizeof(*r->macro_needs));
-				struct hk_dsc_macro_need *mn = &r->macro_needs[r->n_macro_needs++];
-				mn->package = hk_xstrdup(a->name);
-				mn->version = hk_xstrdup(a->version);
-				mn->kind = log_kind((enum hk_aclocal_kind)k);
-				mn->macro = hk_xstrdup(name);
-				mn->file = hk_xstrdup(defined.files[k].v[m]);
-				mn->dir = NULL;
-				mn->line = hk_xstrdup(lines[k].v[miss]);
+				dsc_log_need_add(r, a, kind, name, defined.files[k].v[m], NULL,
+						 lines[k].v[miss]);
 			}
 		}
 		m4_index_free(&defined);

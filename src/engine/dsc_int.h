@@ -87,9 +87,16 @@ HK_MUST_CHECK int dsc_log_start(struct dsc_log *l, struct hk_error *err);
 void dsc_log_stop(struct dsc_log *l);
 void dsc_log_free(struct dsc_log *l);
 HK_MUST_CHECK int dsc_find_macro_needs(struct dsc_build *b, const struct dsc_log *log);
+/* The findings named from the log (r->macro_needs), kept by both of its readers: whether
+ * `package` is already named for `name` of that kind, and one more (copied). */
+bool dsc_log_need_named(const struct hk_dsc_result *r, const char *package,
+			enum hk_dsc_log_kind kind, const char *name);
+void dsc_log_need_add(struct hk_dsc_result *r, const struct hk_artifact *a,
+		      enum hk_dsc_log_kind kind, const char *name, const char *file,
+		      const char *dir, const char *line);
 
 /* dsc_ldconf.c: the store packages whose /etc/ld.so.conf.d file names the directory of a
  * library the log says was not found (into b->r->macro_needs). */
-int dsc_find_library_needs(struct dsc_build *b, const struct dsc_log *log);
+HK_MUST_CHECK int dsc_find_library_needs(struct dsc_build *b, const struct dsc_log *log);
 
 #endif

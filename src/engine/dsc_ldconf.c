@@ -141,24 +141,10 @@ int dsc_find_library_needs(struct dsc_build *b, const struct dsc_log *log)
 			for (size_t m = 0; m < missed.n; m++) {
 				if (!somewhere(all, n_all, base->path, dirs.v[d], missed.v[m]))
 					continue;
-				bool dup = false;
-				for (size_t k = 0; k < r->n_macro_needs && !dup; k++)
-					dup = r->macro_needs[k].kind == HK_DSC_LOG_LIBRARY &&
-					      strcmp(r->macro_needs[k].package, a->name) == 0 &&
-					      strcmp(r->macro_needs[k].macro, missed.v[m]) == 0;
-				if (dup)
+				if (dsc_log_need_named(r, a->name, HK_DSC_LOG_LIBRARY, missed.v[m]))
 					continue;
-				r->macro_needs = hk_xrealloc(r->macro_needs,
-							     (r->n_macro_needs + 1) *
-								     sizeof(*r->macro_needs));
-				struct hk_dsc_macro_need *mn = &r->macro_needs[r->n_macro_needs++];
-				mn->package = hk_xstrdup(a->name);
-				mn->version = hk_xstrdup(a->version);
-				mn->kind = HK_DSC_LOG_LIBRARY;
-				mn->macro = hk_xstrdup(missed.v[m]);
-				mn->file = hk_xstrdup(files.v[d]);
-				mn->dir = hk_xstrdup(dirs.v[d]);
-				mn->line = hk_xstrdup(lines.v[m]);
+				dsc_log_need_add(r, a, HK_DSC_LOG_LIBRARY, missed.v[m], files.v[d],
+						 dirs.v[d], lines.v[m]);
 			}
 		}
 	}

@@ -21,21 +21,7 @@
 #define CANARY "/.harkaq/canary-77c2d94b0b5e1f0a"
 #define DOMAIN "3a5374efb"
 
-static void feed(struct hk_evidence *ev, const char *log)
-{
-	const char *p = log;
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		char *end;
-		unsigned long type = strtoul(p + 5, &end, 10);
-		const char *raw = end + 1;
-		struct hk_error err = { 0 };
-		if (hk_evidence_feed_raw(ev, (unsigned)type, raw, n - (size_t)(raw - p), &err) < 0)
-			HK_FAIL_AT("fixture line rejected: %s", err.msg);
-		p += n + (eol ? 1 : 0);
-	}
-}
+#include "audit_fixture.h"
 
 /* The canary's denial and the domain's allocation: how every run's records begin. */
 #define CANARY_RECORDS                                                                        \
@@ -49,7 +35,7 @@ static void verdict_of(const char *records, struct hk_verdict *v)
 {
 	struct hk_evidence ev;
 	hk_evidence_init(&ev, CANARY);
-	feed(&ev, records);
+	feed_records(&ev, records);
 	struct hk_verdict_input in = { 0 };
 	in.abi = 7;
 	in.kernel_abi = 7;

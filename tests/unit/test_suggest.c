@@ -253,85 +253,10 @@ static const struct hk_artifact *art_named(struct mem_source *m, const char *nam
 	return NULL;
 }
 
-/* ---- verdicts from the kernel's records ---- */
+/* ---- verdicts from the kernel's records: suggest_fixture.h ---- */
 
-static void feed(struct hk_evidence *ev, const char *log)
-{
-	const char *p = log;
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		char *end;
-		unsigned long type = strtoul(p + 5, &end, 10);
-		const char *raw = end + 1;
-		struct hk_error err = { 0 };
-		if (hk_evidence_feed_raw(ev, (unsigned)type, raw, n - (size_t)(raw - p), &err) < 0)
-			HK_FAIL_AT("fixture line rejected: %s", err.msg);
-		p += n + (eol ? 1 : 0);
-	}
-}
+#include "suggest_fixture.h"
 
-/* One denial event: ACCESS + SYSCALL (who tried) + EOE. */
-static char *denial(int serial, const char *blockers, const char *path, const char *exe)
-{
-	return hk_xasprintf(
-		"type=1423 audit(1764618003.200:%d): domain=" DOMAIN " blockers=%s path=\"%s\" "
-		"dev=\"overlay\" ino=%d\n"
-		"type=1300 audit(1764618003.200:%d): arch=c000003e syscall=257 success=no exit=-13 "
-		"pid=20300 uid=65534 comm=\"x\" exe=\"%s\" key=(null)\n"
-		"type=1320 audit(1764618003.200:%d): \n",
-		serial, blockers, path, serial, serial, exe, serial);
-}
-
-struct den {
-	const char *blockers, *path, *exe;
-};
-
-static void verdict_of(const struct den *ds, size_t n, const struct hk_policy *p,
-		       struct hk_verdict *v)
-{
-	struct hk_evidence ev;
-	hk_evidence_init(&ev, CANARY);
-	feed(&ev,
-	     "type=1423 audit(1764618003.100:10): domain=" DOMAIN " blockers=fs.read_file path=\""
-	     CANARY "\" dev=\"tmpfs\" ino=3\n"
-	     "type=1424 audit(1764618003.100:10): domain=" DOMAIN " status=allocated "
-	     "mode=enforcing pid=20200 uid=65534 exe=\"/.harkaq/harkaq-exec\" comm=\"harkaq-exec\"");
-	for (size_t i = 0; i < n; i++) {
-		char *d = denial((int)(20 + i), ds[i].blockers, ds[i].path, ds[i].exe);
-		feed(&ev, d);
-		free(d);
-	}
-	char *dealloc = hk_xasprintf("type=1424 audit(1764618003.900:999): domain=" DOMAIN
-				     " status=deallocated denials=%zu", n + 1);
-	feed(&ev, dealloc);
-	free(dealloc);
-	struct hk_verdict_input in = { 0 };
-	in.abi = 7;
-	in.kernel_abi = 7;
-	in.audit_confirmed = true;
-	in.evidence = &ev;
-	in.policy = p;
-	in.phase = "compile";
-	hk_verdict_compute(&in, v);
-	hk_evidence_free(&ev);
-}
-
-static void parse_policy(const char *text, struct hk_policy *p)
-{
-	struct hk_error err = { 0 };
-	if (hk_policy_parse(text, strlen(text), "t.policy", p, &err) < 0)
-		HK_FAIL_AT("policy: %s", err.msg);
-}
-
-static const char *const POLICY =
-	"harkaq-policy 1\n"
-	"list /\n"
-	"rw /dev/null\n"
-	"rw /tmp\n"
-	"ro /usr/bin/dash\n"
-	"ro /usr/bin/x86_64-linux-gnu-gcc-12\n"
-	"expect /usr/bin/c99\n";
 
 /* Diagnoses `v` over `m` (NULL: no source at all). */
 static void run_diag(struct mem_source *m, const struct hk_policy *p, const char *const *closure,
