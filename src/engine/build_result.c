@@ -84,6 +84,17 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 	} else {
 		hk_json_null(j);
 	}
+	/* Whether the policy and the collapse plan were kept from an earlier build of the same
+	 * inputs (docs/store.md, "Kept plans"). */
+	hk_json_key(j, "kept_plan");
+	if (br->plan_ok) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "policy", hk_plan_kept_name(br->plan.policy_kept));
+		hk_json_kv_str(j, "collapse", hk_plan_kept_name(br->plan.collapse_kept));
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
 	/* The wait, after the last phase and the staging of its output, for the deallocation
 	 * records still outstanding (each phase's part is its timing_ms.dealloc_wait; bench/run
 	 * adds this to the phases). */

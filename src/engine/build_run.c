@@ -378,7 +378,7 @@ static int plan_build(struct build *b)
 {
 	struct hk_build_result *br = b->br;
 	long long t0 = hk_now_ms();
-	if (hk_build_derive(b->r, br->store, b->bo->profile, &b->sb, &br->plan, b->err) < 0) {
+	if (hk_build_derive_kept(b->r, br->store, b->bo->profile, &b->sb, &br->plan, b->err) < 0) {
 		enum hk_build_stage stage = br->plan.fail_stage ? br->plan.fail_stage
 								 : HK_BUILD_STAGE_SETUP;
 		hk_build_plan_free(&br->plan);
@@ -415,7 +415,8 @@ static int plan_build(struct build *b)
 	t0 = hk_now_ms();
 	b->sb.view_root = br->view.path;
 	b->sb.view_links = b->bo->cage ? br->view.links : br->view.links_plain;
-	if (hk_build_collapse(&br->plan, br->view.path, b->err) < 0)
+	if (hk_build_collapse(&br->plan, br->view.path, br->view.path ? br->view.id : NULL,
+			      b->err) < 0)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	if (hk_sandbox_plan(&b->sb, &b->plan, b->err) < 0) {
 		/* A dep whose tree is gone or altered is named as such, before the plan's error. */
