@@ -229,6 +229,10 @@ struct build {
 	/* The phase that was not run for want of a canary nonce (refuse_without_nonce): the
 	 * phases after it are not run either, and nothing is staged. */
 	const char *not_run_phase;
+	/* The child unmounting the merged view and removing the work directory (start_release),
+	 * until joined (finish_release); and when it started. */
+	pid_t release_pid;
+	long long t_release;
 };
 
 /* A step that stopped the build at `stage`, with the error in b->err of class `cls` (what the
@@ -895,6 +899,15 @@ static int store_output(struct build *b)
 	return 0;
 }
 
+/* store_output, timed. */
+static int seal(struct build *b)
+{
+	long long t0 = hk_now_ms();
+	int rc = store_output(b);
+	step_done(b, HK_BUILD_T_SEAL, t0);
+	return rc;
+}
+
 /* Unmounts the merged view and removes the work directory (unless --keep), once. */
 static void release_work(struct build *b)
 {
@@ -911,6 +924,47 @@ static void release_work(struct build *b)
 			fprintf(stderr, "harkaq build: work directory left behind: %s\n", rm.msg);
 	}
 	b->work_made = false;
+}
+
+/* The release (release_work) in a child, while this process awaits the last deallocation
+ * records, gives the verdicts and seals: the unmount and the removal of a build tree (0.04-0.5
+ * s) overlap them instead of preceding them.  The child shares the mount namespace the view
+ * is mounted in; it is joined before hk_build_run returns (finish_release), so the build
+ * leaves nothing behind, however it ends.  --keep, or a failed fork, releases here. */
+static void start_release(struct build *b)
+{
+	b->t_release = hk_now_ms();
+	pid_t pid = b->bo->keep ? -1 : fork();
+	if (pid == 0) {
+		/* Nothing of the build's but its paths: a copy of a descriptor to an audit reader
+		 * would keep the reader from seeing its end, and the evidence would wait for this
+		 * child. */
+		close_range(3, ~0U, 0);
+		release_work(b);
+		_exit(0);
+	}
+	if (pid < 0) {
+		release_work(b);
+		step_done(b, HK_BUILD_T_RELEASE, b->t_release);
+		return;
+	}
+	b->release_pid = pid;
+	b->view_mounted = false;
+	b->work_made = false;
+	b->br->ms_steps[HK_BUILD_T_RELEASE] = hk_now_ms() - b->t_release;
+}
+
+/* Joins the release's child: the time waited for it is the release's on the build's path
+ * (timings_ms.release, beside the fork). */
+static void finish_release(struct build *b)
+{
+	if (b->release_pid <= 0)
+		return;
+	long long t0 = hk_now_ms();
+	while (waitpid(b->release_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	b->release_pid = 0;
+	b->br->ms_steps[HK_BUILD_T_RELEASE] += hk_now_ms() - t0;
 }
 
 /* The phases' evidence (their deallocation records, awaited together, bounded), then a
@@ -1017,10 +1071,9 @@ static int prepare_and_run(struct build *b)
 		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	}
 	/* The work directory and the merged view are done with: removing them is real work that
-	 * overlaps the kernel's delay before the last phase's deallocation record. */
-	t0 = hk_now_ms();
-	release_work(b);
-	step_done(b, HK_BUILD_T_RELEASE, t0);
+	 * overlaps the kernel's delay before the last phase's deallocation record, the verdicts
+	 * and the seal. */
+	start_release(b);
 	return 0;
 }
 
@@ -1050,15 +1103,19 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 	rc = prepare_and_run(&b);
 	hk_cage_reader_discard(b.reader_ahead); /* no phase ran to take it over */
 	b.reader_ahead = NULL;
+	/* An output whose entry into the store the verdicts do not decide (--seal-impure, as a
+	 * Debian build's; --no-seal) is sealed while the last deallocation records are on their
+	 * way; any other waits for the verdicts (why_not_stored). */
+	bool seal_first = bo->seal_impure || bo->no_seal;
+	int sealed = 0;
+	if (rc == 0 && seal_first)
+		sealed = seal(&b);
 	if (rc == 0)
 		rc = give_verdicts(&b);
-	if (rc >= 0) {
-		long long t_seal = hk_now_ms();
-		int stored = store_output(&b);
-		if (stored < 0)
-			rc = stored;
-		step_done(&b, HK_BUILD_T_SEAL, t_seal);
-	}
+	if (rc >= 0 && !seal_first)
+		sealed = seal(&b);
+	if (rc >= 0 && sealed < 0)
+		rc = sealed;
 	/* A signal that cut a step short (a source fetch killed by Ctrl-C…) is the reason the
 	 * build stopped, whatever error that step then reported.  Once sealed, the artifact is
 	 * whole (the seal runs with the signals blocked) and the result stands. */
@@ -1067,6 +1124,7 @@ int hk_build_run(const struct hk_build_opts *bo, struct hk_build_result *br, str
 		rc = stop_interrupted(&b);
 		br->interrupted = hk_interrupted();
 	}
+	finish_release(&b);
 	if (!bo->quiet && rc >= 0)
 		fprintf(stderr, "[done] %.1f s\n", (double)(hk_now_ms() - b.t_build) / 1000.0);
 	release_work(&b);
