@@ -2,6 +2,7 @@
  * step at a time — inputs, plan, work directory, merged view and closure verification, policy
  * files, source, each phase under the cage, seal, evidence and verdicts (design.md §9, §7). */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "core/recipe.h"
 #include "core/recipe_file.h"
 #include "core/store.h"
+#include "core/dir.h"
 #include "core/file.h"
 #include "core/util.h"
 #include "core/verdict.h"
@@ -62,12 +64,42 @@ static int copy_tree(const char *from, const char *to, struct hk_error *err)
 	return r == 0 ? 0 : (r < 0 ? r : -EIO);
 }
 
+/* The directory open as `dfd` and everything beneath it, owned by uid:gid; a symlink itself,
+ * never what it points to (chown -R's default).  `shown` names the directory in errors. */
+static int chown_beneath(int dfd, const char *shown, uid_t uid, gid_t gid, struct hk_error *err)
+{
+	if (fchown(dfd, uid, gid) < 0) {
+		int e = errno;
+		close(dfd);
+		return hk_fail_errno(err, e, "cannot give %s to the build user", shown);
+	}
+	DIR *d = NULL;
+	struct dirent *de;
+	int r = hk_dir_fdopen(dfd, shown, &d, err);
+	while (r == 0 && (r = hk_dir_next(d, shown, &de, err)) == 0 && de) {
+		hk_autofree char *child = hk_xasprintf("%s/%s", shown, de->d_name);
+		int cfd = openat(dirfd(d), de->d_name,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd >= 0)
+			r = chown_beneath(cfd, child, uid, gid, err);
+		else if (errno != ENOTDIR && errno != ELOOP)
+			r = hk_fail_errno(err, errno, "cannot open %s", child);
+		else if (fchownat(dirfd(d), de->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+			r = hk_fail_errno(err, errno, "cannot give %s to the build user", child);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
+/* The tree at `dir`, owned by the build user: done here rather than by chown -R, whose two
+ * runs cost a build 10-40 ms of process start-up. */
 static int chown_tree(const char *dir, uid_t uid, gid_t gid, struct hk_error *err)
 {
-	char *owner = hk_xasprintf("%u:%u", (unsigned)uid, (unsigned)gid);
-	int r = hk_spawnl(NULL, false, err, "chown", "-R", owner, dir, NULL);
-	free(owner);
-	return r == 0 ? 0 : (r < 0 ? r : -EIO);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return hk_fail_errno(err, errno, "cannot open %s", dir);
+	return chown_beneath(fd, dir, uid, gid, err);
 }
 
 /* Puts the recipe's source into work/src: a disposable source directory is moved there (src
