@@ -49,9 +49,9 @@ struct hk_plan_key_input {
  * no two different inputs serialise alike).  `base_wanted` is taken as a set (sorted here). */
 void hk_plan_key(const struct hk_plan_key_input *in, char out[HK_B3_ID_LEN]);
 
-/* The key of a collapse plan: the derivation's key, the policy the cage enforces (its id:
- * expectations added after the derivation included), the store view the sandbox shows (its
- * id, or NULL for none) and the planning program. */
+/* The key of a collapse plan: the derivation's key, the derived policy (its id; the planner
+ * reads its grants), the store view the sandbox shows (its id, or NULL for none) and the
+ * planning program. */
 void hk_plan_collapse_key(const char *code_id, const char *plan_key, const char *policy_id,
 			  const char *view_id, char out[HK_B3_ID_LEN]);
 

@@ -163,6 +163,15 @@ struct hk_build_opts {
 	 * recipe's [env] follows it.  NULL: the engine's. */
 	const char *const *fixed_env;
 	size_t n_fixed_env;
+	/* A source still being made when the build starts (a Debian build's unpacking runs
+	 * beside the engine's set-up: engine/build_dsc.c).  Called once, when the closure is
+	 * mounted and verified, before the first step that needs what the source gives: the
+	 * expansion of expect_set and the source's placing in /src, where fixed_env is read.
+	 * Neither is read before it; the caller may fill them until it returns.  0, or -errno
+	 * with err set and classified: the build stops there (HK_BUILD_STAGE_FETCH).  NULL: the
+	 * source is ready. */
+	int (*source_ready)(void *ctx, struct hk_error *err);
+	void *source_ctx;
 };
 
 struct phase_result {
@@ -191,6 +200,8 @@ enum hk_build_step {
 	HK_BUILD_T_VIEW,             /* the store view, found or made, and expectations */
 	HK_BUILD_T_SANDBOX_PLAN,     /* collapse planning and the mount plan */
 	HK_BUILD_T_MOUNT_VERIFY,     /* the merged view mounted, the closure verified */
+	HK_BUILD_T_SOURCE_WAIT,      /* waiting for a source still being made (source_ready),
+				      * then the expectations expanded */
 	HK_BUILD_T_POLICY_FILES,     /* the policy written for the cage */
 	HK_BUILD_T_BINDS,            /* what bubblewrap binds, checked as the build user */
 	HK_BUILD_T_SOURCE,           /* the source copied into /src */

@@ -15,6 +15,7 @@ const char *hk_build_step_name(enum hk_build_step s)
 		[HK_BUILD_T_VIEW] = "store_view",
 		[HK_BUILD_T_SANDBOX_PLAN] = "sandbox_plan",
 		[HK_BUILD_T_MOUNT_VERIFY] = "mount_verify",
+		[HK_BUILD_T_SOURCE_WAIT] = "source_wait",
 		[HK_BUILD_T_POLICY_FILES] = "policy_files",
 		[HK_BUILD_T_BINDS] = "binds",
 		[HK_BUILD_T_SOURCE] = "source",

@@ -407,6 +407,19 @@ static int add_set_expects(struct build *b)
 	return rc;
 }
 
+/* The source, when the caller was still making it (bo->source_ready), then the expectations
+ * it brings.  The expectations add only expect lines, which neither the collapse plan nor the
+ * merged view's warm-up reads: the policy is complete before its files are written. */
+static int source_ready(struct build *b)
+{
+	const struct hk_build_opts *bo = b->bo;
+	if (bo->source_ready && bo->source_ready(bo->source_ctx, b->err) < 0)
+		return stop_as_classified(b, HK_BUILD_STAGE_FETCH);
+	if (bo->expect_set && add_set_expects(b) < 0)
+		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
+	return 0;
+}
+
 /* Derivation and the mount plan come before the work directory exists: a missing or
  * ambiguous dep, or a dep tree the sandbox cannot merge, is reported before anything is
  * created.  Derivation runs with or without the cage: the merged view is the same. */
@@ -445,8 +458,6 @@ static int plan_build(struct build *b)
 				"%zu symlink(s) trapped\n",
 			br->view.id, br->view.n_artifacts, br->view.n_files, br->view.n_traps);
 	br->plan.base.view = hk_xstrdup(br->view.id);
-	if (b->bo->expect_set && add_set_expects(b) < 0)
-		return stop_at(b, HK_BUILD_STAGE_SETUP, HK_ERROR_ENVIRONMENT);
 	step_done(b, HK_BUILD_T_VIEW, t0);
 	t0 = hk_now_ms();
 	b->sb.view_root = br->view.path;
@@ -1072,6 +1083,10 @@ static int prepare_and_run(struct build *b)
 	if ((rc = make_work(b)) || (rc = mount_view_and_verify(b)))
 		return rc;
 	step_done(b, HK_BUILD_T_MOUNT_VERIFY, t0);
+	t0 = hk_now_ms();
+	if ((rc = source_ready(b)))
+		return rc;
+	step_done(b, HK_BUILD_T_SOURCE_WAIT, t0);
 	t0 = hk_now_ms();
 	if (b->bo->cage && (rc = write_policy_files(b)))
 		return rc;
