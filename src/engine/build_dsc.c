@@ -814,8 +814,10 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		r->built = true;
 		/* The source refused by dpkg-source or by its expectations is the build's failure,
 		 * as when it is refused before the engine starts (no engine result), whether the
-		 * engine asked for the source or stopped before it needed it. */
-		int src = join_source(&b, false);
+		 * engine asked for the source or stopped before it needed it — unless a signal
+		 * stopped the build, which also stops dpkg-source. */
+		bool stopped = rc < 0 && hk_error_class(err) == HK_ERROR_INTERRUPTED;
+		int src = stopped ? 0 : join_source(&b, false);
 		if (src < 0) {
 			rc = src;
 			hk_build_result_free(&r->build);
