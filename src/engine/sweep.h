@@ -44,7 +44,8 @@ struct sweep_opts {
 
 /* Reads a list of pins (bench/debian/corpus.txt's form: NAME=VERSION first on a line, '#'
  * comments) into `pins`; a line that is not one is an error naming FILE:LINE. */
-int sweep_read_dsc_list(const char *file, struct hk_strv *pins, struct hk_error *err);
+HK_MUST_CHECK int sweep_read_dsc_list(const char *file, struct hk_strv *pins,
+				      struct hk_error *err);
 /* The source package's name: a pin's NAME, or a .dsc file's name up to its '_'. */
 char *sweep_deb_source_name(const char *key, bool pin);
 
@@ -68,8 +69,8 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o);
  * loaded now: later additions to the store do not change its answers.  On failure the
  * caller still frees *out (sweep_classifier_free). */
 struct sweep_classifier;
-int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
-			  struct hk_error *err);
+HK_MUST_CHECK int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
+					struct hk_error *err);
 /* Its store (owned by the classifier), or NULL. */
 struct hk_store *sweep_classifier_store(const struct sweep_classifier *c);
 void sweep_classifier_free(struct sweep_classifier *c);
@@ -79,7 +80,8 @@ void sweep_classifier_free(struct sweep_classifier *c);
 void sweep_classify(struct hk_sweep_doc *d, struct sweep_classifier *c);
 
 /* Writes the outputs every sweep and merge produce: --out's files, --html, stdout. */
-int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o, struct hk_error *err);
-int sweep_mkdir_p(const char *path, struct hk_error *err);
+HK_MUST_CHECK int sweep_emit(const struct hk_sweep_doc *d, const struct sweep_opts *o,
+			     struct hk_error *err);
+HK_MUST_CHECK int sweep_mkdir_p(const char *path, struct hk_error *err);
 
 #endif

@@ -42,9 +42,9 @@ static bool valid_pin(const char *s)
 int sweep_read_dsc_list(const char *file, struct hk_strv *pins, struct hk_error *err)
 {
 	struct hk_buf text = HK_BUF_INIT;
-	if (hk_file_read(file, &text, err) < 0)
-		return -1;
-	int rc = 0;
+	int rc = hk_file_read(file, &text, err);
+	if (rc < 0)
+		return rc;
 	unsigned lineno = 0;
 	const char *p = hk_buf_str(&text);
 	while (*p && rc == 0) {
@@ -119,14 +119,15 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	if (access(marker, F_OK) == 0)
 		return find_dsc(dir, name, dsc, err);
 	/* An incomplete download is started again from nothing. */
-	if (hk_store_remove_tree(dir, err) < 0)
-		return -1;
-	if (hk_mkdir_p(dir, err) < 0)
-		return -1;
+	int rc = hk_store_remove_tree(dir, err);
+	if (rc == 0)
+		rc = hk_mkdir_p(dir, err);
+	if (rc < 0)
+		return rc;
 	fprintf(stderr, "[sweep] apt-get source --download-only %s (into %s)\n", pin, dir);
 	const char *argv[] = { "apt-get", "source", "--download-only", "-qq", pin, NULL };
 	struct hk_run_result res;
-	int rc = hk_run_capture(argv, dir, &res, err);
+	rc = hk_run_capture(argv, dir, &res, err);
 	if (rc == 0 && res.status != 0) {
 		char line[512];
 		fputs(hk_buf_str(&res.errout), stderr);
@@ -136,8 +137,8 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	hk_run_result_free(&res);
 	if (rc == 0)
 		rc = find_dsc(dir, name, dsc, err);
-	if (rc == 0 && hk_file_write_atomic(marker, "", 0, 0644, err) < 0)
-		rc = -1;
+	if (rc == 0)
+		rc = hk_file_write_atomic(marker, "", 0, 0644, err);
 	if (rc < 0) {
 		free(*dsc);
 		*dsc = NULL;

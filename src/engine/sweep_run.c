@@ -276,17 +276,20 @@ int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
 	*out = c;
 	const struct hk_artifact **p = NULL;
 	size_t np = 0;
-	if (hk_store_open(store_dir, false, &c->store, err) < 0)
-		return -1;
-	if (hk_store_providers(c->store, "/", &p, &np, err) < 0)
-		return -1;
+	int rc = hk_store_open(store_dir, false, &c->store, err);
+	if (rc < 0)
+		return rc;
+	rc = hk_store_providers(c->store, "/", &p, &np, err);
+	if (rc < 0)
+		return rc;
 	free(p);
 	const struct hk_suggest_source source = hk_suggest_source_disk(c->store, NULL);
 	const struct hk_suggest_input in = { .source = &source, .sandbox_contract = true };
 	c->sugg = hk_suggester_new(&in);
 	struct hk_diag_item primed;
-	if (hk_diagnose_path(c->sugg, "/", NULL, &primed, err) < 0)
-		return -1;
+	rc = hk_diagnose_path(c->sugg, "/", NULL, &primed, err);
+	if (rc < 0)
+		return rc;
 	hk_diag_item_free(&primed);
 	return 0;
 }
@@ -852,8 +855,9 @@ static int open_snapshot(struct sweep_run *sr)
 static int code_identity(struct sweep_run *sr)
 {
 	uint8_t h[HK_BLAKE3_OUT_LEN];
-	if (hk_blake3_file(sr->self, h, &sr->err) < 0)
-		return -1;
+	int rc = hk_blake3_file(sr->self, h, &sr->err);
+	if (rc < 0)
+		return rc;
 	memcpy(sr->code_id, "b3:", 3);
 	hk_hex(h, sizeof(h), sr->code_id + 3);
 	return 0;
@@ -875,8 +879,9 @@ static char *absolute(const char *path)
 /* mkdir -p, then the mode the build user needs to pass through it (DAC). */
 static int make_reachable_dir(const char *path, struct hk_error *err)
 {
-	if (sweep_mkdir_p(path, err) < 0)
-		return -1;
+	int rc = sweep_mkdir_p(path, err);
+	if (rc < 0)
+		return rc;
 	if (chmod(path, 0755) < 0)
 		return hk_fail_errno(err, errno, "making %s reachable (chmod 0755)", path);
 	return 0;
@@ -890,12 +895,13 @@ static int check_items_reach(struct sweep_run *sr)
 	const char *user = sr->o->user ? sr->o->user : "nobody";
 	uid_t uid;
 	gid_t gid;
-	if (hk_resolve_user(user, &uid, &gid, &sr->err) < 0)
-		return -1;
+	int rc = hk_resolve_user(user, &uid, &gid, &sr->err);
+	if (rc < 0)
+		return rc;
 	struct hk_reach_list l = HK_REACH_LIST_INIT;
 	hk_reach_add(&l, sr->items_dir, "where the Debian items' work directories are made",
 		     X_OK, "or choose another --out");
-	int rc = hk_reach_check("the build user", user, uid, gid, NULL, &l, &sr->err);
+	rc = hk_reach_check("the build user", user, uid, gid, NULL, &l, &sr->err);
 	hk_reach_list_free(&l);
 	return rc;
 }
