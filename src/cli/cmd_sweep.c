@@ -276,11 +276,13 @@ int cmd_sweep(int argc, char **argv)
 			      : "recipes, .dsc files, directories of them, or --dsc-list FILE");
 		return HK_EXIT_USAGE;
 	}
-	if (o.out_dir && !merge && !o.list) {
-		struct hk_error err;
-		if (sweep_mkdir_p(o.out_dir, &err) < 0)
-			return cli_fail(who, &err, HK_ERROR_ENVIRONMENT);
-	}
-	return merge ? run_merge(argv + optind, (size_t)(argc - optind), &o)
-		     : sweep_run(argv + optind, (size_t)(argc - optind), &o);
+	if (merge)
+		return run_merge(argv + optind, (size_t)(argc - optind), &o);
+	/* What the engine returned, through the one table (engine/status.h): the sweep's outcome
+	 * is OK whatever its items' (they are its result), a failure its class's status. */
+	struct hk_error err = { 0 };
+	int rc = sweep_run(argv + optind, (size_t)(argc - optind), &o, &err);
+	if (rc < 0)
+		return cli_fail(who, &err, HK_ERROR_UNSET);
+	return hk_exit_status(rc, &err);
 }

@@ -1,11 +1,17 @@
 /* harkaq sweep's own parts (docs/sweep.md):
  *
- *   cmd_sweep.c  the command: options, the outputs every sweep and merge write, the merge
- *   sweep_run.c  one sweep: finding the recipes, the store snapshot, the builds (each in a
- *                child process; a Debian item's work in a directory of its own under --out),
- *                their results, and the one classification of debt paths a sweep and a merge
- *                share
- *   sweep_deb.c  Debian source packages: the pin list, the fetch, the build of one package
+ *   cmd_sweep.c    the command: options, the merge, and the exit status of what the engine
+ *                  returned
+ *   sweep_run.c    one sweep: finding the recipes, the store snapshot, the builds (each in a
+ *                  child process; a Debian item's work in a directory of its own under --out),
+ *                  their results, the one classification of debt paths a sweep and a merge
+ *                  share, and the outputs both write
+ *   sweep_deb.c    Debian source packages: the pin list, the fetch, the build of one package
+ *
+ * Errors (docs/design.md, "Errors"): the entry point, sweep_run, returns
+ * HK_OUTCOME_OK or a negative errno with a classified struct hk_error, never an exit status.
+ * The sweep's outcome is OK whatever its items' outcomes: those are its result, not its
+ * failure.
  */
 #ifndef HK_ENGINE_SWEEP_H
 #define HK_ENGINE_SWEEP_H
@@ -19,6 +25,7 @@
 #include "core/store.h"
 #include "core/suggest.h"
 #include "core/sweep.h"
+#include "engine/status.h"
 
 struct sweep_opts {
 	unsigned jobs;
@@ -43,7 +50,7 @@ struct sweep_opts {
 /* ---- Debian source packages (sweep_deb.c) ---- */
 
 /* Reads a list of pins (bench/debian/corpus.txt's form: NAME=VERSION first on a line, '#'
- * comments) into `pins`; a line that is not one is an error naming FILE:LINE. */
+ * comments) into `pins`; a line that is not one is an error naming FILE:LINE (bad input). */
 HK_MUST_CHECK int sweep_read_dsc_list(const char *file, struct hk_strv *pins,
 				      struct hk_error *err);
 /* The source package's name: a pin's NAME, or a .dsc file's name up to its '_'. */
@@ -58,12 +65,23 @@ struct sweep_deb_job {
 	const char *result_path; /* where the child writes harkaq.sweep.debian-build.v1 */
 	const char *workdir;     /* the item's own directory: its build's work directories */
 };
-/* In the child process of one Debian item: fetch (a pin), then hk_dsc_build_run, then the
- * result document at job->result_path; its log is stderr.  Returns the exit status. */
-int sweep_deb_child(const struct sweep_deb_job *job);
+/* The body of the child process of one Debian item, which stands for `harkaq build --dsc`:
+ * fetch (a pin), then hk_dsc_build_run, then the result document at job->result_path, whose
+ * exit_status is the one `harkaq build --dsc` would exit with (hk_exit_status); its log is
+ * stderr, where it says what failed.  Returns the build's outcome, or a negative errno with
+ * err classified (a fetch that failed is the environment's: the mirror, the network). */
+HK_MUST_CHECK int sweep_deb_child(const struct sweep_deb_job *job, struct hk_error *err);
 
-/* Runs the sweep over the recipes and directories named; returns the exit status. */
-int sweep_run(char **args, size_t n_args, const struct sweep_opts *o);
+/* Runs the sweep over the recipes, .dsc files and directories named (and o->dsc_list's pins),
+ * and writes its outputs.  Returns HK_OUTCOME_OK, or a negative errno with err classified:
+ * usage (a bad --shard; Debian items without a store), input (a --dsc-list line, a path that
+ * names no recipe, a store that does not open, an --out the build user cannot reach),
+ * environment (its workspace could not be made, nor its outputs written), interrupted (the
+ * signal that stopped it, after the result, with every item it stopped or kept from running,
+ * was written). */
+HK_MUST_CHECK int sweep_run(char **args, size_t n_args, const struct sweep_opts *o,
+			    struct hk_error *err);
+
 
 /* Opens the store at `store_dir` and a diagnosis over it whose path index and symlink map are
  * loaded now: later additions to the store do not change its answers.  On failure the

@@ -185,17 +185,20 @@ static void write_child_result(const char *path, int code, const char *fetch_wha
 	hk_buf_free(&b);
 }
 
-int sweep_deb_child(const struct sweep_deb_job *job)
+int sweep_deb_child(const struct sweep_deb_job *job, struct hk_error *err)
 {
-	struct hk_error err = { 0 };
 	hk_autofree char *fetched = NULL;
 	const char *dsc = job->key;
 	if (job->pin) {
-		if (fetch_pin(job->sources, job->key, &fetched, &err) < 0) {
-			fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-			write_child_result(job->result_path, HK_EXIT_SOFTWARE, "source", err.msg,
-					   NULL);
-			return HK_EXIT_SOFTWARE;
+		int fetched_rc = fetch_pin(job->sources, job->key, &fetched, err);
+		if (fetched_rc < 0) {
+			/* Whatever the step that failed said (a .dsc apt-get did not leave is
+			 * ENOENT), a pin that does not fetch is the mirror's or the network's. */
+			fetched_rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
+			fprintf(stderr, "harkaq sweep: %s\n", err->msg);
+			write_child_result(job->result_path, hk_exit_status(fetched_rc, err), "source",
+					   err->msg, NULL);
+			return fetched_rc;
 		}
 		dsc = fetched;
 	}
@@ -230,21 +233,20 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		.confirm = o->confirm,
 	};
 	struct hk_dsc_result r;
-	int rc = hk_dsc_build_run(&bo, &dopts, &r, &err);
-	int code = hk_exit_status(rc, &err);
+	int rc = hk_dsc_build_run(&bo, &dopts, &r, err);
 	if (rc < 0) {
-		fprintf(stderr, "harkaq build: %s\n", err.msg);
-		r.error = err.msg;
+		fprintf(stderr, "harkaq build: %s\n", err->msg);
+		r.error = err->msg;
 		if (r.built) {
-			r.build.error = err.msg;
+			r.build.error = err->msg;
 			if (r.build.failed_stage == HK_BUILD_STAGE_NONE)
 				r.build.failed_stage = HK_BUILD_STAGE_SETUP;
 		}
 	}
 	/* For people reading the item's log; the sweep reads the JSON. */
 	hk_dsc_report_human(&r, stderr);
-	write_child_result(job->result_path, code, r.fetch_failed ? "closure" : NULL,
-			   r.fetch_failed ? err.msg : NULL, &r);
+	write_child_result(job->result_path, hk_exit_status(rc, err),
+			   r.fetch_failed ? "closure" : NULL, r.fetch_failed ? err->msg : NULL, &r);
 	hk_dsc_result_free(&r);
-	return code;
+	return rc;
 }
