@@ -1,14 +1,14 @@
 /* harkaq sweep's own parts (docs/sweep.md):
  *
- *   cmd_sweep.c    the command: options, the merge, and the exit status of what the engine
- *                  returned
+ *   cmd_sweep.c    the command: options, and the exit status of what the engine returned
  *   sweep_run.c    one sweep: finding the recipes, the store snapshot, the builds (each in a
  *                  child process; a Debian item's work in a directory of its own under --out),
  *                  their results, the one classification of debt paths a sweep and a merge
  *                  share, and the outputs both write
+ *   sweep_merge.c  the merge of the shards of a sweep run on several machines
  *   sweep_deb.c    Debian source packages: the pin list, the fetch, the build of one package
  *
- * Errors (docs/design.md, "Errors"): the entry point, sweep_run, returns
+ * Errors (docs/design.md, "Errors"): the entry points, sweep_run and sweep_merge, return
  * HK_OUTCOME_OK or a negative errno with a classified struct hk_error, never an exit status.
  * The sweep's outcome is OK whatever its items' outcomes: those are its result, not its
  * failure.
@@ -82,6 +82,13 @@ HK_MUST_CHECK int sweep_deb_child(const struct sweep_deb_job *job, struct hk_err
 HK_MUST_CHECK int sweep_run(char **args, size_t n_args, const struct sweep_opts *o,
 			    struct hk_error *err);
 
+/* Merges the shards' results (`results`: result.json files, or the --out directories that
+ * hold them), classifies every debt path against the store o->store_opt (or $HARKAQ_STORE),
+ * and writes the outputs of o.  Returns HK_OUTCOME_OK, or a negative errno with err
+ * classified: input (a result that does not read, shards that do not make the catalogue),
+ * the store's own class when it does not open, environment (the outputs not written). */
+HK_MUST_CHECK int sweep_merge(char **results, size_t n_results, const struct sweep_opts *o,
+			      struct hk_error *err);
 
 /* Opens the store at `store_dir` and a diagnosis over it whose path index and symlink map are
  * loaded now: later additions to the store do not change its answers.  On failure the
