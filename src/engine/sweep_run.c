@@ -1188,10 +1188,15 @@ static void start_jobs(struct sweep_run *sr)
 		hk_autofree char *slug = file_slug(pos, it->key);
 		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
 		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
-		unlink(jb->result_path);
 		/* An item's failure to start, said in its reason; the sweep goes on. */
 		struct hk_error item_err = { 0 };
-		if (k == ITEM_RECIPE) {
+		/* A result an earlier run left at this path would be read as this build's. */
+		if (unlink(jb->result_path) < 0 && errno != ENOENT) {
+			hk_fail_errno(&item_err, errno, "removing the earlier %s", jb->result_path);
+			if (k == ITEM_RECIPE)
+				hk_recipe_free(&r);
+			jb->pid = -1;
+		} else if (k == ITEM_RECIPE) {
 			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
 			jb->base_root = base_root_of(sr->store, &r);
 			hk_recipe_free(&r);
@@ -1216,7 +1221,9 @@ static void start_jobs(struct sweep_run *sr)
 				jb->pid = spawn_item(jb, run_deb, &dj, &item_err);
 		}
 		if (jb->pid < 0) {
-			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, item_err.msg);
+			/* Said as a build's reason is (finish_job): the same on every machine. */
+			hk_autofree char *why = clean_reason(item_err.msg, sr->work, NULL, it->key);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, why);
 			remove_workdir(jb);
 			job_free(jb);
 			sr->done++;

@@ -187,6 +187,16 @@ check_eq "the earlier result and summary are gone once it builds" "" "$(ls "$S/s
 wait "$sweep_pid"
 check_eq "the new sweep's result is its own" "tests/data/cluster/slow/recipe.toml" \
 	"$(jq -r '.recipes[].key' "$S/stale/result.json")"
+# An item's result path an earlier run left and that cannot be cleared (a directory here) is
+# never read as its result: the item fails at setup, said why.
+mkdir -p "$S/blocked/builds/0000-tests_data_cluster_slow_recipe.toml.json"
+"$HARKAQ" sweep tests/data/cluster/slow --store "$S/store" --out "$S/blocked" --quiet >/dev/null 2>&1
+check_eq "an item whose result path cannot be cleared: the sweep completes" 0 $?
+check_eq "...the item failed at setup, its reason named in OUT" "failed setup" \
+	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code)"' "$S/blocked/result.json")"
+check_eq "...said why" \
+	"removing the earlier OUT/builds/0000-tests_data_cluster_slow_recipe.toml.json: Is a directory" \
+	"$(jq -r '.recipes[0].failure.reason' "$S/blocked/result.json")"
 
 # A Debian item's work is made under --out (OUT/work): an --out the build user cannot reach is
 # said once, before anything is built; the same --out made reachable builds (the control: a
