@@ -92,7 +92,8 @@ static void sweep_usage(FILE *f)
 		"\n"
 		"exit status: 0 the sweep completed (whatever the recipes' outcomes), 64 usage, 65 no\n"
 		"recipe found, a bad result file, or an --out whose work directory the build user\n"
-		"cannot reach, 70 environment error, 130 interrupted.\n");
+		"cannot reach, 70 environment error, 128+N interrupted by signal N (130: ^C), its\n"
+		"result written.\n");
 }
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
