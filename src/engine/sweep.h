@@ -78,7 +78,8 @@ HK_MUST_CHECK int sweep_deb_child(const struct sweep_deb_job *job, struct hk_err
  * names no recipe, a store that does not open, an --out the build user cannot reach),
  * environment (its workspace could not be made, nor its outputs written), interrupted (the
  * signal that stopped it, after the result, with every item it stopped or kept from running,
- * was written). */
+ * was written).  It asks the process's interrupt context (sys/interrupt.h), which the caller
+ * installs, whether to stop, and passes a stop on to the running builds. */
 HK_MUST_CHECK int sweep_run(char **args, size_t n_args, const struct sweep_opts *o,
 			    struct hk_error *err);
 

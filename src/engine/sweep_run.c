@@ -29,6 +29,7 @@
 #include "engine/sweep.h"
 #include "engine/sweep_render.h"
 #include "engine/suggest_source.h"
+#include "sys/interrupt.h"
 #include "core/blake3_file.h"
 #include "core/hex.h"
 #include "core/recipe.h"
@@ -340,12 +341,9 @@ static bool in_base_root(void *ctx, const char *path)
 
 /* ---- running the builds ---- */
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
+/* A stop (SIGINT, SIGTERM, SIGHUP) is asked of the process's one interrupt context, which main
+ * installed before the sweep began (sys/interrupt.h): a signal that came while the sweep found
+ * its recipes or opened its store stops it too. */
 
 struct job {
 	size_t item;             /* index into the doc's items */
@@ -1146,7 +1144,7 @@ static void finish_job(const struct sweep_run *sr, const struct job *jb, int sta
 static void start_jobs(struct sweep_run *sr)
 {
 	struct hk_sweep_doc *d = &sr->d;
-	while (!stop_signal && sr->n_jobs < sr->o->jobs && sr->next < d->n_items) {
+	while (!hk_interrupted() && sr->n_jobs < sr->o->jobs && sr->next < d->n_items) {
 		struct hk_sweep_item *it = &d->items[sr->next];
 		size_t pos = sr->positions[sr->next];
 		sr->next++;
@@ -1276,10 +1274,10 @@ static bool reap_job(struct sweep_run *sr)
 		finish_job(sr, jb, status, it);
 		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
 		 * said, it was cut short, not measured. */
-		if (stop_signal && !jb->term_at && it->fail_code) {
+		if (hk_interrupted() && !jb->term_at && it->fail_code) {
 			hk_autofree char *r = hk_xasprintf("the sweep was interrupted (signal %d) "
 							   "while this item was being built",
-							   (int)stop_signal);
+							   hk_interrupted());
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
 		}
 		remove_workdir(jb);
@@ -1287,7 +1285,7 @@ static bool reap_job(struct sweep_run *sr)
 		 * it stopped (its result names the signal), nor is one that could
 		 * not fetch (the mirror may answer next time) or whose process died: those are
 		 * built again on resume. */
-		if (jb->record && !stop_signal && !it->stopped_by &&
+		if (jb->record && !hk_interrupted() && !it->stopped_by &&
 		    it->outcome != HK_SWEEP_FETCH_FAILED &&
 		    !(it->fail_code && strcmp(it->fail_code, HK_SWEEP_FAIL_CRASH) == 0))
 			write_record(sr, it, jb->record);
@@ -1309,13 +1307,6 @@ static bool reap_job(struct sweep_run *sr)
  * recipes it kept from running are reported, not dropped. */
 static void run_builds(struct sweep_run *sr)
 {
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	stop_signal = 0;
 	tty_progress = isatty(2);
 
 	/* A finished build is reaped when it ends, not at the next tick of a poll: SIGCHLD is
@@ -1339,14 +1330,14 @@ static void run_builds(struct sweep_run *sr)
 	sr->jobs = hk_xcalloc(sr->o->jobs + 1, sizeof(*sr->jobs));
 	bool forwarded = false;
 	while (sr->next < sr->d.n_items || sr->n_jobs > 0) {
-		if (stop_signal && !forwarded) {
+		if (hk_interrupted() && !forwarded) {
 			for (size_t i = 0; i < sr->n_jobs; i++)
 				kill(sr->jobs[i].pid, SIGTERM);
 			forwarded = true;
 		}
 		start_jobs(sr);
 		if (sr->n_jobs == 0) {
-			if (stop_signal)
+			if (hk_interrupted())
 				break;
 			continue;
 		}
@@ -1363,11 +1354,11 @@ static void run_builds(struct sweep_run *sr)
 	for (size_t i = 0; i < sr->d.n_items; i++)
 		if (sr->d.items[i].n_phases == 0 && !sr->d.items[i].fail_code) {
 			char *msg = hk_xasprintf("the sweep was interrupted (signal %d) before this "
-						 "item was built", (int)stop_signal);
+						 "item was built", hk_interrupted());
 			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_INTERRUPTED, msg);
 			free(msg);
 		}
-	sr->d.interrupted = (int)stop_signal;
+	sr->d.interrupted = hk_interrupted();
 	sr->d.elapsed_ms = hk_now_ms() - sr->t0;
 }
 
@@ -1434,8 +1425,8 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o, struct hk_
 		rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 	if (!sr.scratch && !o->quiet)
 		fprintf(stderr, "[sweep] results, logs and build results in %s\n", sr.work);
-	if (stop_signal)
-		rc = interrupted(&sr, (int)stop_signal, rc == HK_OUTCOME_OK, err);
+	if (hk_interrupted())
+		rc = interrupted(&sr, hk_interrupted(), rc == HK_OUTCOME_OK, err);
 	release_sweep(&sr);
 	return rc;
 }
