@@ -185,8 +185,32 @@ for _ in $(seq 300); do ls "$S/stale/logs/"*slow* >/dev/null 2>&1 && break; slee
 check "the sweep has started its build" ls "$S/stale/logs/"
 check_eq "the earlier result and summary are gone once it builds" "" "$(ls "$S/stale" | grep -E '^(result|summary)')"
 wait "$sweep_pid"
+check_eq "...and it completes: exit 0 (the control for the interrupted sweep below)" 0 $?
 check_eq "the new sweep's result is its own" "tests/data/cluster/slow/recipe.toml" \
 	"$(jq -r '.recipes[].key' "$S/stale/result.json")"
+# An item's result path an earlier run left and that cannot be cleared (a directory here) is
+# never read as its result: the item fails at setup, said why.
+mkdir -p "$S/blocked/builds/0000-tests_data_cluster_slow_recipe.toml.json"
+"$HARKAQ" sweep tests/data/cluster/slow --store "$S/store" --out "$S/blocked" --quiet >/dev/null 2>&1
+check_eq "an item whose result path cannot be cleared: the sweep completes" 0 $?
+check_eq "...the item failed at setup, its reason named in OUT" "failed setup" \
+	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code)"' "$S/blocked/result.json")"
+check_eq "...said why" \
+	"removing the earlier OUT/builds/0000-tests_data_cluster_slow_recipe.toml.json: Is a directory" \
+	"$(jq -r '.recipes[0].failure.reason' "$S/blocked/result.json")"
+
+# A signal stops the sweep cleanly: its result written and saying so, the reason on stderr, and
+# 128 + the signal (the one table, engine/status.c).
+"$HARKAQ" sweep tests/data/cluster/slow --store "$S/store" --out "$S/term" --quiet \
+	>/dev/null 2>"$S/term.err" &
+sweep_pid=$!
+for _ in $(seq 300); do ls "$S/term/logs/"*slow* >/dev/null 2>&1 && break; sleep 0.1; done
+kill -TERM "$sweep_pid"
+wait "$sweep_pid"
+check_eq "a sweep stopped by SIGTERM: exit 143" 143 $?
+check_eq "...its result says so" 15 "$(jq -r .interrupted "$S/term/result.json")"
+check_contains "...and so does stderr" "$(cat "$S/term.err")" \
+	"harkaq sweep: interrupted by signal 15 (Terminated): 1 of 1 item(s) stopped or not built"
 
 # A Debian item's work is made under --out (OUT/work): an --out the build user cannot reach is
 # said once, before anything is built; the same --out made reachable builds (the control: a
@@ -205,6 +229,22 @@ check_eq "the same --out, reachable: the sweep completes" 0 $?
 check_eq "...its item built and failed on its .dsc" "failed setup true" \
 	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code) \(.failure.reason | test("hkfake_1.0.dsc"))"' "$S/locked/out/result.json")"
 check_eq "...no work left in OUT/work" "" "$(ls -A "$S/locked/out/work" 2>/dev/null)"
+# Debian items without a store to take their base from: a usage error, nothing built.
+out=$(env -u HARKAQ_STORE "$HARKAQ" sweep "$S/fakedsc" --out "$S/nostore" 2>&1)
+check_eq "Debian items without --store: exit 64" 64 $?
+check_contains "...said with what to do" "$out" \
+	"harkaq sweep: Debian source packages need the store that holds their base (debian-12-buildd): give --store DIR or \$HARKAQ_STORE"
+# An --out that cannot be made is the machine's refusal (70), whatever its errno (ENOTDIR here,
+# which alone would read as bad input).
+: >"$S/afile"
+out=$("$HARKAQ" sweep "$CAT" --store "$S/store" --out "$S/afile/out" 2>&1)
+check_eq "an --out that cannot be made: exit 70" 70 $?
+check_contains "...named" "$out" "harkaq sweep: creating $S/afile/out: Not a directory"
+# A --dsc-list line that is not a pin is bad input, named FILE:LINE.
+printf '# pins\nsl=5.02-1\nnot-a-pin\n' >"$S/pins.txt"
+out=$("$HARKAQ" sweep --dsc-list "$S/pins.txt" --store "$S/store" 2>&1)
+check_eq "a --dsc-list line that is not NAME=VERSION: exit 65" 65 $?
+check_contains "...named FILE:LINE" "$out" "harkaq sweep: $S/pins.txt:3: 'not-a-pin' is not NAME=VERSION"
 
 # Usage errors.
 out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)
