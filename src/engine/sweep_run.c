@@ -1378,7 +1378,7 @@ static int interrupted(const struct sweep_run *sr, int sig, bool written, struct
 					   "could not be written: %s", sig, strsignal(sig), why);
 	}
 	return hk_fail_interrupted(err, sig, "interrupted by signal %d (%s): %zu of %zu item(s) "
-				   "stopped or not built, in the result as failed (interrupted)%s",
+				   "stopped or not built, in the result as not built (interrupted)%s",
 				   sig, strsignal(sig), stopped, sr->d.n_items,
 				   sr->records ? "; the same command run again resumes" : "");
 }
