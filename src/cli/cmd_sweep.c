@@ -6,22 +6,17 @@
  * summarised by src/core/sweep.c.  No recipe is dropped: one that cannot be read, resolved,
  * fetched or built is an item with outcome "failed" and its reason.
  *
- * harkaq sweep merge RESULT…: the shards of a sweep run on several machines, combined. */
-#include <errno.h>
-#include <fcntl.h>
+ * harkaq sweep merge RESULT…: the shards of a sweep run on several machines, combined.
+ *
+ * The work is the engine's (engine/sweep.h): this file reads argv and turns what the engine
+ * returned into the exit status. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "engine/sweep.h"
-#include "engine/sweep_render.h"
-#include "core/sweep.h"
-#include "core/file.h"
-#include "core/util.h"
 
 static void sweep_usage(FILE *f)
 {
@@ -85,8 +80,10 @@ static void sweep_usage(FILE *f)
 		"--confirm (an item done without --decide-probes is built again with it).  The same\n"
 		"command run again after an interruption (^C, SIGTERM) takes those items from their\n"
 		"records and builds only the others.  Items whose fetch failed, whose build process\n"
-		"died, or that the interruption stopped are built again.  Progress (done/total,\n"
-		"rate, time left, the running items) goes to stderr.\n"
+		"died, or that the interruption stopped are built again.  An interrupted sweep's\n"
+		"result counts the items it kept from building or cut short as 'not built\n"
+		"(interrupted)', apart: the shares and the irreducible rate are of the items built.\n"
+		"Progress (done/total, rate, time left, the running items) goes to stderr.\n"
 		"\n"
 		"merge: RESULT is a result.json of 'harkaq sweep --shard I/N --out DIR' (or its DIR);\n"
 		"every shard 1..N exactly once, none interrupted.  Shards record what the kernel\n"
@@ -97,64 +94,8 @@ static void sweep_usage(FILE *f)
 		"\n"
 		"exit status: 0 the sweep completed (whatever the recipes' outcomes), 64 usage, 65 no\n"
 		"recipe found, a bad result file, or an --out whose work directory the build user\n"
-		"cannot reach, 70 environment error, 130 interrupted.\n");
-}
-
-static int run_merge(char **args, size_t n_args, const struct sweep_opts *o)
-{
-	if (n_args == 0) {
-		fprintf(stderr, "harkaq sweep merge: give the shards' result.json files\n");
-		return HK_EXIT_USAGE;
-	}
-	struct hk_sweep_doc *parts = hk_xcalloc(n_args, sizeof(*parts));
-	struct hk_error err = { 0 };
-	int code = HK_EXIT_OK;
-	size_t n = 0;
-	for (; n < n_args; n++) {
-		struct stat st;
-		hk_autofree char *path = stat(args[n], &st) == 0 && S_ISDIR(st.st_mode)
-						 ? hk_xasprintf("%s/result.json", args[n])
-						 : hk_xstrdup(args[n]);
-		struct hk_buf text = HK_BUF_INIT;
-		int rc = hk_file_read(path, &text, &err);
-		if (rc == 0)
-			rc = hk_sweep_doc_parse(hk_buf_str(&text), text.len, path, &parts[n], &err);
-		hk_buf_free(&text);
-		if (rc < 0) {
-			code = cli_exit_as(&err, HK_ERROR_INPUT);
-			break;
-		}
-	}
-	struct hk_sweep_doc merged = { 0 };
-	if (code == HK_EXIT_OK && hk_sweep_merge(parts, n, &merged, &err) < 0)
-		code = cli_exit_as(&err, HK_ERROR_INPUT);
-	for (size_t i = 0; i < n; i++)
-		hk_sweep_doc_free(&parts[i]);
-	free(parts);
-	/* The shards' classifications were made against their workers' stores: made again, once,
-	 * against the complete one. */
-	struct sweep_classifier *cls = NULL;
-	const char *store_dir = hk_store_choose_dir(o->store_opt);
-	if (code == HK_EXIT_OK && sweep_open_classifier(store_dir, &cls, &err) < 0)
-		code = hk_exit_for_error(&err);
-	if (code == HK_EXIT_OK) {
-		sweep_classify(&merged, cls);
-		free(merged.store);
-		merged.store = realpath(store_dir, NULL);
-	}
-	sweep_classifier_free(cls);
-	if (code != HK_EXIT_OK) {
-		fprintf(stderr, "harkaq sweep merge: %s\n", err.msg);
-		hk_sweep_doc_free(&merged);
-		return code;
-	}
-	merged.jobs = 0;
-	if ((o->out_dir && sweep_mkdir_p(o->out_dir, &err) < 0) || sweep_emit(&merged, o, &err) < 0)
-		code = cli_exit_as(&err, HK_ERROR_ENVIRONMENT);
-	if (code != HK_EXIT_OK)
-		fprintf(stderr, "harkaq sweep merge: %s\n", err.msg);
-	hk_sweep_doc_free(&merged);
-	return code;
+		"cannot reach, 70 environment error, 128+N interrupted by signal N (130: ^C), its\n"
+		"result written.\n");
 }
 
 enum { OPT_JOBS = 1000, OPT_STORE, OPT_OUT, OPT_SHARD, OPT_JSON, OPT_HTML, OPT_TIMEOUT,
@@ -276,11 +217,14 @@ int cmd_sweep(int argc, char **argv)
 			      : "recipes, .dsc files, directories of them, or --dsc-list FILE");
 		return HK_EXIT_USAGE;
 	}
-	if (o.out_dir && !merge && !o.list) {
-		struct hk_error err;
-		if (sweep_mkdir_p(o.out_dir, &err) < 0)
-			return cli_fail(who, &err, HK_ERROR_ENVIRONMENT);
-	}
-	return merge ? run_merge(argv + optind, (size_t)(argc - optind), &o)
-		     : sweep_run(argv + optind, (size_t)(argc - optind), &o);
+	/* What the engine returned, through the one table (engine/status.h): the sweep's outcome
+	 * is OK whatever its items' (they are its result), a failure its class's status. */
+	struct hk_error err = { 0 };
+	char **operands = argv + optind;
+	size_t n_operands = (size_t)(argc - optind);
+	int rc = merge ? sweep_merge(operands, n_operands, &o, &err)
+		       : sweep_run(operands, n_operands, &o, &err);
+	if (rc < 0)
+		return cli_fail(who, &err, HK_ERROR_UNSET);
+	return hk_exit_status(rc, &err);
 }

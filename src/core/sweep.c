@@ -17,12 +17,12 @@
 static const char *const outcome_names[HK_SWEEP_OUTCOME_COUNT] = {
 	"hermetic", "declarable", "irreducible", "no_evidence", "failed",
 	"missing_build_depends", "influence", "unattributed", "probes_only", "inert_probes",
-	"fetch_failed", "timed_out",
+	"fetch_failed", "timed_out", "not_built",
 };
 static const char *const outcome_labels[HK_SWEEP_OUTCOME_COUNT] = {
 	"Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed",
 	"missing Build-Depends", "undeclared influence", "unattributed denial", "probes only",
-	"inert probes only", "fetch failed", "timed out",
+	"inert probes only", "fetch failed", "timed out", "not built (interrupted)",
 };
 
 const char *hk_sweep_outcome_name(enum hk_sweep_outcome o)
@@ -177,7 +177,8 @@ void hk_sweep_item_without_result(struct hk_sweep_item *it, const struct hk_swee
 	free(reason);
 }
 
-/* The rule (docs/sweep.md, "Outcome"), in order:
+/* The rule (docs/sweep.md, "Outcome"), in order, after what the sweep itself saw of any item
+ * (its limit per item ran out: timed out; its own interruption: not built):
  *  1. nothing ran (the recipe, its deps or its source stopped it)  -> failed
  *  2. a phase whose verdict is NoEvidence                          -> no evidence
  *     (the kernel cannot vouch that "only declarable" is all the debt there is)
@@ -226,9 +227,10 @@ enum hk_sweep_outcome hk_sweep_outcome_of(const struct hk_sweep_item *it)
 	/* A build stopped by the sweep's limit measured nothing, whatever it had seen. */
 	if (fail_is(it, HK_SWEEP_FAIL_TIMEOUT))
 		return HK_SWEEP_TIMED_OUT;
-	/* Nor did one the sweep's own stop cut short. */
+	/* Nor did one the sweep's own stop cut short or kept from running: not built, rather
+	 * than failed, since nothing says the item would fail (a run again builds it). */
 	if (fail_is(it, HK_SWEEP_FAIL_INTERRUPTED))
-		return HK_SWEEP_FAILED;
+		return HK_SWEEP_NOT_BUILT;
 	if (it->deb)
 		return deb_outcome(it);
 	if (it->n_phases == 0)
@@ -513,6 +515,9 @@ static void summarise_debian(const struct hk_sweep_item *items, size_t n,
 			continue;
 		s->debian++;
 		s->deb_counts[items[i].outcome]++;
+		/* What a build the interruption cut short named is not a finding of the item. */
+		if (items[i].outcome == HK_SWEEP_NOT_BUILT)
+			continue;
 		for (int pass = 0; pass < 2; pass++) {
 			const struct hk_sweep_finding *f = pass ? d->probes : d->missing;
 			size_t nf = pass ? d->n_probes : d->n_missing;
@@ -567,6 +572,12 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 	for (size_t i = 0; i < n; i++) {
 		const struct hk_sweep_item *it = &items[i];
 		s->counts[it->outcome]++;
+		/* An item the interruption kept from building, or cut short, measured nothing:
+		 * whatever a cut-short build had seen is in its record, not in the catalogue's
+		 * figures. */
+		if (it->outcome == HK_SWEEP_NOT_BUILT)
+			continue;
+		s->built++;
 		if (it->failed_phase)
 			s->failed_builds++;
 		if (it->base_name && !it->base_pinned) {
@@ -611,11 +622,12 @@ void hk_sweep_summarise(const struct hk_sweep_item *items, size_t n, struct hk_s
 	 * the distinct paths per debt was quadratic in a Debian-sized catalogue. */
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
-		total += items[i].n_debts;
+		if (items[i].outcome != HK_SWEEP_NOT_BUILT)
+			total += items[i].n_debts;
 	const char **all = hk_xcalloc(total + 1, sizeof(char *));
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < items[i].n_debts; k++)
+		for (size_t k = 0; items[i].outcome != HK_SWEEP_NOT_BUILT && k < items[i].n_debts; k++)
 			all[w++] = items[i].debts[k].path;
 	if (total > 1)
 		qsort(all, total, sizeof(char *), cmp_str_ptr);

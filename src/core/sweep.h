@@ -55,13 +55,20 @@ enum hk_sweep_outcome {
 	/* Any item: the sweep's wall-clock limit per item ran out (--item-timeout); the build
 	 * was stopped and nothing of it kept. */
 	HK_SWEEP_TIMED_OUT,
+	/* Any item: the sweep was interrupted (^C, SIGTERM) before it built the item, or while
+	 * it did.  Not a result of the item (a run again builds it), so counted in no figure
+	 * that measures the catalogue; a complete sweep has none.  Last, so that the other
+	 * outcomes keep their place in the document. */
+	HK_SWEEP_NOT_BUILT,
 	HK_SWEEP_OUTCOME_COUNT
 };
 
 /* "hermetic", "declarable", "irreducible", "no_evidence", "failed", "missing_build_depends",
- * "influence", "unattributed", "probes_only", "inert_probes", "fetch_failed", "timed_out" */
+ * "influence", "unattributed", "probes_only", "inert_probes", "fetch_failed", "timed_out",
+ * "not_built" */
 const char *hk_sweep_outcome_name(enum hk_sweep_outcome o);
-/* "Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed", … */
+/* "Hermetic", "only declarable debt", "irreducible debt", "no evidence", "failed", …,
+ * "not built (interrupted)" */
 const char *hk_sweep_outcome_label(enum hk_sweep_outcome o);
 /* The one mapping of a Debian build's class to the sweep's outcome. */
 enum hk_sweep_outcome hk_sweep_outcome_of_dsc(enum hk_dsc_class c);
@@ -205,7 +212,8 @@ struct hk_sweep_item {
 void hk_sweep_item_free(struct hk_sweep_item *it);
 void hk_sweep_deb_free(struct hk_sweep_deb *d);
 
-/* An item for a recipe that was not built, or whose build left no result: outcome failed. */
+/* An item for a recipe that was not built, or whose build left no result: outcome failed
+ * (not_built for the code "interrupted", timed_out for "timeout", …: hk_sweep_outcome_of). */
 void hk_sweep_item_fail(struct hk_sweep_item *it, const char *key, const char *code,
 			const char *reason);
 
@@ -270,7 +278,7 @@ struct hk_sweep_doc {
 	size_t catalogue_size;   /* recipes in the whole catalogue (all shards) */
 	unsigned shard_index, shard_count;   /* 0/0: the whole catalogue */
 	/* The signal that stopped the sweep before every recipe was built (its unbuilt items
-	 * are failed, with that reason); 0 when it ran to the end.  A merge refuses such a
+	 * are not_built, with that reason); 0 when it ran to the end.  A merge refuses such a
 	 * result: its recipes are not a measurement of the catalogue. */
 	int interrupted;
 	struct hk_sweep_item *items;         /* sorted by key */
@@ -303,8 +311,9 @@ HK_MUST_CHECK int hk_sweep_merge(struct hk_sweep_doc *parts, size_t n_parts, str
 
 /* ---- summary ---- */
 
-/* Wall time per item over the items that ran (resumed ones with their first run's time), or
- * over the Debian items only: the median and 95th percentile by nearest rank. */
+/* Wall time per item over the items that ran to their end (resumed ones with their first
+ * run's time; not one the sweep's interruption cut short), or over the Debian items only: the
+ * median and 95th percentile by nearest rank. */
 struct hk_sweep_times {
 	size_t n;
 	int64_t total_ms, median_ms, p95_ms, max_ms;
@@ -320,11 +329,17 @@ struct hk_sweep_path_count {
 	const struct hk_sweep_debt *first;   /* providers come from here */
 };
 
+/* Every figure but `recipes` and the counts is over the items that were built: an item the
+ * interruption of the sweep kept from building, or cut short, measured nothing (its counts
+ * entry HK_SWEEP_NOT_BUILT says how many). */
 struct hk_sweep_summary {
-	size_t recipes;
+	size_t recipes;                  /* every item, built or not */
 	size_t counts[HK_SWEEP_OUTCOME_COUNT];
+	size_t built;                    /* recipes - counts[HK_SWEEP_NOT_BUILT]: what shares of
+	                                  * the outcomes are taken over */
 	size_t measured;                 /* hermetic + declarable + irreducible */
-	size_t failed_builds;            /* recipes with a failed phase (any outcome) */
+	size_t failed_builds;            /* recipes with a failed phase (any outcome but
+	                                  * not_built) */
 	/* base debt: the delta between policy = closure and policy = closure + base root */
 	size_t base_recipes;             /* recipes that read >= 1 base-root path beyond closure */
 	size_t base_paths_total;         /* sum over recipes of their distinct base paths */

@@ -358,8 +358,10 @@ void hk_sweep_item_times(const struct hk_sweep_doc *d, bool debian_only,
 {
 	memset(t, 0, sizeof(*t));
 	int64_t *ms = hk_xcalloc(d->n_items + 1, sizeof(int64_t));
+	/* A build the interruption cut short took a time that is no build's. */
 	for (size_t i = 0; i < d->n_items; i++)
 		if ((d->items[i].exit_status >= 0 || d->items[i].ms > 0) &&
+		    d->items[i].outcome != HK_SWEEP_NOT_BUILT &&
 		    (!debian_only || d->items[i].deb))
 			ms[t->n++] = d->items[i].ms;
 	if (t->n) {

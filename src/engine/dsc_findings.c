@@ -340,33 +340,55 @@ static enum hk_probe_class probe_class_of(const struct hk_dsc_result *r, const c
 	return HK_PROBE_UNDECIDED;
 }
 
-enum hk_dsc_class hk_dsc_package_class(const struct hk_dsc_result *r)
+/* The facts of one build of the package (`second` false: the first build, whose probes
+ * --decide-probes decided; true: --confirm's last build, whose probes nothing decided). */
+static void class_facts_of(const struct hk_dsc_result *r, bool second,
+			   struct hk_dsc_class_facts *f)
 {
-	struct hk_dsc_class_facts f = { .completed = r->built && dsc_completed(&r->build) };
-	for (size_t i = 0; r->built && i < r->build.n_phases; i++) {
-		const struct phase_result *pr = &r->build.phases[i];
-		if (r->build.cage && (!pr->has_verdict || pr->verdict.state == HK_NOEVIDENCE))
-			f.no_evidence = true;
+	const struct hk_build_result *br = second ? &r->confirm : &r->build;
+	f->completed = (second || r->built) && dsc_completed(br);
+	for (size_t i = 0; (second || r->built) && i < br->n_phases; i++) {
+		const struct phase_result *pr = &br->phases[i];
+		if (br->cage && (!pr->has_verdict || pr->verdict.state == HK_NOEVIDENCE))
+			f->no_evidence = true;
 	}
-	if (r->built && !r->build.cage)
-		f.no_evidence = true;
+	if ((second || r->built) && !br->cage)
+		f->no_evidence = true;
 	struct dsc_findings rep;
-	dsc_findings_of(r, &rep);
+	if (second)
+		dsc_confirm_findings(r, &rep);
+	else
+		dsc_findings_of(r, &rep);
 	for (size_t i = 0; i < rep.n; i++) {
 		if (rep.f[i].need) {
-			f.missing++;
+			f->missing++;
 			continue;
 		}
-		switch (probe_class_of(r, rep.f[i].package)) {
-		case HK_PROBE_INFLUENCE: f.influences++; break;
-		case HK_PROBE_INERT: f.inert_probes++; break;
-		case HK_PROBE_UNDECIDED: f.undecided_probes++; break;
+		switch (second ? HK_PROBE_UNDECIDED : probe_class_of(r, rep.f[i].package)) {
+		case HK_PROBE_INFLUENCE: f->influences++; break;
+		case HK_PROBE_INERT: f->inert_probes++; break;
+		case HK_PROBE_UNDECIDED: f->undecided_probes++; break;
 		}
 	}
 	for (size_t i = 0; i < rep.n_l; i++)
 		if (strcmp(rep.l[i].class_, "policy_bug") != 0)
-			f.unattributed++;
+			f->unattributed++;
 	dsc_findings_free(&rep);
+}
+
+enum hk_dsc_class hk_dsc_package_class(const struct hk_dsc_result *r)
+{
+	struct hk_dsc_class_facts f = { 0 };
+	if (dsc_confirm_answer(r) == HK_CONFIRM_NOT_NEEDED) {
+		/* The first build failed on packages the store view showed and the policy denied,
+		 * and built without them (--confirm): they were probes the view made fatal, not
+		 * needs.  The package is what the build that completed says, those packages
+		 * probes no build decided (a machine that has them may build otherwise). */
+		class_facts_of(r, true, &f);
+		f.undecided_probes += r->n_confirm_hidden;
+		return hk_dsc_classify(&f);
+	}
+	class_facts_of(r, false, &f);
 	/* Named from the log: a need when the build failed, else a probe no build decided. */
 	if (r->build.failed_phase)
 		f.missing += r->n_macro_needs;

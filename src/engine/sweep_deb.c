@@ -42,9 +42,9 @@ static bool valid_pin(const char *s)
 int sweep_read_dsc_list(const char *file, struct hk_strv *pins, struct hk_error *err)
 {
 	struct hk_buf text = HK_BUF_INIT;
-	if (hk_file_read(file, &text, err) < 0)
-		return -1;
-	int rc = 0;
+	int rc = hk_file_read(file, &text, err);
+	if (rc < 0)
+		return rc;
 	unsigned lineno = 0;
 	const char *p = hk_buf_str(&text);
 	while (*p && rc == 0) {
@@ -119,14 +119,15 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	if (access(marker, F_OK) == 0)
 		return find_dsc(dir, name, dsc, err);
 	/* An incomplete download is started again from nothing. */
-	if (hk_store_remove_tree(dir, err) < 0)
-		return -1;
-	if (hk_mkdir_p(dir, err) < 0)
-		return -1;
+	int rc = hk_store_remove_tree(dir, err);
+	if (rc == 0)
+		rc = hk_mkdir_p(dir, err);
+	if (rc < 0)
+		return rc;
 	fprintf(stderr, "[sweep] apt-get source --download-only %s (into %s)\n", pin, dir);
 	const char *argv[] = { "apt-get", "source", "--download-only", "-qq", pin, NULL };
 	struct hk_run_result res;
-	int rc = hk_run_capture(argv, dir, &res, err);
+	rc = hk_run_capture(argv, dir, &res, err);
 	if (rc == 0 && res.status != 0) {
 		char line[512];
 		fputs(hk_buf_str(&res.errout), stderr);
@@ -136,8 +137,8 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	hk_run_result_free(&res);
 	if (rc == 0)
 		rc = find_dsc(dir, name, dsc, err);
-	if (rc == 0 && hk_file_write_atomic(marker, "", 0, 0644, err) < 0)
-		rc = -1;
+	if (rc == 0)
+		rc = hk_file_write_atomic(marker, "", 0, 0644, err);
 	if (rc < 0) {
 		free(*dsc);
 		*dsc = NULL;
@@ -184,17 +185,20 @@ static void write_child_result(const char *path, int code, const char *fetch_wha
 	hk_buf_free(&b);
 }
 
-int sweep_deb_child(const struct sweep_deb_job *job)
+int sweep_deb_child(const struct sweep_deb_job *job, struct hk_error *err)
 {
-	struct hk_error err = { 0 };
 	hk_autofree char *fetched = NULL;
 	const char *dsc = job->key;
 	if (job->pin) {
-		if (fetch_pin(job->sources, job->key, &fetched, &err) < 0) {
-			fprintf(stderr, "harkaq sweep: %s\n", err.msg);
-			write_child_result(job->result_path, HK_EXIT_SOFTWARE, "source", err.msg,
-					   NULL);
-			return HK_EXIT_SOFTWARE;
+		int fetched_rc = fetch_pin(job->sources, job->key, &fetched, err);
+		if (fetched_rc < 0) {
+			/* Whatever the step that failed said (a .dsc apt-get did not leave is
+			 * ENOENT), a pin that does not fetch is the mirror's or the network's. */
+			fetched_rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
+			fprintf(stderr, "harkaq sweep: %s\n", err->msg);
+			write_child_result(job->result_path, hk_exit_status(fetched_rc, err), "source",
+					   err->msg, NULL);
+			return fetched_rc;
 		}
 		dsc = fetched;
 	}
@@ -229,21 +233,20 @@ int sweep_deb_child(const struct sweep_deb_job *job)
 		.confirm = o->confirm,
 	};
 	struct hk_dsc_result r;
-	int rc = hk_dsc_build_run(&bo, &dopts, &r, &err);
-	int code = hk_exit_status(rc, &err);
+	int rc = hk_dsc_build_run(&bo, &dopts, &r, err);
 	if (rc < 0) {
-		fprintf(stderr, "harkaq build: %s\n", err.msg);
-		r.error = err.msg;
+		fprintf(stderr, "harkaq build: %s\n", err->msg);
+		r.error = err->msg;
 		if (r.built) {
-			r.build.error = err.msg;
+			r.build.error = err->msg;
 			if (r.build.failed_stage == HK_BUILD_STAGE_NONE)
 				r.build.failed_stage = HK_BUILD_STAGE_SETUP;
 		}
 	}
 	/* For people reading the item's log; the sweep reads the JSON. */
 	hk_dsc_report_human(&r, stderr);
-	write_child_result(job->result_path, code, r.fetch_failed ? "closure" : NULL,
-			   r.fetch_failed ? err.msg : NULL, &r);
+	write_child_result(job->result_path, hk_exit_status(rc, err),
+			   r.fetch_failed ? "closure" : NULL, r.fetch_failed ? err->msg : NULL, &r);
 	hk_dsc_result_free(&r);
-	return code;
+	return rc;
 }

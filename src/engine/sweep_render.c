@@ -184,7 +184,14 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 	}
 	if (w > 48)
 		w = 48;
-	hk_buf_printf(b, "%-*s  %-20s  %4s  %4s  %s\n", (int)w, "recipe", "outcome", "debt",
+	/* The outcome column as wide as its longest label ("not built (interrupted)"). */
+	size_t ow = 20;
+	for (size_t i = 0; i < d->n_items; i++) {
+		size_t l = strlen(hk_sweep_outcome_label(d->items[i].outcome));
+		if (l > ow)
+			ow = l;
+	}
+	hk_buf_printf(b, "%-*s  %-*s  %4s  %4s  %s\n", (int)w, "recipe", (int)ow, "outcome", "debt",
 		      "base", "phases / reason");
 	for (size_t i = 0; i < d->n_items; i++) {
 		const struct hk_sweep_item *it = &d->items[i];
@@ -193,8 +200,8 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 			base += it->debts[k].in_base;
 		struct hk_buf name = HK_BUF_INIT;
 		put_human(&name, item_label(it));
-		hk_buf_printf(b, "%-*.*s  %-20s  %4zu  %4zu  ", (int)w, (int)w, hk_buf_str(&name),
-			      hk_sweep_outcome_label(it->outcome), it->n_debts, base);
+		hk_buf_printf(b, "%-*.*s  %-*s  %4zu  %4zu  ", (int)w, (int)w, hk_buf_str(&name),
+			      (int)ow, hk_sweep_outcome_label(it->outcome), it->n_debts, base);
 		hk_buf_free(&name);
 		for (size_t k = 0; k < it->n_phases; k++) {
 			const struct hk_sweep_phase *p = &it->phases[k];
@@ -221,12 +228,24 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 		hk_buf_putc(b, '\n');
 	}
 
-	hk_buf_printf(b, "\n%-22s %5zu\n", "total", s.recipes);
+	size_t lw = 21;
+	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++)
+		if (outcome_shown(&s, o) && strlen(hk_sweep_outcome_label(o)) > lw)
+			lw = strlen(hk_sweep_outcome_label(o));
+	hk_buf_printf(b, "\n%-*s %5zu", (int)lw + 1, "total", s.recipes);
+	/* The shares are of the items built: an interrupted sweep's unbuilt items are no
+	 * outcome of the catalogue (125 of 154 not built is not 81 % failed). */
+	if (s.counts[HK_SWEEP_NOT_BUILT])
+		hk_buf_printf(b, "  (%zu built: the shares are of those)", s.built);
+	hk_buf_putc(b, '\n');
 	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
 		if (!outcome_shown(&s, o))
 			continue;
-		hk_buf_printf(b, "  %-21s %5zu  ", hk_sweep_outcome_label(o), s.counts[o]);
-		pct(b, s.counts[o], s.recipes);
+		hk_buf_printf(b, "  %-*s %5zu", (int)lw, hk_sweep_outcome_label(o), s.counts[o]);
+		if (o != HK_SWEEP_NOT_BUILT) {
+			hk_buf_puts(b, "  ");
+			pct(b, s.counts[o], s.built);
+		}
 		hk_buf_putc(b, '\n');
 	}
 	if (s.debian) {
@@ -249,6 +268,9 @@ void hk_sweep_table(const struct hk_sweep_doc *d, struct hk_buf *b)
 		hk_buf_puts(b, "— (nothing measured)");
 	hk_buf_printf(b, "\n  not measured: %zu failed, %zu without evidence",
 		      s.counts[HK_SWEEP_FAILED], s.counts[HK_SWEEP_NOEVIDENCE]);
+	if (s.counts[HK_SWEEP_NOT_BUILT])
+		hk_buf_printf(b, ", %zu not built (the sweep was interrupted)",
+			      s.counts[HK_SWEEP_NOT_BUILT]);
 	if (s.failed_builds)
 		hk_buf_printf(b, "; %zu build(s) with a failed phase", s.failed_builds);
 	if (s.unpinned)
@@ -316,6 +338,7 @@ static const char *const outcome_colour[HK_SWEEP_OUTCOME_COUNT] = {
 	[HK_SWEEP_INFLUENCE] = "#ad1457",     [HK_SWEEP_UNATTRIBUTED] = "#e65100",
 	[HK_SWEEP_PROBES] = "#00838f",        [HK_SWEEP_INERT_PROBES] = "#7cb342",
 	[HK_SWEEP_FETCH_FAILED] = "#8d6e63",  [HK_SWEEP_TIMED_OUT] = "#263238",
+	[HK_SWEEP_NOT_BUILT] = "#b0bec5",
 };
 
 static const char html_css[] =
@@ -438,6 +461,11 @@ static void html_head(const struct hk_sweep_doc *d, const struct hk_sweep_summar
 					 "<b>%zu</b><span>%s</span></div>\n",
 				      outcome_colour[o], s->counts[o], hk_sweep_outcome_label(o));
 	hk_buf_puts(b, "</div>\n");
+	if (s->counts[HK_SWEEP_NOT_BUILT])
+		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">Interrupted</span>: "
+				 "%zu of %zu item(s) not built (the same sweep run again builds them); "
+				 "every figure and share below is of the %zu built.</div>\n",
+			      s->counts[HK_SWEEP_NOT_BUILT], s->recipes, s->built);
 	html_distribution(b, s);
 }
 
@@ -456,11 +484,15 @@ static void html_metrics(const struct hk_sweep_summary *s, struct hk_buf *b)
 		hk_buf_puts(b, "— (nothing measured)");
 	}
 	hk_buf_printf(b, "<br><span class=\"muted\">Not measured: %zu failed, %zu without "
-			 "evidence.</span><br>Base debt (policy = closure vs closure + whole base "
+			 "evidence", s->counts[HK_SWEEP_FAILED], s->counts[HK_SWEEP_NOEVIDENCE]);
+	if (s->counts[HK_SWEEP_NOT_BUILT])
+		hk_buf_printf(b, ", %zu not built (the sweep was interrupted)",
+			      s->counts[HK_SWEEP_NOT_BUILT]);
+	hk_buf_printf(b, ".</span><br>Base debt (policy = closure vs closure + whole base "
 			 "root): <b>%zu</b> recipe(s) read <b>%zu</b> base-root path(s) beyond their "
 			 "closure (%zu distinct); with the whole base root granted, <b>%zu</b> of "
 			 "them would look Hermetic.</div>\n",
-		      s->counts[HK_SWEEP_FAILED], s->counts[HK_SWEEP_NOEVIDENCE], s->base_recipes,
+		      s->base_recipes,
 		      s->base_paths_total, s->base_paths_distinct, s->hidden_by_base);
 	if (s->unpinned)
 		hk_buf_printf(b, "<div class=\"metric\"><span class=\"bad\">Unpinned</span>: %zu "
@@ -740,16 +772,26 @@ static void html_debian(const struct hk_sweep_doc *d, const struct hk_sweep_summ
 {
 	hk_buf_printf(b, "<h2>Debian source packages (%zu)</h2>\n", s->debian);
 	/* Counts per class, of the Debian packages only. */
-	hk_buf_puts(b, "<table style=\"width:auto\"><tr><th>class</th><th>packages</th>"
-		       "<th>share</th></tr>\n");
+	/* Shares of the packages built: those the interruption kept from building are counted
+	 * apart, with no share. */
+	size_t not_built = s->deb_counts[HK_SWEEP_NOT_BUILT], built = s->debian - not_built;
+	hk_buf_puts(b, "<table style=\"width:auto\"><tr><th>class</th><th>packages</th><th>share");
+	if (not_built)
+		hk_buf_printf(b, " of the %zu built", built);
+	hk_buf_puts(b, "</th></tr>\n");
 	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++) {
-		if (o == HK_SWEEP_DECLARABLE || o == HK_SWEEP_IRREDUCIBLE)
+		if (o == HK_SWEEP_DECLARABLE || o == HK_SWEEP_IRREDUCIBLE ||
+		    (o == HK_SWEEP_NOT_BUILT && !not_built))
 			continue;
 		hk_buf_puts(b, "<tr><td>");
 		html_pill(b, (enum hk_sweep_outcome)o);
-		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%.1f %%</td>"
-				 "</tr>\n", s->deb_counts[o],
-			      100.0 * (double)s->deb_counts[o] / (double)s->debian);
+		hk_buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">",
+			      s->deb_counts[o]);
+		if (o != HK_SWEEP_NOT_BUILT && built)
+			hk_buf_printf(b, "%.1f %%", 100.0 * (double)s->deb_counts[o] / (double)built);
+		else
+			hk_buf_puts(b, "—");
+		hk_buf_puts(b, "</td></tr>\n");
 	}
 	hk_buf_puts(b, "</table>\n");
 	struct hk_sweep_times t;

@@ -29,6 +29,7 @@
 #include "engine/sweep.h"
 #include "engine/sweep_render.h"
 #include "engine/suggest_source.h"
+#include "sys/interrupt.h"
 #include "core/blake3_file.h"
 #include "core/hex.h"
 #include "core/recipe.h"
@@ -276,17 +277,20 @@ int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
 	*out = c;
 	const struct hk_artifact **p = NULL;
 	size_t np = 0;
-	if (hk_store_open(store_dir, false, &c->store, err) < 0)
-		return -1;
-	if (hk_store_providers(c->store, "/", &p, &np, err) < 0)
-		return -1;
+	int rc = hk_store_open(store_dir, false, &c->store, err);
+	if (rc < 0)
+		return rc;
+	rc = hk_store_providers(c->store, "/", &p, &np, err);
+	if (rc < 0)
+		return rc;
 	free(p);
 	const struct hk_suggest_source source = hk_suggest_source_disk(c->store, NULL);
 	const struct hk_suggest_input in = { .source = &source, .sandbox_contract = true };
 	c->sugg = hk_suggester_new(&in);
 	struct hk_diag_item primed;
-	if (hk_diagnose_path(c->sugg, "/", NULL, &primed, err) < 0)
-		return -1;
+	rc = hk_diagnose_path(c->sugg, "/", NULL, &primed, err);
+	if (rc < 0)
+		return rc;
 	hk_diag_item_free(&primed);
 	return 0;
 }
@@ -337,12 +341,9 @@ static bool in_base_root(void *ctx, const char *path)
 
 /* ---- running the builds ---- */
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
+/* A stop (SIGINT, SIGTERM, SIGHUP) is asked of the process's one interrupt context, which main
+ * installed before the sweep began (sys/interrupt.h): a signal that came while the sweep found
+ * its recipes or opened its store stops it too. */
 
 struct job {
 	size_t item;             /* index into the doc's items */
@@ -526,8 +527,8 @@ static char *self_exe(void)
 }
 
 /* What an item's child process runs once it stands on its own: `harkaq build` exec'd for a
- * recipe (exec_build), the Debian build itself for a Debian item (run_deb).  Returns only
- * when it could not: the child's exit status. */
+ * recipe (exec_build), the Debian build itself for a Debian item (run_deb).  Returns the
+ * child's exit status, which the sweep reads as a build's (finish_job). */
 typedef int (*item_child_fn)(const void *ctx);
 
 static int exec_build(const void *ctx)
@@ -535,12 +536,16 @@ static int exec_build(const void *ctx)
 	char *const *argv = ctx;
 	execv(argv[0], argv);
 	fprintf(stderr, "harkaq build: could not run %s: %s\n", argv[0], strerror(errno));
+	/* As a shell says a command it could not run: no `harkaq build` ran to choose one. */
 	return 127;
 }
 
+/* The child stands for `harkaq build --dsc` and exits as it would, through the one table. */
 static int run_deb(const void *ctx)
 {
-	return sweep_deb_child(ctx);
+	struct hk_error err = { 0 };
+	int rc = sweep_deb_child(ctx, &err);
+	return hk_exit_status(rc, &err);
 }
 
 /* Forks the child of one item: its own process group (the item's limit stops the build and
@@ -622,7 +627,7 @@ static char **build_argv(const char *self, const struct sweep_opts *o, const cha
 /* Everything one sweep holds while it runs; released by release_sweep(). */
 struct sweep_run {
 	const struct sweep_opts *o;
-	struct hk_error err;
+	struct hk_error *err;       /* the caller's: what stopped the sweep */
 	struct hk_sweep_doc d;
 	size_t *positions;          /* each item's position in the whole catalogue */
 	char *store_dir;
@@ -740,21 +745,20 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 	sr->pins = (struct hk_strset)HK_STRSET_INIT;
 	if (sr->o->dsc_list) {
 		hk_autostrv struct hk_strv pins = HK_STRV_INIT;
-		if (sweep_read_dsc_list(sr->o->dsc_list, &pins, &sr->err) < 0) {
-			fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-			return HK_EXIT_DATAERR;
-		}
+		if (sweep_read_dsc_list(sr->o->dsc_list, &pins, sr->err) < 0)
+			/* The list the user gave, whatever stopped its reading. */
+			return hk_error_set_class(sr->err, HK_ERROR_INPUT);
 		for (size_t i = 0; i < pins.n; i++) {
 			hk_strset_add(&sr->pins, pins.v[i]);
 			recipes_add(&found, hk_xstrdup(pins.v[i]));
 		}
 	}
-	if (find_recipes(args, n_args, &found, &sr->err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
+	if (find_recipes(args, n_args, &found, sr->err) < 0) {
 		for (size_t i = 0; i < found.n; i++)
 			free(found.keys[i]);
 		free(found.keys);
-		return HK_EXIT_DATAERR;
+		/* A path the user named: missing, unreadable, or holding no recipe. */
+		return hk_error_set_class(sr->err, HK_ERROR_INPUT);
 	}
 	found.n = hk_sweep_sort_keys(found.keys, found.n);
 	struct hk_sweep_doc *d = &sr->d;
@@ -763,14 +767,13 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 	d->jobs = sr->o->jobs;
 	d->items = hk_xcalloc(found.n + 1, sizeof(*d->items));
 	sr->positions = hk_xcalloc(found.n + 1, sizeof(size_t));
-	int code = 0;
+	int rc = 0;
 	if (sr->o->shard &&
-	    hk_sweep_parse_shard(sr->o->shard, &d->shard_index, &d->shard_count, &sr->err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-		code = HK_EXIT_USAGE;
-	}
+	    hk_sweep_parse_shard(sr->o->shard, &d->shard_index, &d->shard_count, sr->err) < 0)
+		/* --shard's value: the command line was wrong. */
+		rc = hk_error_set_class(sr->err, HK_ERROR_USAGE);
 	for (size_t i = 0; i < found.n; i++) {
-		if (code == 0 && hk_sweep_in_shard(i, d->shard_index, d->shard_count)) {
+		if (rc == 0 && hk_sweep_in_shard(i, d->shard_index, d->shard_count)) {
 			sr->positions[d->n_items] = i;
 			struct hk_sweep_item *it = &d->items[d->n_items++];
 			it->exit_status = -1;
@@ -790,7 +793,7 @@ static int collect_items(struct sweep_run *sr, char **args, size_t n_args)
 		}
 	}
 	free(found.keys);
-	return code;
+	return rc;
 }
 
 /* One store for every build, resolved once, and its snapshot: the path index and the
@@ -815,22 +818,19 @@ static int open_snapshot(struct sweep_run *sr)
 	}
 	/* A Debian package has no recipe to find a store from, and its closure and base must
 	 * come from one: never a guess. */
-	if (!sr->store_dir && debian) {
-		fprintf(stderr, "harkaq sweep: Debian source packages need the store that holds "
-				"their base (%s): give --store DIR or $HARKAQ_STORE\n",
-			o->base ? o->base : HK_DSC_DEFAULT_BASE);
-		return HK_EXIT_USAGE;
-	}
+	if (!sr->store_dir && debian)
+		return hk_fail_as(sr->err, HK_ERROR_USAGE, EINVAL,
+				  "Debian source packages need the store that holds their base "
+				  "(%s): give --store DIR or $HARKAQ_STORE",
+				  o->base ? o->base : HK_DSC_DEFAULT_BASE);
 	if (!sr->store_dir)
 		return 0;
-	int oc = sweep_open_classifier(sr->store_dir, &sr->cls, &sr->err);
+	int oc = sweep_open_classifier(sr->store_dir, &sr->cls, sr->err);
 	sr->store = sweep_classifier_store(sr->cls);
-	if (oc == 0)
-		prime_bases(sr->cls, &sr->d);
-	if (oc < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-		return HK_EXIT_DATAERR;
-	}
+	if (oc < 0)
+		/* The store the user named, or the one found above the recipes: theirs to fix. */
+		return hk_error_set_class(sr->err, HK_ERROR_INPUT);
+	prime_bases(sr->cls, &sr->d);
 	char *abs = realpath(sr->store_dir, NULL);
 	if (abs) {
 		free(sr->store_dir);
@@ -852,8 +852,9 @@ static int open_snapshot(struct sweep_run *sr)
 static int code_identity(struct sweep_run *sr)
 {
 	uint8_t h[HK_BLAKE3_OUT_LEN];
-	if (hk_blake3_file(sr->self, h, &sr->err) < 0)
-		return -1;
+	int rc = hk_blake3_file(sr->self, h, sr->err);
+	if (rc < 0)
+		return rc;
 	memcpy(sr->code_id, "b3:", 3);
 	hk_hex(h, sizeof(h), sr->code_id + 3);
 	return 0;
@@ -875,8 +876,9 @@ static char *absolute(const char *path)
 /* mkdir -p, then the mode the build user needs to pass through it (DAC). */
 static int make_reachable_dir(const char *path, struct hk_error *err)
 {
-	if (sweep_mkdir_p(path, err) < 0)
-		return -1;
+	int rc = sweep_mkdir_p(path, err);
+	if (rc < 0)
+		return rc;
 	if (chmod(path, 0755) < 0)
 		return hk_fail_errno(err, errno, "making %s reachable (chmod 0755)", path);
 	return 0;
@@ -890,38 +892,39 @@ static int check_items_reach(struct sweep_run *sr)
 	const char *user = sr->o->user ? sr->o->user : "nobody";
 	uid_t uid;
 	gid_t gid;
-	if (hk_resolve_user(user, &uid, &gid, &sr->err) < 0)
-		return -1;
+	int rc = hk_resolve_user(user, &uid, &gid, sr->err);
+	if (rc < 0)
+		return rc;
 	struct hk_reach_list l = HK_REACH_LIST_INIT;
 	hk_reach_add(&l, sr->items_dir, "where the Debian items' work directories are made",
 		     X_OK, "or choose another --out");
-	int rc = hk_reach_check("the build user", user, uid, gid, NULL, &l, &sr->err);
+	rc = hk_reach_check("the build user", user, uid, gid, NULL, &l, sr->err);
 	hk_reach_list_free(&l);
 	return rc;
 }
 
 /* Where logs, build results and the items' work go: --out, else a scratch directory removed at
- * the end.  Every path the children are given is absolute. */
+ * the end.  Every path the children are given is absolute.  A failure is the machine's
+ * (environment), but for an --out the build user cannot reach (input: the user chooses it). */
 static int make_workspace(struct sweep_run *sr)
 {
+	struct hk_error *err = sr->err;
 	sr->scratch = !sr->o->out_dir;
 	if (sr->o->out_dir) {
 		sr->work = absolute(sr->o->out_dir);
 	} else {
 		sr->work = hk_xstrdup("/var/tmp/harkaq-sweep-XXXXXX");
 		if (!mkdtemp(sr->work)) {
-			fprintf(stderr, "harkaq sweep: creating a scratch directory: %s\n",
-				strerror(errno));
+			hk_fail_errno(err, errno, "creating a scratch directory");
 			free(sr->work);
 			sr->work = NULL;
-			return HK_EXIT_SOFTWARE;
+			return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		}
 		/* mkdtemp made it 0700; the Debian items' work is made below it, for the build
 		 * user to reach.  A --out given is left as it is: check_items_reach asks. */
 		if (chmod(sr->work, 0755) < 0) {
-			fprintf(stderr, "harkaq sweep: making %s reachable: %s\n", sr->work,
-				strerror(errno));
-			return HK_EXIT_SOFTWARE;
+			hk_fail_errno(err, errno, "making %s reachable", sr->work);
+			return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		}
 	}
 	/* A result left by an earlier sweep in --out must not stand for this one if this one is
@@ -930,9 +933,8 @@ static int make_workspace(struct sweep_run *sr)
 	for (size_t i = 0; !sr->scratch && i < HK_ARRAY_LEN(results); i++) {
 		hk_autofree char *old = hk_xasprintf("%s/%s", sr->work, results[i]);
 		if (unlink(old) < 0 && errno != ENOENT) {
-			fprintf(stderr, "harkaq sweep: removing the earlier %s: %s\n", old,
-				strerror(errno));
-			return HK_EXIT_SOFTWARE;
+			hk_fail_errno(err, errno, "removing the earlier %s", old);
+			return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		}
 	}
 	sr->logs = hk_xasprintf("%s/logs", sr->work);
@@ -943,31 +945,36 @@ static int make_workspace(struct sweep_run *sr)
 	/* The records of finished items outlive an interruption: only with --out. */
 	sr->records = sr->scratch ? NULL : hk_xasprintf("%s/done", sr->work);
 	sr->self = self_exe();
-	if (!sr->self) {
-		fprintf(stderr, "harkaq sweep: cannot find its own executable\n");
-		return HK_EXIT_SOFTWARE;
-	}
+	if (!sr->self)
+		return hk_fail_as(err, HK_ERROR_ENVIRONMENT, ENOENT,
+				  "cannot find its own executable");
 	/* What a sweep killed outright (SIGKILL, a lost node) left of its items' work. */
 	struct hk_error rm;
 	if (hk_store_remove_tree(sr->items_dir, &rm) < 0)
 		fprintf(stderr, "harkaq sweep: left behind: %s\n", rm.msg);
 	/* A Debian build's source is unpacked below OUT/work, for the build user to read. */
-	if (sweep_mkdir_p(sr->logs, &sr->err) < 0 ||
-	    sweep_mkdir_p(sr->builds, &sr->err) < 0 ||
-	    make_reachable_dir(sr->items_dir, &sr->err) < 0 ||
-	    (sr->records && sweep_mkdir_p(sr->records, &sr->err) < 0) ||
-	    code_identity(sr) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-		return HK_EXIT_SOFTWARE;
-	}
+	int rc = sweep_mkdir_p(sr->logs, err);
+	if (rc == 0)
+		rc = sweep_mkdir_p(sr->builds, err);
+	if (rc == 0)
+		rc = make_reachable_dir(sr->items_dir, err);
+	if (rc == 0 && sr->records)
+		rc = sweep_mkdir_p(sr->records, err);
+	if (rc == 0)
+		rc = code_identity(sr);
+	if (rc < 0)
+		return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 	bool debian = false;
 	for (size_t i = 0; i < sr->d.n_items; i++)
 		debian |= sr->d.items[i].deb != NULL;
 	int reach = debian ? check_items_reach(sr) : 0;
-	if (reach) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr->err.msg);
-		return reach > 0 ? HK_EXIT_DATAERR : HK_EXIT_SOFTWARE;
-	}
+	if (reach > 0)
+		/* A directory on the way stops the build user: the --out chosen. */
+		return hk_error_set_class(err, HK_ERROR_INPUT);
+	if (reach < 0)
+		/* The check itself could not be made (the build user unknown, a path that
+		 * cannot be examined). */
+		return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 	return 0;
 }
 
@@ -1137,7 +1144,7 @@ static void finish_job(const struct sweep_run *sr, const struct job *jb, int sta
 static void start_jobs(struct sweep_run *sr)
 {
 	struct hk_sweep_doc *d = &sr->d;
-	while (!stop_signal && sr->n_jobs < sr->o->jobs && sr->next < d->n_items) {
+	while (!hk_interrupted() && sr->n_jobs < sr->o->jobs && sr->next < d->n_items) {
 		struct hk_sweep_item *it = &d->items[sr->next];
 		size_t pos = sr->positions[sr->next];
 		sr->next++;
@@ -1179,14 +1186,21 @@ static void start_jobs(struct sweep_run *sr)
 		hk_autofree char *slug = file_slug(pos, it->key);
 		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
 		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
-		unlink(jb->result_path);
-		if (k == ITEM_RECIPE) {
+		/* An item's failure to start, said in its reason; the sweep goes on. */
+		struct hk_error item_err = { 0 };
+		/* A result an earlier run left at this path would be read as this build's. */
+		if (unlink(jb->result_path) < 0 && errno != ENOENT) {
+			hk_fail_errno(&item_err, errno, "removing the earlier %s", jb->result_path);
+			if (k == ITEM_RECIPE)
+				hk_recipe_free(&r);
+			jb->pid = -1;
+		} else if (k == ITEM_RECIPE) {
 			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
 			jb->base_root = base_root_of(sr->store, &r);
 			hk_recipe_free(&r);
 			char **argv = build_argv(sr->self, sr->o, sr->store_dir, jb, it->key);
 			jb->t0 = hk_now_ms();
-			jb->pid = spawn_item(jb, exec_build, argv, &sr->err);
+			jb->pid = spawn_item(jb, exec_build, argv, &item_err);
 			hk_argv_free(argv);
 		} else {
 			jb->deb = true;
@@ -1198,14 +1212,16 @@ static void start_jobs(struct sweep_run *sr)
 			};
 			jb->t0 = hk_now_ms();
 			remove_workdir(jb);
-			if (make_reachable_dir(jb->workdir, &sr->err) < 0 ||
-			    hk_mkdir_p(sr->sources, &sr->err) < 0)
+			if (make_reachable_dir(jb->workdir, &item_err) < 0 ||
+			    hk_mkdir_p(sr->sources, &item_err) < 0)
 				jb->pid = -1;
 			else
-				jb->pid = spawn_item(jb, run_deb, &dj, &sr->err);
+				jb->pid = spawn_item(jb, run_deb, &dj, &item_err);
 		}
 		if (jb->pid < 0) {
-			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, sr->err.msg);
+			/* Said as a build's reason is (finish_job): the same on every machine. */
+			hk_autofree char *why = clean_reason(item_err.msg, sr->work, NULL, it->key);
+			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, why);
 			remove_workdir(jb);
 			job_free(jb);
 			sr->done++;
@@ -1258,10 +1274,10 @@ static bool reap_job(struct sweep_run *sr)
 		finish_job(sr, jb, status, it);
 		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
 		 * said, it was cut short, not measured. */
-		if (stop_signal && !jb->term_at && it->fail_code) {
+		if (hk_interrupted() && !jb->term_at && it->fail_code) {
 			hk_autofree char *r = hk_xasprintf("the sweep was interrupted (signal %d) "
 							   "while this item was being built",
-							   (int)stop_signal);
+							   hk_interrupted());
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
 		}
 		remove_workdir(jb);
@@ -1269,7 +1285,7 @@ static bool reap_job(struct sweep_run *sr)
 		 * it stopped (its result names the signal), nor is one that could
 		 * not fetch (the mirror may answer next time) or whose process died: those are
 		 * built again on resume. */
-		if (jb->record && !stop_signal && !it->stopped_by &&
+		if (jb->record && !hk_interrupted() && !it->stopped_by &&
 		    it->outcome != HK_SWEEP_FETCH_FAILED &&
 		    !(it->fail_code && strcmp(it->fail_code, HK_SWEEP_FAIL_CRASH) == 0))
 			write_record(sr, it, jb->record);
@@ -1291,13 +1307,6 @@ static bool reap_job(struct sweep_run *sr)
  * recipes it kept from running are reported, not dropped. */
 static void run_builds(struct sweep_run *sr)
 {
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	stop_signal = 0;
 	tty_progress = isatty(2);
 
 	/* A finished build is reaped when it ends, not at the next tick of a poll: SIGCHLD is
@@ -1321,14 +1330,14 @@ static void run_builds(struct sweep_run *sr)
 	sr->jobs = hk_xcalloc(sr->o->jobs + 1, sizeof(*sr->jobs));
 	bool forwarded = false;
 	while (sr->next < sr->d.n_items || sr->n_jobs > 0) {
-		if (stop_signal && !forwarded) {
+		if (hk_interrupted() && !forwarded) {
 			for (size_t i = 0; i < sr->n_jobs; i++)
 				kill(sr->jobs[i].pid, SIGTERM);
 			forwarded = true;
 		}
 		start_jobs(sr);
 		if (sr->n_jobs == 0) {
-			if (stop_signal)
+			if (hk_interrupted())
 				break;
 			continue;
 		}
@@ -1345,19 +1354,44 @@ static void run_builds(struct sweep_run *sr)
 	for (size_t i = 0; i < sr->d.n_items; i++)
 		if (sr->d.items[i].n_phases == 0 && !sr->d.items[i].fail_code) {
 			char *msg = hk_xasprintf("the sweep was interrupted (signal %d) before this "
-						 "item was built", (int)stop_signal);
+						 "item was built", hk_interrupted());
 			hk_sweep_item_fail(&sr->d.items[i], NULL, HK_SWEEP_FAIL_INTERRUPTED, msg);
 			free(msg);
 		}
-	sr->d.interrupted = (int)stop_signal;
+	sr->d.interrupted = hk_interrupted();
 	sr->d.elapsed_ms = hk_now_ms() - sr->t0;
 }
 
-int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
+/* What an interrupted sweep returns, once its result is written (or could not be): the signal,
+ * how many items it stopped or kept from running, and whether a run again resumes. */
+static int interrupted(const struct sweep_run *sr, int sig, bool written, struct hk_error *err)
 {
-	struct sweep_run sr = { .o = o };
-	int code = collect_items(&sr, args, n_args);
-	if (code == 0 && o->list) {
+	size_t stopped = 0;
+	for (size_t i = 0; i < sr->d.n_items; i++)
+		stopped += sr->d.items[i].fail_code &&
+			   strcmp(sr->d.items[i].fail_code, HK_SWEEP_FAIL_INTERRUPTED) == 0;
+	if (!written) {
+		/* err holds why the result was not written: said after the signal. */
+		char why[HK_ERROR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return hk_fail_interrupted(err, sig, "interrupted by signal %d (%s), and its result "
+					   "could not be written: %s", sig, strsignal(sig), why);
+	}
+	return hk_fail_interrupted(err, sig, "interrupted by signal %d (%s): %zu of %zu item(s) "
+				   "stopped or not built, in the result as not built (interrupted)%s",
+				   sig, strsignal(sig), stopped, sr->d.n_items,
+				   sr->records ? "; the same command run again resumes" : "");
+}
+
+int sweep_run(char **args, size_t n_args, const struct sweep_opts *o, struct hk_error *err)
+{
+	/* --out first: a directory that cannot be made is said before any recipe is looked
+	 * for.  The machine's refusal, whatever the errno (ENOENT: a parent it could not make). */
+	if (o->out_dir && !o->list && sweep_mkdir_p(o->out_dir, err) < 0)
+		return hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
+	struct sweep_run sr = { .o = o, .err = err };
+	int rc = collect_items(&sr, args, n_args);
+	if (rc == 0 && o->list) {
 		for (size_t i = 0; i < sr.d.n_items; i++)
 			printf("%s\n", sr.d.items[i].key);
 		fflush(stdout);
@@ -1367,15 +1401,15 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 				sr.d.n_items);
 		fputc('\n', stderr);
 		release_sweep(&sr);
-		return HK_EXIT_OK;
+		return HK_OUTCOME_OK;
 	}
-	if (code == 0)
-		code = open_snapshot(&sr);
-	if (code == 0)
-		code = make_workspace(&sr);
-	if (code) {
+	if (rc == 0)
+		rc = open_snapshot(&sr);
+	if (rc == 0)
+		rc = make_workspace(&sr);
+	if (rc < 0) {
 		release_sweep(&sr);
-		return code;
+		return rc;
 	}
 	run_builds(&sr);
 	/* One classification of every debt path, against the snapshot taken before the first
@@ -1384,14 +1418,17 @@ int sweep_run(char **args, size_t n_args, const struct sweep_opts *o)
 	sweep_classifier_free(sr.cls);
 	sr.cls = NULL;
 	sr.store = NULL;
-	if (sweep_emit(&sr.d, o, &sr.err) < 0) {
-		fprintf(stderr, "harkaq sweep: %s\n", sr.err.msg);
-		code = HK_EXIT_SOFTWARE;
-	}
+	/* Every item has its outcome now: the sweep's own is OK unless its outputs cannot be
+	 * written where they were asked for (the machine's refusal, whatever the errno). */
+	rc = HK_OUTCOME_OK;
+	if (sweep_emit(&sr.d, o, err) < 0)
+		rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 	if (!sr.scratch && !o->quiet)
 		fprintf(stderr, "[sweep] results, logs and build results in %s\n", sr.work);
+	if (hk_interrupted())
+		rc = interrupted(&sr, hk_interrupted(), rc == HK_OUTCOME_OK, err);
 	release_sweep(&sr);
-	return stop_signal ? 128 + (int)stop_signal : code;
+	return rc;
 }
 
 int sweep_mkdir_p(const char *path, struct hk_error *err)

@@ -349,6 +349,11 @@ check_contains "probe: said to people" "$(cat "$W/probe.log")" \
 	"build succeeded without them: NOT needs"
 check_eq "probe: the answer is about the phase that failed" "build" \
 	"$(jq -r '.confirm.phase' "$W/probe.json")"
+# The package's class is the completed build's: a probe no build decided, not a missing
+# Build-Depends; the need (control) keeps its class.
+check_eq "probe: classed by the build that completed: an undecided probe" "probes" \
+	"$(jq -r '.class' "$W/probe.json")"
+check_eq "need: classed missing (the control)" "missing" "$(jq -r '.class' "$W/need.json")"
 check_eq "need: the second build fails again: a need" "still_fails build:2" \
 	"$(jq -r '"\(.confirm.answer) \([.confirm.result.phases[] | select(.exit_code != 0) | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/need.json")"
 check_contains "need: the compiler's cat found no file once the package was gone" \
@@ -373,6 +378,8 @@ check_eq "two probes: the last round, without both, succeeds: not needs" \
 	"$(jq -r '"\(.confirm.answer) \(.confirm.hidden | join(" ")) \([.confirm.result.phases[] | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/twice.json")"
 check_contains "two probes: the rounds said to people" "$(cat "$W/twice.log")" \
 	"--confirm round 1: built again without libncurses-dev: "
+check_eq "two probes: classed by the round that completed" "probes" \
+	"$(jq -r '.class' "$W/twice.json")"
 # The control: a build that succeeds is not built again.
 "$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --confirm --json >"$W/okc.json" \
 	2>"$W/okc.log"

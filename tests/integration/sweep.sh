@@ -185,8 +185,60 @@ for _ in $(seq 300); do ls "$S/stale/logs/"*slow* >/dev/null 2>&1 && break; slee
 check "the sweep has started its build" ls "$S/stale/logs/"
 check_eq "the earlier result and summary are gone once it builds" "" "$(ls "$S/stale" | grep -E '^(result|summary)')"
 wait "$sweep_pid"
+check_eq "...and it completes: exit 0 (the control for the interrupted sweep below)" 0 $?
 check_eq "the new sweep's result is its own" "tests/data/cluster/slow/recipe.toml" \
 	"$(jq -r '.recipes[].key' "$S/stale/result.json")"
+# An item's result path an earlier run left and that cannot be cleared (a directory here) is
+# never read as its result: the item fails at setup, said why.
+mkdir -p "$S/blocked/builds/0000-tests_data_cluster_slow_recipe.toml.json"
+"$HARKAQ" sweep tests/data/cluster/slow --store "$S/store" --out "$S/blocked" --quiet >/dev/null 2>&1
+check_eq "an item whose result path cannot be cleared: the sweep completes" 0 $?
+check_eq "...the item failed at setup, its reason named in OUT" "failed setup" \
+	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code)"' "$S/blocked/result.json")"
+check_eq "...said why" \
+	"removing the earlier OUT/builds/0000-tests_data_cluster_slow_recipe.toml.json: Is a directory" \
+	"$(jq -r '.recipes[0].failure.reason' "$S/blocked/result.json")"
+
+# A signal stops the sweep cleanly: its result written and saying so, the reason on stderr, and
+# 128 + the signal (the one table, engine/status.c).  Three recipes, one at a time: a-fails
+# fails, b-slow is stopped while it builds, c-later never starts.  The two the signal kept
+# from a result are not built — not failed — and the shares are of the one built; the same
+# sweep run again builds them (the control: nothing is left not built).
+for r in a-fails:"exit 3" b-slow:"sleep 6.5" c-later:"true"; do
+	mkdir -p "$S/intr/${r%%:*}"
+	printf 'name = "%s"\nversion = "1"\nbase = "host"\n[source]\ndir = "."\n[phases]\ncompile = "%s"\n' \
+		"${r%%:*}" "${r#*:}" >"$S/intr/${r%%:*}/recipe.toml"
+done
+"$HARKAQ" sweep "$S/intr" --store "$S/store" --out "$S/term" --quiet >/dev/null 2>"$S/term.err" &
+sweep_pid=$!
+for _ in $(seq 300); do pgrep -f '^sleep 6\.5$' >/dev/null && break; sleep 0.1; done
+check "b-slow's build reached its phase (the control for the interruption)" pgrep -f '^sleep 6\.5$'
+kill -TERM "$sweep_pid"
+wait "$sweep_pid"
+check_eq "a sweep stopped by SIGTERM: exit 143" 143 $?
+check_eq "...its result says so" 15 "$(jq -r .interrupted "$S/term/result.json")"
+check_contains "...and so does stderr" "$(cat "$S/term.err")" \
+	"harkaq sweep: interrupted by signal 15 (Terminated): 2 of 3 item(s) stopped or not built, in the result as not built (interrupted)"
+outcome() { jq -r --arg k "$2" '.recipes[] | select(.key | endswith($k)) | "\(.outcome) \(.failure.code)"' "$S/$1/result.json"; }
+check_eq "a-fails really failed: failed, code phase" "failed phase" "$(outcome term a-fails/recipe.toml)"
+check_eq "b-slow, stopped while it built: not built" "not_built interrupted" "$(outcome term b-slow/recipe.toml)"
+check_contains "...said so" "$(jq -r '.recipes[1].failure.reason' "$S/term/result.json")" \
+	"while this item was being built"
+check_eq "c-later, never started: not built" "not_built interrupted" "$(outcome term c-later/recipe.toml)"
+check_eq "the counts: 3 items, 1 failed, 2 not built, nothing measured" "3 1 2 0 null" \
+	"$(jq -r '.summary | "\(.recipes) \(.failed) \(.not_built) \(.measured) \(.irreducible_rate)"' "$S/term/summary.json")"
+check_contains "the table takes the shares over the one built" "$(cat "$S/term/summary.txt")" \
+	"(1 built: the shares are of those)"
+check_contains "...failed: 1 of 1, not 1 of 3" "$(cat "$S/term/summary.txt")" "  failed                      1  100.0 %"
+check_contains "...the 2 not built apart, without a share" "$(cat "$S/term/summary.txt")" \
+	"  not built (interrupted)     2"
+"$HARKAQ" sweep "$S/intr" --store "$S/store" --out "$S/term" --quiet >/dev/null 2>"$S/term2.err"
+check_eq "the same sweep run again completes" 0 $?
+check_eq "...nothing left not built, the failure still the one failure, the others built" "3 1 0 2" \
+	"$(jq -r '.summary | "\(.recipes) \(.failed) \(.not_built) \(.hermetic)"' "$S/term/summary.json")"
+check_eq "...a-fails taken from its record, the two others built" "true false false" \
+	"$(jq -r '[.recipes[].run.resumed] | join(" ")' "$S/term/result.json")"
+check_not_contains "...and the table says nothing of an interruption" "$(cat "$S/term/summary.txt")" "not built"
 
 # A Debian item's work is made under --out (OUT/work): an --out the build user cannot reach is
 # said once, before anything is built; the same --out made reachable builds (the control: a
@@ -205,6 +257,22 @@ check_eq "the same --out, reachable: the sweep completes" 0 $?
 check_eq "...its item built and failed on its .dsc" "failed setup true" \
 	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code) \(.failure.reason | test("hkfake_1.0.dsc"))"' "$S/locked/out/result.json")"
 check_eq "...no work left in OUT/work" "" "$(ls -A "$S/locked/out/work" 2>/dev/null)"
+# Debian items without a store to take their base from: a usage error, nothing built.
+out=$(env -u HARKAQ_STORE "$HARKAQ" sweep "$S/fakedsc" --out "$S/nostore" 2>&1)
+check_eq "Debian items without --store: exit 64" 64 $?
+check_contains "...said with what to do" "$out" \
+	"harkaq sweep: Debian source packages need the store that holds their base (debian-12-buildd): give --store DIR or \$HARKAQ_STORE"
+# An --out that cannot be made is the machine's refusal (70), whatever its errno (ENOTDIR here,
+# which alone would read as bad input).
+: >"$S/afile"
+out=$("$HARKAQ" sweep "$CAT" --store "$S/store" --out "$S/afile/out" 2>&1)
+check_eq "an --out that cannot be made: exit 70" 70 $?
+check_contains "...named" "$out" "harkaq sweep: creating $S/afile/out: Not a directory"
+# A --dsc-list line that is not a pin is bad input, named FILE:LINE.
+printf '# pins\nsl=5.02-1\nnot-a-pin\n' >"$S/pins.txt"
+out=$("$HARKAQ" sweep --dsc-list "$S/pins.txt" --store "$S/store" 2>&1)
+check_eq "a --dsc-list line that is not NAME=VERSION: exit 65" 65 $?
+check_contains "...named FILE:LINE" "$out" "harkaq sweep: $S/pins.txt:3: 'not-a-pin' is not NAME=VERSION"
 
 # Usage errors.
 out=$("$HARKAQ" sweep "$CAT" --shard 4/3 2>&1)

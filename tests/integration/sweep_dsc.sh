@@ -8,8 +8,9 @@
 #     built through the pin, its closure from the store;
 #   - while a build runs its work directories are under its item's directory in --out, and
 #     none is left anywhere once the sweep ends, however the build ended;
-#   - interrupted with SIGINT while hkslow builds: the sweep says so; run again, hkcalc and
-#     hkyacc are taken from their records (their logs and records untouched), the others built;
+#   - interrupted with SIGINT while hkslow builds: the sweep says so, hkslow not built (not
+#     failed); run again, hkcalc and hkyacc are taken from their records (their logs and
+#     records untouched), the others built, none left not built;
 #   - hkhang (its build sleeps past --item-timeout): timed out, its processes gone (its sleep
 #     seen while it ran), nothing of it left (no work directory, no artifact, no result);
 #   - hkcrash, whose build process is killed with SIGSEGV: failed (crash), and the sweep goes on;
@@ -114,8 +115,17 @@ path=$(item hkyacc_1.0.dsc '.debian.missing[0].path')
 check_contains "...which holds the denied path" "$("$HARKAQ" evidence --store "$S" show "$ev" 2>&1)" "$path"
 check_eq "hknope=1.0: fetch failed" fetch_failed "$(item hknope=1.0 .outcome)"
 check_contains "...with apt's reason" "$(item hknope=1.0 .failure.reason)" "apt-get source --download-only hknope=1.0 failed"
-check_eq "hkslow=1.0: interrupted, not a result" "failed" "$(item hkslow=1.0 .outcome)"
-check_contains "...said so" "$(item hkslow=1.0 .failure.reason)" "interrupted"
+check_eq "hkslow=1.0: interrupted, not a result: not built" "not_built interrupted" \
+	"$(item hkslow=1.0 '"\(.outcome) \(.failure.code)"')"
+check_contains "...said so" "$(item hkslow=1.0 .failure.reason)" "while this item was being built"
+check_eq "the counts: 4 items, 1 not built, 0 failed (none did), 1 fetch failed" "4 1 0 1" \
+	"$(jq -r '.summary | "\(.recipes) \(.not_built) \(.failed) \(.fetch_failed)"' "$O/summary.json")"
+check_eq "...the Debian classes alike" "1 0" \
+	"$(jq -r '.summary.debian.classes | "\(.not_built) \(.failed)"' "$O/summary.json")"
+check_contains "the table takes the shares over the 3 built" "$(cat "$O/summary.txt")" \
+	"(3 built: the shares are of those)"
+check_contains "...and so does the HTML" "$(cat "$O/report.html")" \
+	"1 of 4 item(s) not built (the same sweep run again builds them)"
 check_eq "two records: hkcalc and hkyacc (not the fetch failure, not the interrupted)" 2 "$(ls "$O/done" | wc -l)"
 check_eq "the interrupted build's work directories are gone with its item's directory" \
 	"" "$(ls -A "$O/work" 2>/dev/null; for d in $slow_work; do [ -e "$d" ] && echo "$d"; done)"
@@ -160,6 +170,8 @@ wait "$SWEEP_PID"; rc=$?
 SWEEP_PID=
 check_eq "the resumed sweep completes" 0 "$rc"
 check_eq "...not interrupted" null "$(j .interrupted)"
+check_eq "...none left not built (the control for run 1's), hkcrash the one failed" "0 1" \
+	"$(jq -r '.summary | "\(.not_built) \(.failed)"' "$O/summary.json")"
 check_eq "six items" 6 "$(j '.recipes | length')"
 check_eq "hkcalc and hkyacc taken from their records" "true true" \
 	"$(echo $(item hkcalc_1.0.dsc .run.resumed) $(item hkyacc_1.0.dsc .run.resumed))"
@@ -203,7 +215,7 @@ check_not_contains "...hkhang's are not" "$arts" "hkhang"
 check_eq "...and no temporary in the store" 0 "$(find "$S" -maxdepth 1 -name '.tmp-*' | wc -l)"
 
 sec "summary and merge"
-classes='[.hermetic, .declarable, .irreducible, .no_evidence, .failed, .missing_build_depends, .influence, .unattributed, .probes_only, .inert_probes, .fetch_failed, .timed_out] | add'
+classes='[.hermetic, .declarable, .irreducible, .no_evidence, .failed, .missing_build_depends, .influence, .unattributed, .probes_only, .inert_probes, .fetch_failed, .timed_out, .not_built] | add'
 check_eq "the classes add up" 6 "$(jq ".summary | $classes" "$O/summary.json")"
 check_eq "...the Debian items' own too" 6 "$(jq ".summary.debian.classes | $classes" "$O/summary.json")"
 check_eq "each item's outcome is the build's own class where the build gave one" "" \

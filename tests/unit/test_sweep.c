@@ -915,3 +915,189 @@ TEST(debian_items_round_trip_with_their_decisions)
 	free(imp);
 	free(fail);
 }
+
+/* The sweep's interruption (^C, SIGTERM) is no outcome of an item: an item it kept from
+ * building, or cut short while building, is not built — not failed — whatever the build had
+ * seen before it stopped, and stays so when a merge classifies it again. */
+TEST(an_interrupted_item_is_not_built_not_failed)
+{
+	CHECK_STR_EQ("not_built", hk_sweep_outcome_name(HK_SWEEP_NOT_BUILT));
+	CHECK_STR_EQ("not built (interrupted)", hk_sweep_outcome_label(HK_SWEEP_NOT_BUILT));
+	/* Kept from building; the control: the same item failed at set-up is failed. */
+	struct hk_sweep_item it;
+	memset(&it, 0, sizeof(it));
+	hk_sweep_item_fail(&it, "x/recipe.toml", HK_SWEEP_FAIL_INTERRUPTED,
+			   "the sweep was interrupted (signal 2) before this item was built");
+	CHECK_EQ_INT(HK_SWEEP_NOT_BUILT, it.outcome);
+	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_SETUP, "could not start");
+	CHECK_EQ_INT(HK_SWEEP_FAILED, it.outcome);
+	hk_sweep_item_free(&it);
+
+	/* Cut short after a phase that saw debt and before the next one ran: the debt alone
+	 * would make it irreducible (the control), the interruption makes it not built. */
+	char *ph = phase("configure", 143, "Impure", NULL, denial("debt", "/opt/x"), NULL);
+	item_of(&it, "configure", ph);
+	CHECK_EQ_INT(HK_SWEEP_IRREDUCIBLE, it.outcome);
+	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_INTERRUPTED,
+			   "the sweep was interrupted (signal 15) while this item was being built");
+	CHECK_EQ_INT(HK_SWEEP_NOT_BUILT, it.outcome);
+	CHECK_EQ_INT(1, it.n_debts);   /* what it saw stays in its record */
+	hk_sweep_classify(&it, 1, fake_classify, NULL);
+	CHECK_EQ_INT(HK_SWEEP_NOT_BUILT, it.outcome);
+	hk_sweep_item_free(&it);
+	free(ph);
+
+	/* A Debian item: the interruption comes before the class its build's report gives. */
+	char *ok = phase("build", 0, "Hermetic", NULL, "", NULL);
+	deb_item_of(&it, NULL, ok, "", finding("tzdata", "debian/rules build"), "probes", "", NULL);
+	CHECK_EQ_INT(HK_SWEEP_PROBES, it.outcome);
+	hk_sweep_item_fail(&it, NULL, HK_SWEEP_FAIL_INTERRUPTED, "interrupted");
+	CHECK_EQ_INT(HK_SWEEP_NOT_BUILT, it.outcome);
+	hk_sweep_item_free(&it);
+	free(ok);
+}
+
+/* A summary of seven items, three of them not built (one never started, two cut short, one
+ * of those after its configure phase saw debt, the other after a phase failed): the counts add
+ * up to seven, every other figure is over the four built — the shares, the measured recipes
+ * and the irreducible rate, the failed builds, the debt paths and the base debt — and the
+ * table, the HTML and the document say so.  The control is the same items before the
+ * interruption was recorded on them, whose figures do count them. */
+TEST(a_summary_with_items_not_built_counts_them_apart)
+{
+	struct hk_sweep_doc d = { .catalogue_size = 7 };
+	const char *keys[] = { "a", "b", "c", "d", "e", "f", "g" };
+	hk_sweep_catalogue_id(keys, 7, d.catalogue_id);
+	d.items = hk_xcalloc(8, sizeof(*d.items));
+	d.n_items = 7;
+	char *herm = phase("compile", 0, "Hermetic", NULL, "", NULL);
+	char *decl = phase("compile", 0, "Impure", NULL, denial("debt", "/usr/bin/make"), NULL);
+	char *irre = phase("compile", 0, "Impure", NULL, denial("debt", "/opt/x"), NULL);
+	char *fail = phase("compile", 2, "Hermetic", NULL, "", NULL);
+	char *cut = phase("configure", 143, "Impure", NULL, denial("debt", "/usr/lib/y"), NULL);
+	char *cut_fail = phase("compile", 143, "Hermetic", NULL, "", NULL);
+	item_of(&d.items[0], NULL, herm);
+	item_of(&d.items[1], NULL, decl);
+	item_of(&d.items[2], NULL, irre);
+	item_of(&d.items[3], "compile", fail);
+	item_of(&d.items[4], "configure", cut);
+	item_of(&d.items[5], "compile", cut_fail);
+	hk_sweep_item_fail(&d.items[6], NULL, HK_SWEEP_FAIL_SETUP, "placeholder");
+	for (size_t i = 0; i < 7; i++) {
+		free(d.items[i].key);
+		d.items[i].key = hk_xstrdup(keys[i]);
+		d.items[i].ms = 1000 * (int64_t)(i + 1);
+		d.items[i].exit_status = 0;
+	}
+
+	/* The control: as if the three had run to their end. */
+	struct hk_sweep_summary s;
+	hk_sweep_summarise(d.items, 7, &s);
+	CHECK_EQ_INT(0, s.counts[HK_SWEEP_NOT_BUILT]);
+	CHECK_EQ_INT(7, s.built);
+	CHECK_EQ_INT(4, s.measured);
+	CHECK_EQ_INT(3, s.n_paths);
+	CHECK_EQ_INT(3, s.failed_builds);
+	CHECK_EQ_INT(2, s.base_recipes);
+	hk_sweep_summary_free(&s);
+	struct hk_sweep_times t;
+	hk_sweep_item_times(&d, false, &t);
+	CHECK_EQ_INT(7, t.n);
+
+	/* The interruption recorded, as the engine does. */
+	hk_sweep_item_fail(&d.items[4], NULL, HK_SWEEP_FAIL_INTERRUPTED,
+			   "the sweep was interrupted (signal 15) while this item was being built");
+	hk_sweep_item_fail(&d.items[5], NULL, HK_SWEEP_FAIL_INTERRUPTED,
+			   "the sweep was interrupted (signal 15) while this item was being built");
+	hk_sweep_item_fail(&d.items[6], NULL, HK_SWEEP_FAIL_INTERRUPTED,
+			   "the sweep was interrupted (signal 15) before this item was built");
+	d.items[6].ms = 0;
+	d.items[6].exit_status = -1;
+	d.interrupted = 15;
+	hk_sweep_summarise(d.items, 7, &s);
+	size_t sum = 0;
+	for (int o = 0; o < HK_SWEEP_OUTCOME_COUNT; o++)
+		sum += s.counts[o];
+	CHECK_EQ_INT(7, sum);
+	CHECK_EQ_INT(7, s.recipes);
+	CHECK_EQ_INT(3, s.counts[HK_SWEEP_NOT_BUILT]);
+	CHECK_EQ_INT(1, s.counts[HK_SWEEP_FAILED]);   /* the one that really failed */
+	CHECK_EQ_INT(4, s.built);
+	CHECK_EQ_INT(3, s.measured);
+	CHECK_EQ_INT(1, s.failed_builds);
+	REQUIRE(s.n_paths == 2);   /* /usr/lib/y, seen by a build cut short, is not counted */
+	CHECK_STR_EQ("/opt/x", s.paths[0].path);
+	CHECK_STR_EQ("/usr/bin/make", s.paths[1].path);
+	CHECK_EQ_INT(1, s.base_recipes);
+	CHECK_EQ_INT(1, s.base_paths_distinct);
+	hk_sweep_summary_free(&s);
+	/* A build cut short took no build's time. */
+	hk_sweep_item_times(&d, false, &t);
+	CHECK_EQ_INT(4, t.n);
+	CHECK_EQ_INT(4000, t.max_ms);
+
+	/* The document: the new count beside the others, the rate over the measured. */
+	char *text = doc_text(&d, true);
+	CHECK_CONTAINS(text, "\"failed\": 1,");
+	CHECK_CONTAINS(text, "\"timed_out\": 0,\n  \"not_built\": 3,\n  \"measured\": 3,");
+	CHECK_CONTAINS(text, "\"irreducible_rate\": 0.333");
+	CHECK_CONTAINS(text, "\"meets_target\": false");
+	CHECK_CONTAINS(text, "\"outcome\": \"not_built\"");
+	CHECK_CONTAINS(text, "\"code\": \"interrupted\"");
+	/* Read back and classified again, as a merge does: the same document. */
+	struct hk_sweep_doc back;
+	struct hk_error err;
+	REQUIRE(hk_sweep_doc_parse(text, strlen(text), "r.json", &back, &err) == 0);
+	CHECK_EQ_INT(HK_SWEEP_NOT_BUILT, back.items[4].outcome);
+	hk_sweep_classify(back.items, back.n_items, fake_classify, NULL);
+	char *again = doc_text(&back, true);
+	CHECK_STR_EQ(text, again);
+	free(again);
+	hk_sweep_doc_free(&back);
+	free(text);
+
+	/* The table: the shares of the built, the unbuilt counted apart without a share. */
+	struct hk_buf tab = HK_BUF_INIT;
+	hk_sweep_table(&d, &tab);
+	const char *tt = hk_buf_str(&tab);
+	CHECK_CONTAINS(tt, "\ntotal                        7  (4 built: the shares are of those)\n");
+	CHECK_CONTAINS(tt, "\n  failed                      1   25.0 %\n");
+	CHECK_CONTAINS(tt, "\n  not built (interrupted)     3\n");
+	CHECK_CONTAINS(tt, "irreducible rate: 1 of 3 measured = 33.3 %");
+	CHECK_CONTAINS(tt, "not measured: 1 failed, 0 without evidence, 3 not built (the sweep "
+			   "was interrupted)");
+	CHECK_CONTAINS(tt, "\nr       not built (interrupted)     1     1  configure=Impure");
+	hk_buf_free(&tab);
+	struct hk_buf html = HK_BUF_INIT;
+	hk_sweep_html(&d, &html);
+	CHECK_CONTAINS(hk_buf_str(&html), "3 of 7 item(s) not built (the same sweep run again "
+					  "builds them); every figure and share below is of the 4 "
+					  "built");
+	CHECK_CONTAINS(hk_buf_str(&html), "Not measured: 1 failed, 0 without evidence, 3 not "
+					  "built (the sweep was interrupted).");
+	hk_buf_free(&html);
+	hk_sweep_doc_free(&d);
+
+	/* A complete sweep: 0 not built, in the document; the table and the HTML say nothing of
+	 * it, and the shares are of every item. */
+	struct hk_sweep_doc whole;
+	make_doc(&whole, 0, 0);
+	text = doc_text(&whole, false);
+	CHECK_CONTAINS(text, "\"not_built\": 0,");
+	free(text);
+	hk_sweep_table(&whole, &tab);
+	CHECK(!strstr(hk_buf_str(&tab), "not built"));
+	CHECK(!strstr(hk_buf_str(&tab), "built:"));
+	CHECK_CONTAINS(hk_buf_str(&tab), "\n  failed                    1   33.3 %\n");
+	hk_buf_free(&tab);
+	hk_sweep_html(&whole, &html);
+	CHECK(!strstr(hk_buf_str(&html), "not built"));
+	hk_buf_free(&html);
+	hk_sweep_doc_free(&whole);
+	free(herm);
+	free(decl);
+	free(irre);
+	free(fail);
+	free(cut);
+	free(cut_fail);
+}
