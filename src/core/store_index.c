@@ -91,13 +91,19 @@ static int index_load(struct hk_store *s, struct hk_error *err)
 	return r;
 }
 
+/* Whether the index lists `a`'s paths.  A pinned base is the ground every build stands on,
+ * never a dep to declare: who ships one of its paths is answered by its own dpkg database
+ * (core/debroot.h); a state is a dep of its Debian build only. */
+static bool index_lists(const struct hk_artifact *a)
+{
+	return a->origin != HK_ORIGIN_BASE && a->origin != HK_ORIGIN_STATE;
+}
+
 /* Appends the index lines of artifact `a` (one per file and symlink) to `lines`. */
 static void index_lines_of(const struct hk_artifact *a, const struct hk_tree *t,
 			   struct hk_strv *lines)
 {
-	/* A pinned base is the ground every build stands on, never a dep to declare: who ships
-	 * one of its paths is answered by its own dpkg database (core/debroot.h). */
-	if (a->origin == HK_ORIGIN_BASE || a->origin == HK_ORIGIN_STATE)
+	if (!index_lists(a))
 		return;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hk_tree_entry *e = &t->entries[i];
@@ -119,6 +125,11 @@ int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_
 	hk_autostrv struct hk_strv lines = HK_STRV_INIT;
 	int r = 0;
 	for (size_t i = 0; i < n_arts; i++) {
+		/* A base or a state has no line in the index (index_lines_of): its manifest, the
+		 * base's the largest of the store (11,726 files for debian-12-buildd), is not read
+		 * for nothing at every add. */
+		if (!index_lists(arts[i]))
+			continue;
 		struct hk_tree t = HK_TREE_INIT;
 		r = hk_store_files(s, arts[i], &t, err);
 		if (r < 0)

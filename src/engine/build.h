@@ -18,6 +18,16 @@
 #include "core/verdict.h"
 #include "core/view.h"
 
+/* What became of a plan's kept part (docs/store.md, "Kept plans"). */
+enum hk_plan_kept {
+	HK_PLAN_KEPT_OFF = 0,     /* nothing is kept for this build (an unpinned base, a program
+				   * without build ids) */
+	HK_PLAN_KEPT_MISS,        /* none was kept: computed, then kept */
+	HK_PLAN_KEPT_HIT,         /* read from the store, checked */
+	HK_PLAN_KEPT_DAMAGED,     /* one was kept but failed its checks: computed anew, kept */
+};
+const char *hk_plan_kept_name(enum hk_plan_kept k);
+
 struct hk_build_plan {
 	struct hk_policy policy;         /* the derived policy (finished) */
 	char policy_id[HK_B3_ID_LEN];
@@ -47,20 +57,37 @@ struct hk_build_plan {
 	/* When hk_build_derive fails: HK_BUILD_STAGE_DEPS when a declared dep or the closure
 	 * failed, else HK_BUILD_STAGE_NONE (another set-up step). */
 	enum hk_build_stage fail_stage;
+	/* The kept plan (engine/plan_cache.h): whether the policy and the collapse plan were
+	 * read from the store or computed, and the derivation's key ("" when nothing is kept). */
+	enum hk_plan_kept policy_kept, collapse_kept;
+	char plan_key[HK_B3_ID_LEN];
+	/* For a collapse plan computed after a kept policy: the closure's entries are read then
+	 * (entries_read), from these (the store's artifacts; borrowed). */
+	struct hk_store *store;
+	const struct hk_artifact **closure;
+	bool entries_read;
 };
+
 
 /* Resolves the recipe's base and deps in the store (relative names are the store's), computes
  * the closure and derives the policy for `sandbox`'s contract surfaces; the policy names the
  * base (its id when pinned).  `store` may be NULL for a recipe on an unpinned base without
- * build deps (its closure is empty). */
+ * build deps (its closure is empty).  Always derives: what `harkaq policy` prints. */
 HK_MUST_CHECK int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
 		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err);
+/* The same plan, the policy read from the store when a build of the same inputs kept it
+ * (bp->policy_kept says which), else derived and kept: a build's. */
+HK_MUST_CHECK int hk_build_derive_kept(const struct hk_recipe *r, struct hk_store *store,
+				       const char *profile, const struct hk_sandbox *sandbox,
+				       struct hk_build_plan *bp, struct hk_error *err);
 /* Whether `name` is a package (or a name one Provides) installed in the base tree `root`
  * (its dpkg database): a build dep the store lacks may name one (docs/bases.md). */
 bool hk_build_base_has_package(const char *root, const char *name);
 /* Plans the collapsed directories of bp's policy, given the store view the sandbox shows
- * (NULL: none). */
-HK_MUST_CHECK int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err);
+ * (its tree and id; NULL: none); read from the store when the plan's derivation is kept and
+ * a build with the same policy and view kept it (bp->collapse_kept says which). */
+HK_MUST_CHECK int hk_build_collapse(struct hk_build_plan *bp, const char *view_root,
+				    const char *view_id, struct hk_error *err);
 void hk_build_plan_free(struct hk_build_plan *bp);
 /* Expands the patterns of `set` (core/debexpect.h) against each tree of `roots` (host
  * directories standing for the sandbox's /): the sandbox paths found, into `out`.  A pattern
@@ -136,6 +163,15 @@ struct hk_build_opts {
 	 * recipe's [env] follows it.  NULL: the engine's. */
 	const char *const *fixed_env;
 	size_t n_fixed_env;
+	/* A source still being made when the build starts (a Debian build's unpacking runs
+	 * beside the engine's set-up: engine/build_dsc.c).  Called once, when the closure is
+	 * mounted and verified, before the first step that needs what the source gives: the
+	 * expansion of expect_set and the source's placing in /src, where fixed_env is read.
+	 * Neither is read before it; the caller may fill them until it returns.  0, or -errno
+	 * with err set and classified: the build stops there (HK_BUILD_STAGE_FETCH).  NULL: the
+	 * source is ready. */
+	int (*source_ready)(void *ctx, struct hk_error *err);
+	void *source_ctx;
 };
 
 struct phase_result {
@@ -164,6 +200,8 @@ enum hk_build_step {
 	HK_BUILD_T_VIEW,             /* the store view, found or made, and expectations */
 	HK_BUILD_T_SANDBOX_PLAN,     /* collapse planning and the mount plan */
 	HK_BUILD_T_MOUNT_VERIFY,     /* the merged view mounted, the closure verified */
+	HK_BUILD_T_SOURCE_WAIT,      /* waiting for a source still being made (source_ready),
+				      * then the expectations expanded */
 	HK_BUILD_T_POLICY_FILES,     /* the policy written for the cage */
 	HK_BUILD_T_BINDS,            /* what bubblewrap binds, checked as the build user */
 	HK_BUILD_T_SOURCE,           /* the source copied into /src */

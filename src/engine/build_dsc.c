@@ -176,17 +176,15 @@ static int make_work(struct dsc_build *b)
  * --no-check: dpkg-source's own checks before unpacking are the files' checksums, which
  * verify_files has just made (size and SHA-256 of each), and the OpenPGP signature, whose
  * failure dpkg-source only warns about without --require-valid-signature; together they
- * cost 0.1-0.3 s of every build (gpgv and three digests per file). */
-static int unpack(struct dsc_build *b)
+ * cost 0.1-0.3 s of every build (gpgv and three digests per file).  Runs in the unpacking's
+ * thread (start_unpack): it reads what no other step changes, and writes only `u`. */
+static int unpack_source(const struct dsc_build *b, struct dsc_unpack *u, struct hk_error *err)
 {
 	const struct hk_dsc *d = &b->r->dsc;
-	hk_autofree char *up = upstream_version(d->version);
-	b->r->srcdir = hk_xasprintf("%s-%s", d->source, up);
-	hk_autofree char *dest = hk_xasprintf("%s/%s", b->src_parent, b->r->srcdir);
-	const char *argv[] = { "dpkg-source", "--no-copy", "--no-check", "-x", b->r->dsc_path, dest,
-			       NULL };
+	const char *argv[] = { "dpkg-source", "--no-copy", "--no-check", "-x", b->r->dsc_path,
+			       u->dest, NULL };
 	struct hk_run_result res;
-	int rc = hk_run_capture(argv, b->r->work, &res, b->err);
+	int rc = hk_run_capture(argv, b->r->work, &res, err);
 	if (rc < 0)
 		return rc;
 	if (res.status != 0) {
@@ -194,7 +192,7 @@ static int unpack(struct dsc_build *b)
 		char line[512];
 		struct hk_buf only = HK_BUF_INIT;
 		hk_buf_puts(&only, e ? e + 7 : hk_buf_str(&res.errout));
-		rc = hk_fail(b->err, EINVAL, "%s: Format %s: dpkg-source -x refused the source: %s",
+		rc = hk_fail(err, EINVAL, "%s: Format %s: dpkg-source -x refused the source: %s",
 			     b->o->dsc_path, d->format, hk_first_line(&only, line, sizeof(line)));
 		hk_buf_free(&only);
 	}
@@ -204,38 +202,74 @@ static int unpack(struct dsc_build *b)
 	/* SOURCE_DATE_EPOCH as dpkg-buildpackage sets it: the latest changelog entry's date,
 	 * read here when its trailer has the usual form (dpkg-parsechangelog, a Perl program,
 	 * costs ~40 ms of every build), else asked of dpkg-parsechangelog. */
-	hk_autofree char *changelog = hk_xasprintf("%s/debian/changelog", dest);
+	hk_autofree char *changelog = hk_xasprintf("%s/debian/changelog", u->dest);
 	struct hk_buf text = HK_BUF_INIT;
 	struct hk_error ignored;
 	long long when;
 	if (hk_file_read(changelog, &text, &ignored) == 0 &&
 	    hk_changelog_timestamp(hk_buf_str(&text), text.len, &when) == 0) {
 		hk_buf_free(&text);
-		b->r->source_date_epoch = hk_xasprintf("%lld", when);
-		dsc_say(b, "unpacked with dpkg-source -x into /src/%s (Format %s); SOURCE_DATE_EPOCH=%s "
-		       "from debian/changelog", b->r->srcdir, d->format, b->r->source_date_epoch);
+		u->source_date_epoch = hk_xasprintf("%lld", when);
 		return 0;
 	}
 	hk_buf_free(&text);
 	const char *argv2[] = { "dpkg-parsechangelog", "-l", changelog, "-STimestamp", NULL };
-	rc = hk_run_capture(argv2, NULL, &res, b->err);
+	rc = hk_run_capture(argv2, NULL, &res, err);
 	if (rc < 0)
 		return rc;
 	const char *ts = hk_buf_str(&res.out);
 	size_t n = strspn(ts, "0123456789");
 	if (res.status != 0 || n == 0 || (ts[n] && ts[n] != '\n')) {
 		char line[512];
-		rc = hk_fail(b->err, EINVAL, "%s: debian/changelog: no date in its latest entry "
+		rc = hk_fail(err, EINVAL, "%s: debian/changelog: no date in its latest entry "
 			     "(dpkg-parsechangelog: %s)", b->o->dsc_path,
 			     hk_first_line(&res.errout, line, sizeof(line)));
 	} else {
-		b->r->source_date_epoch = hk_xstrndup(ts, n);
+		u->source_date_epoch = hk_xstrndup(ts, n);
 	}
 	hk_run_result_free(&res);
-	if (rc == 0)
-		dsc_say(b, "unpacked with dpkg-source -x into /src/%s (Format %s); SOURCE_DATE_EPOCH=%s "
-		       "from debian/changelog", b->r->srcdir, d->format, b->r->source_date_epoch);
 	return rc;
+}
+
+static void *unpack_thread(void *arg)
+{
+	struct dsc_build *b = arg;
+	struct dsc_unpack *u = &b->unpack;
+	long long t0 = hk_now_ms();
+	u->rc = unpack_source(b, u, &u->err);
+	u->ms = hk_now_ms() - t0;
+	return NULL;
+}
+
+/* Starts unpacking the source while the steps that do not need it go on: dpkg-architecture,
+ * the base, apt's answer, and on a warm build the engine's set-up up to the source's placing
+ * (dsc_source_ready).  dpkg-source is 0.2-0.6 s of Perl start-up and unpacking, the largest
+ * step of a warm build's front end.  Every step that can refuse the input still comes before
+ * anything is imported (before_imports). */
+static int start_unpack(struct dsc_build *b)
+{
+	const struct hk_dsc *d = &b->r->dsc;
+	struct dsc_unpack *u = &b->unpack;
+	hk_autofree char *up = upstream_version(d->version);
+	b->r->srcdir = hk_xasprintf("%s-%s", d->source, up);
+	u->dest = hk_xasprintf("%s/%s", b->src_parent, b->r->srcdir);
+	if (pthread_create(&u->thread, NULL, unpack_thread, b) == 0) {
+		u->started = true;
+		return 0;
+	}
+	/* No thread: unpacked here, as before. */
+	unpack_thread(b);
+	u->joined = true;
+	return 0;
+}
+
+/* Waits for the unpacking's thread, if it still runs. */
+static void wait_unpack(struct dsc_build *b)
+{
+	struct dsc_unpack *u = &b->unpack;
+	if (u->started && !u->joined)
+		pthread_join(u->thread, NULL);
+	u->joined = true;
 }
 
 /* The expectations (core/debexpect.h): the built-in set, then the package's own
@@ -272,6 +306,87 @@ static int load_expectations(struct dsc_build *b)
 	dsc_say(b, HK_DEB_EXPECT_FILE ": %zu expectation(s) of the package, beside %s's %zu",
 		r->expect.n - before, HK_DEB_EXPECT_VERSION, before);
 	return 0;
+}
+
+/* The unpacked source, once: its failure is the build's; else the changelog's date, then the
+ * package's expectations (load_expectations), and the engine's SOURCE_DATE_EPOCH.  The time
+ * is the front end's steps' (unpack, expectations) unless the engine waits (`in_engine`: its
+ * own source_wait).  Returns 0, or -errno with b->err set. */
+static int join_source(struct dsc_build *b, bool in_engine)
+{
+	struct dsc_unpack *u = &b->unpack;
+	if (!u->dest || b->source_joined)
+		return b->source_rc;
+	long long t0 = hk_now_ms();
+	wait_unpack(b);
+	if (!in_engine)
+		dsc_step_add(b->r, HK_DSC_T_UNPACK, hk_now_ms() - t0);
+	b->source_joined = true;
+	if (u->rc < 0) {
+		*b->err = u->err;
+		return b->source_rc = u->rc;
+	}
+	struct hk_dsc_result *r = b->r;
+	r->source_date_epoch = hk_steal_ptr(&u->source_date_epoch);
+	dsc_say(b, "unpacked with dpkg-source -x into /src/%s (Format %s, %.1f s beside the other "
+		   "steps); SOURCE_DATE_EPOCH=%s from debian/changelog",
+		r->srcdir, r->dsc.format, (double)u->ms / 1000.0, r->source_date_epoch);
+	t0 = hk_now_ms();
+	b->source_rc = load_expectations(b);
+	dsc_step_add(r, HK_DSC_T_EXPECTATIONS, in_engine ? 0 : hk_now_ms() - t0);
+	if (b->source_rc == 0 && b->engine_env.v) {
+		free(b->engine_env.v[b->sde_slot]);
+		b->engine_env.v[b->sde_slot] = hk_xasprintf("SOURCE_DATE_EPOCH=%s",
+							    r->source_date_epoch);
+	}
+	return b->source_rc;
+}
+
+/* The engine's hook (hk_build_opts.source_ready): the source it is about to place. */
+static int dsc_source_ready(void *ctx, struct hk_error *err)
+{
+	struct dsc_build *b = ctx;
+	int rc = join_source(b, true);
+	if (rc < 0 && err != b->err)
+		*err = *b->err;
+	return rc;
+}
+
+/* Whether the imports would add nothing to the store: no --see, every package of the closure
+ * there already, and its dpkg state made.  Only then does the unpacking go on beside the
+ * engine; else it is awaited first (before_imports). */
+static bool imports_nothing(struct dsc_build *b)
+{
+	const struct hk_dsc_result *r = b->r;
+	if (b->o->n_see > 0)
+		return false;
+	if (r->n_closure == 0)
+		return true;
+	const struct hk_artifact **arts = hk_xcalloc(r->n_closure + 1, sizeof(*arts));
+	struct hk_error ignored;
+	bool all = true;
+	for (size_t i = 0; all && i < r->n_closure; i++) {
+		hk_autofree char *spec = hk_xasprintf("%s=%s", r->closure[i].name,
+						      r->closure[i].version);
+		all = hk_store_find(b->store, spec, &arts[i], &ignored) == 0;
+	}
+	if (all) {
+		char hex[2 * HK_BLAKE3_OUT_LEN + 1];
+		hk_debstate_id(b->base, arts, r->n_closure, hex);
+		hk_autofree char *spec = hk_xasprintf("%s=%s", HK_DEBSTATE_NAME, hex);
+		const struct hk_artifact *state;
+		all = hk_store_find(b->store, spec, &state, &ignored) == 0;
+	}
+	free(arts);
+	return all;
+}
+
+/* Before anything is imported, the unpacking and the expectations, which can refuse the
+ * input, are awaited: bad input leaves the store as it was.  A build that imports nothing
+ * awaits them in the engine instead. */
+static int before_imports(struct dsc_build *b)
+{
+	return imports_nothing(b) ? 0 : join_source(b, false);
 }
 
 /* The package database the sandbox shows: the state's (base + closure), or the base's own
@@ -528,14 +643,14 @@ static int prepare(struct dsc_build *b)
 	} steps[] = {
 		{ HK_DSC_T_CHECKSUMS, load_dsc },
 		{ HK_DSC_T_CHECKSUMS, verify_files },
-		{ HK_DSC_T_ARCH, read_host_arch },
 		{ HK_DSC_T_UNPACK, make_work },
-		{ HK_DSC_T_UNPACK, unpack },
-		{ HK_DSC_T_EXPECTATIONS, load_expectations },
+		{ HK_DSC_T_UNPACK, start_unpack },
+		{ HK_DSC_T_ARCH, read_host_arch },
 		{ HK_DSC_T_BASE, dsc_open_base },
 		{ HK_DSC_T_BASE, check_reach },
 		{ HK_DSC_T_REDUCE, dsc_reduce_fields },
 		{ HK_DSC_T_RESOLUTION, dsc_resolve_closure },
+		{ HK_DSC_T_COUNT, before_imports },   /* times its own parts (join_source) */
 		{ HK_DSC_T_IMPORTS, dsc_import_visible },
 		{ HK_DSC_T_IMPORTS, dsc_import_closure },
 		{ HK_DSC_T_DPKG_DB, list_state_db },
@@ -544,7 +659,8 @@ static int prepare(struct dsc_build *b)
 	for (size_t i = 0; i < HK_ARRAY_LEN(steps); i++) {
 		long long t0 = hk_now_ms();
 		int rc = steps[i].fn(b);
-		dsc_step_add(b->r, steps[i].step, hk_now_ms() - t0);
+		if (steps[i].step != HK_DSC_T_COUNT)
+			dsc_step_add(b->r, steps[i].step, hk_now_ms() - t0);
 		if (rc < 0)
 			return rc;
 	}
@@ -640,7 +756,7 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 							 o->jobs > 0 ? o->jobs : 1);
 	r->profiles = hk_xstrdup(o->with_checks ? "" : "nocheck");
 	struct dsc_build b = { .bo = bo, .o = o, .r = r, .err = err,
-			       .dpkg_db_files = HK_STRV_INIT };
+			       .dpkg_db_files = HK_STRV_INIT, .engine_env = HK_STRV_INIT };
 	int rc = prepare(&b);
 	if (rc >= 0) {
 		struct hk_build_opts eo = *bo;
@@ -664,15 +780,22 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 							       : NULL;
 		eo.keep_out = first_out;
 		eo.expect_set = &r->expect;
-		hk_autofree char *sde = hk_xasprintf("SOURCE_DATE_EPOCH=%s", r->source_date_epoch);
-		hk_autostrv struct hk_strv env = HK_STRV_INIT;
+		struct hk_strv *env = &b.engine_env;
 		for (size_t i = 0; hk_dsc_fixed_env[i]; i++)
-			hk_strv_push(&env, hk_dsc_fixed_env[i]);
+			hk_strv_push(env, hk_dsc_fixed_env[i]);
 		/* dpkg-buildpackage sets it to this value too; the engine's other commands (the
-		 * outputs moved to /out) see the same. */
-		hk_strv_push(&env, sde);
-		eo.fixed_env = (const char *const *)env.v;
-		eo.n_fixed_env = env.n;
+		 * outputs moved to /out) see the same.  Still unpacking, the source gives it to
+		 * the engine when the engine needs it (dsc_source_ready). */
+		b.sde_slot = env->n;
+		hk_strv_push_owned(env, hk_xasprintf("SOURCE_DATE_EPOCH=%s",
+						     r->source_date_epoch ? r->source_date_epoch
+									  : ""));
+		eo.fixed_env = (const char *const *)env->v;
+		eo.n_fixed_env = env->n;
+		if (!b.source_joined) {
+			eo.source_ready = dsc_source_ready;
+			eo.source_ctx = &b;
+		}
 		/* The engine opens the store again for itself: close ours, whose view of the
 		 * artifacts is the same. */
 		hk_store_close(b.store);
@@ -689,6 +812,17 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 		rc = hk_build_run(&eo, &r->build, err);
 		dsc_step_add(r, HK_DSC_T_ENGINE, hk_now_ms() - t0);
 		r->built = true;
+		/* The source refused by dpkg-source or by its expectations is the build's failure,
+		 * as when it is refused before the engine starts (no engine result), whether the
+		 * engine asked for the source or stopped before it needed it — unless a signal
+		 * stopped the build, which also stops dpkg-source. */
+		bool stopped = rc < 0 && hk_error_class(err) == HK_ERROR_INTERRUPTED;
+		int src = stopped ? 0 : join_source(&b, false);
+		if (src < 0) {
+			rc = src;
+			hk_build_result_free(&r->build);
+			r->built = false;
+		}
 		t0 = hk_now_ms();
 		if (logged) {
 			dsc_log_stop(&log);
@@ -716,6 +850,14 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 				rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		}
 	}
+	/* The unpacking writes into the work directory: it ends before the directory goes.  Its
+	 * date is kept for the result even when the build stopped before it was needed. */
+	wait_unpack(&b);
+	if (!r->source_date_epoch && b.unpack.rc == 0)
+		r->source_date_epoch = hk_steal_ptr(&b.unpack.source_date_epoch);
+	free(b.unpack.source_date_epoch);
+	free(b.unpack.dest);
+	hk_strv_free(&b.engine_env);
 	if (b.store)
 		hk_store_close(b.store);
 	for (size_t f = 0; f < HK_DSC_FIELD_COUNT; f++)

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include "engine/build.h"
+#include "engine/plan_cache.h"
 #include "core/base.h"
 #include "core/baseroot.h"
 #include "core/collapse_disk.h"
 #include "core/deb.h"
 #include "core/deb_status.h"
 #include "core/debroot.h"
+#include "core/plan_record.h"
 #include "core/util.h"
 
 /* The nearest directory named store/ holding a store marker, from the recipe's directory up. */
@@ -154,6 +156,9 @@ static int resolve_base(const struct hk_recipe *r, struct hk_store *store,
 	return 0;
 }
 
+/* The scopes every derived policy asks for (design.md §3.4). */
+#define PLAN_SCOPES (HK_SCOPE_ABSTRACT_UNIX_SOCKET | HK_SCOPE_SIGNAL)
+
 /* The closure being derived: what each step of hk_build_derive hands the next. */
 struct derivation {
 	const struct hk_recipe *r;
@@ -230,16 +235,20 @@ static int resolve_closure(struct derivation *dv)
 	}
 	free(roots);
 	hk_deb_pkglist_free(&base_versions);
+	if (rc == 0) {
+		/* The closure's runtime deps the base satisfies are granted too, file by file,
+		 * from the base's own package lists: cc1 needs libz.so.1 whether zlib1g is a
+		 * store artifact or a package of the base. */
+		for (size_t i = 0; i < dv->n_closure; i++)
+			base_deps_of(dv->store, dv->closure[i], dv->base_names, dv->n_base,
+				     &dv->base_wanted);
+	}
 	return rc;
 }
 
-/* The closure's runtime deps the base satisfies are granted too, file by file, from the
- * base's own package lists: cc1 needs libz.so.1 whether zlib1g is a store artifact or a
- * package of the base. */
+/* The files of the base packages the closure reaches (dv->base_wanted), granted. */
 static int resolve_base_packages(struct derivation *dv)
 {
-	for (size_t i = 0; i < dv->n_closure; i++)
-		base_deps_of(dv->store, dv->closure[i], dv->base_names, dv->n_base, &dv->base_wanted);
 	if (dv->base_wanted.len == 0)
 		return 0;
 	const char *root = dv->bp->base_root;
@@ -256,32 +265,49 @@ static int resolve_base_packages(struct derivation *dv)
 	return 0;
 }
 
-/* Every file and symlink of every artifact of the closure, as the sandbox sees it, into the
- * plan (entries point into the manifests' strings, which the plan keeps), and the layers. */
-static int collect_entries(struct derivation *dv)
+/* The closure in the plan: its artifacts (kept for hk_build_collapse), their names, and the
+ * layers the sandbox merges, highest priority first (a dependent over its deps: the closure
+ * is deps-first). */
+static void name_closure(struct derivation *dv)
 {
 	struct hk_build_plan *bp = dv->bp;
-	size_t n_closure = dv->n_closure, cap = 1024;
+	size_t n = dv->n_closure;
+	bp->store = dv->store;
+	bp->closure = dv->closure;
+	dv->closure = NULL;
+	bp->n_closure = n;
+	bp->closure_names = hk_xcalloc(n + 1, sizeof(char *));
+	bp->layers = hk_xcalloc(n + 1, sizeof(char *));
+	bp->n_layers = n;
+	for (size_t i = 0; i < n; i++) {
+		bp->closure_names[i] = hk_xstrdup(bp->closure[i]->dirname);
+		bp->layers[n - 1 - i] = hk_xstrdup(bp->closure[i]->path);
+	}
+}
+
+/* Every file and symlink of every artifact of the closure, as the sandbox sees it, into the
+ * plan (entries point into the manifests' strings, which the plan keeps); *unmerged counts
+ * the files the sandbox does not merge. */
+static int read_entries(struct hk_build_plan *bp, size_t *unmerged, struct hk_error *err)
+{
+	size_t n_closure = bp->n_closure, cap = 1024;
+	bp->entries_read = true;
 	bp->entries = hk_xmalloc(cap * sizeof(*bp->entries));
 	bp->entry_paths = hk_xcalloc(cap, sizeof(char *));
 	bp->trees = hk_xcalloc(n_closure + 1, sizeof(*bp->trees));
-	bp->n_trees = n_closure;
-	bp->layers = hk_xcalloc(n_closure + 1, sizeof(char *));
-	bp->n_layers = n_closure;
 	for (size_t i = 0; i < n_closure; i++) {
-		const struct hk_artifact *a = dv->closure[i];
+		const struct hk_artifact *a = bp->closure[i];
 		bp->trees[i] = (struct hk_tree)HK_TREE_INIT;
-		if (hk_store_files(dv->store, a, &bp->trees[i], dv->err) < 0)
-			return hk_wrap(dv->err, "artifact %s", a->dirname);
-		/* Highest priority first: a dependent over its deps (closure is deps-first). */
-		bp->layers[n_closure - 1 - i] = hk_xstrdup(a->path);
+		bp->n_trees = i + 1;
+		if (hk_store_files(bp->store, a, &bp->trees[i], err) < 0)
+			return hk_wrap(err, "artifact %s", a->dirname);
 		for (size_t k = 0; k < bp->trees[i].n; k++) {
 			const struct hk_tree_entry *e = &bp->trees[i].entries[k];
 			if (e->type == HK_TREE_DIR)
 				continue;
 			/* Not merged into the sandbox (a dep's /var): nothing to grant. */
 			if (!hk_sandbox_merges_path(e->path)) {
-				bp->n_unmerged++;
+				(*unmerged)++;
 				continue;
 			}
 			if (bp->n_entries == cap) {
@@ -322,26 +348,107 @@ static int derive_policy(struct derivation *dv, const char *profile,
 		.base_runtime = &base,
 		.expects = (const char *const *)dv->r->expects,
 		.n_expects = dv->r->n_expects,
-		.scopes = HK_SCOPE_ABSTRACT_UNIX_SOCKET | HK_SCOPE_SIGNAL,
+		.scopes = PLAN_SCOPES,
 	};
 	rc = hk_derive_policy(&in, &bp->policy, &bp->report, dv->err);
 	hk_strset_free(&base);
 	if (rc < 0)
 		return hk_wrap(dv->err, "%s", dv->where);
 	hk_policy_id(&bp->policy, bp->policy_id);
-	bp->n_closure = dv->n_closure;
-	bp->closure_names = hk_xcalloc(dv->n_closure + 1, sizeof(char *));
-	for (size_t i = 0; i < dv->n_closure; i++)
-		bp->closure_names[i] = hk_xstrdup(dv->closure[i]->dirname);
 	return 0;
 }
 
-int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
-		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err)
+/* The key of this derivation (core/plan_record.h), into bp->plan_key: every input of what
+ * follows the closure's resolution.  Nothing is kept for an unpinned base (its tree has no
+ * id), nor by a program without build ids. */
+static void plan_key(struct derivation *dv, const char *profile, const struct hk_sandbox *sandbox)
+{
+	struct hk_build_plan *bp = dv->bp;
+	const char *code = hk_plan_cache_code_id();
+	if (!bp->base.pinned || !bp->base.id || !dv->store || !code)
+		return;
+	struct hk_policy contract = HK_POLICY_INIT;
+	struct hk_error ignored;
+	hk_sandbox_contract(sandbox, &contract);
+	if (hk_policy_finish(&contract, &ignored) == 0) {
+		struct hk_plan_key_input in = {
+			.code_id = code,
+			.base_id = bp->base.id,
+			.profile = profile,
+			.closure = (const char *const *)bp->closure_names,
+			.n_closure = bp->n_closure,
+			.base_wanted = (const char *const *)dv->base_wanted.items,
+			.n_base_wanted = dv->base_wanted.len,
+			.contract = &contract,
+			.expects = (const char *const *)dv->r->expects,
+			.n_expects = dv->r->n_expects,
+			.scopes = PLAN_SCOPES,
+		};
+		hk_plan_key(&in, bp->plan_key);
+	}
+	hk_policy_free(&contract);
+}
+
+/* The kept derivation, when there is one that passes its checks: true, the plan filled. */
+static bool read_kept_policy(struct hk_build_plan *bp)
+{
+	struct hk_buf text = HK_BUF_INIT;
+	hk_autofree char *path = NULL;
+	int rc = hk_plan_cache_read(bp->store, HK_PLAN_CACHE_POLICY, bp->plan_key, &text, &path);
+	if (rc < 0) {
+		hk_buf_free(&text);
+		bp->policy_kept = HK_PLAN_KEPT_MISS;
+		return false;
+	}
+	struct hk_plan_record rec;
+	struct hk_error ignored;
+	rc = hk_plan_record_decode(text.data, text.len, bp->plan_key, path, &rec, &ignored);
+	hk_buf_free(&text);
+	if (rc == 0 && (rec.n_closure != bp->n_closure || !rec.policy.base ||
+			strcmp(rec.policy.base, bp->base.id) != 0)) {
+		hk_plan_record_free(&rec);
+		rc = -EBADMSG;
+	}
+	if (rc < 0) {
+		bp->policy_kept = HK_PLAN_KEPT_DAMAGED;
+		return false;
+	}
+	hk_policy_free(&bp->policy);
+	bp->policy = rec.policy;
+	memcpy(bp->policy_id, rec.policy_id, sizeof(bp->policy_id));
+	hk_derive_report_free(&bp->report);
+	bp->report = rec.report;
+	bp->n_base_packages = rec.n_base_packages;
+	bp->n_unmerged = rec.n_unmerged;
+	bp->policy_kept = HK_PLAN_KEPT_HIT;
+	return true;
+}
+
+/* Keeps the derivation just made under bp->plan_key. */
+static void keep_policy(const struct hk_build_plan *bp)
+{
+	struct hk_plan_record rec = {
+		.policy = bp->policy,
+		.report = bp->report,
+		.n_closure = bp->n_closure,
+		.n_base_packages = bp->n_base_packages,
+		.n_unmerged = bp->n_unmerged,
+	};
+	memcpy(rec.policy_id, bp->policy_id, sizeof(rec.policy_id));
+	struct hk_buf text = HK_BUF_INIT;
+	hk_plan_record_encode(&rec, bp->plan_key, &text);
+	hk_plan_cache_write(bp->store, HK_PLAN_CACHE_POLICY, bp->plan_key, &text);
+	hk_buf_free(&text);
+}
+
+static int derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+		  const struct hk_sandbox *sandbox, bool kept, struct hk_build_plan *bp,
+		  struct hk_error *err)
 {
 	memset(bp, 0, sizeof(*bp));
 	bp->policy = (struct hk_policy)HK_POLICY_INIT;
 	bp->collapse = (struct hk_strset)HK_STRSET_INIT;
+	bp->report.dangling = (struct hk_strset)HK_STRSET_INIT;
 	struct derivation dv = {
 		.r = r, .store = store, .bp = bp, .err = err,
 		.where = r->path ? r->path : "recipe",
@@ -352,12 +459,20 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 		return rc;
 	read_base_names(&dv);
 	rc = resolve_closure(&dv);
-	if (rc == 0)
+	if (rc == 0) {
+		name_closure(&dv);
+		if (kept)
+			plan_key(&dv, profile, sandbox);
+	}
+	if (rc == 0 && (!bp->plan_key[0] || !read_kept_policy(bp))) {
 		rc = resolve_base_packages(&dv);
-	if (rc == 0)
-		rc = collect_entries(&dv);
-	if (rc == 0)
-		rc = derive_policy(&dv, profile, sandbox);
+		if (rc == 0)
+			rc = read_entries(bp, &bp->n_unmerged, err);
+		if (rc == 0)
+			rc = derive_policy(&dv, profile, sandbox);
+		if (rc == 0 && bp->plan_key[0])
+			keep_policy(bp);
+	}
 	names_free(dv.base_names, dv.n_base);
 	hk_strset_free(&dv.base_wanted);
 	hk_strset_free(&dv.base_files);
@@ -365,12 +480,77 @@ int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const cha
 	return rc;
 }
 
-int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, struct hk_error *err)
+int hk_build_derive(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+		    const struct hk_sandbox *sandbox, struct hk_build_plan *bp, struct hk_error *err)
+{
+	return derive(r, store, profile, sandbox, false, bp, err);
+}
+
+int hk_build_derive_kept(const struct hk_recipe *r, struct hk_store *store, const char *profile,
+			 const struct hk_sandbox *sandbox, struct hk_build_plan *bp,
+			 struct hk_error *err)
+{
+	return derive(r, store, profile, sandbox, true, bp, err);
+}
+
+const char *hk_plan_kept_name(enum hk_plan_kept k)
+{
+	switch (k) {
+	case HK_PLAN_KEPT_OFF: return "off";
+	case HK_PLAN_KEPT_MISS: return "miss";
+	case HK_PLAN_KEPT_HIT: return "hit";
+	case HK_PLAN_KEPT_DAMAGED: return "damaged";
+	}
+	return "?";
+}
+
+/* The kept collapse plan under `key`, when there is one that passes its checks. */
+static bool read_kept_collapse(struct hk_build_plan *bp, const char *key)
+{
+	struct hk_buf text = HK_BUF_INIT;
+	hk_autofree char *path = NULL;
+	int rc = hk_plan_cache_read(bp->store, HK_PLAN_CACHE_COLLAPSE, key, &text, &path);
+	if (rc < 0) {
+		hk_buf_free(&text);
+		bp->collapse_kept = HK_PLAN_KEPT_MISS;
+		return false;
+	}
+	struct hk_error ignored;
+	rc = hk_collapse_record_decode(text.data, text.len, key, path, &bp->collapse,
+				       &bp->collapse_stats, &ignored);
+	hk_buf_free(&text);
+	bp->collapse_kept = rc == 0 ? HK_PLAN_KEPT_HIT : HK_PLAN_KEPT_DAMAGED;
+	return rc == 0;
+}
+
+int hk_build_collapse(struct hk_build_plan *bp, const char *view_root, const char *view_id,
+		      struct hk_error *err)
 {
 	hk_strset_free(&bp->collapse);
 	bp->collapse = (struct hk_strset)HK_STRSET_INIT;
-	return hk_collapse_plan(&bp->policy, bp->entries, bp->n_entries, bp->base_root, view_root,
-				&bp->collapse, &bp->collapse_stats, hk_sandbox_merges_path, err);
+	char key[HK_B3_ID_LEN] = "";
+	if (bp->plan_key[0]) {
+		hk_plan_collapse_key(hk_plan_cache_code_id(), bp->plan_key, bp->policy_id, view_id,
+				     key);
+		if (read_kept_collapse(bp, key))
+			return 0;
+	}
+	/* A kept policy left the closure's manifests unread: the planner needs them. */
+	size_t unmerged = 0;
+	if (!bp->entries_read) {
+		int rc = read_entries(bp, &unmerged, err);
+		if (rc < 0)
+			return rc;
+	}
+	int rc = hk_collapse_plan(&bp->policy, bp->entries, bp->n_entries, bp->base_root, view_root,
+				  &bp->collapse, &bp->collapse_stats, hk_sandbox_merges_path, err);
+	if (rc == 0 && key[0]) {
+		struct hk_buf text = HK_BUF_INIT;
+		hk_collapse_record_encode(&bp->collapse, &bp->collapse_stats, key, &text);
+		hk_plan_cache_write(bp->store, HK_PLAN_CACHE_COLLAPSE, key, &text);
+		hk_buf_free(&text);
+	}
+	return rc;
 }
 
 void hk_build_plan_free(struct hk_build_plan *bp)
@@ -395,6 +575,7 @@ void hk_build_plan_free(struct hk_build_plan *bp)
 		free(bp->closure_names[i]);
 	free(bp->closure_names);
 	hk_strset_free(&bp->collapse);
+	free(bp->closure);
 	memset(bp, 0, sizeof(*bp));
 }
 

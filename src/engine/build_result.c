@@ -15,6 +15,7 @@ const char *hk_build_step_name(enum hk_build_step s)
 		[HK_BUILD_T_VIEW] = "store_view",
 		[HK_BUILD_T_SANDBOX_PLAN] = "sandbox_plan",
 		[HK_BUILD_T_MOUNT_VERIFY] = "mount_verify",
+		[HK_BUILD_T_SOURCE_WAIT] = "source_wait",
 		[HK_BUILD_T_POLICY_FILES] = "policy_files",
 		[HK_BUILD_T_BINDS] = "binds",
 		[HK_BUILD_T_SOURCE] = "source",
@@ -80,6 +81,17 @@ void hk_build_result_json(const struct hk_build_result *br, struct hk_json *j)
 		hk_json_kv_uint(j, "packages", br->plan.base.packages);
 		hk_json_kv_str(j, "view", br->plan.base.view);
 		hk_json_kv_uint(j, "base_packages_granted", br->plan.n_base_packages);
+		hk_json_obj_end(j);
+	} else {
+		hk_json_null(j);
+	}
+	/* Whether the policy and the collapse plan were kept from an earlier build of the same
+	 * inputs (docs/store.md, "Kept plans"). */
+	hk_json_key(j, "kept_plan");
+	if (br->plan_ok) {
+		hk_json_obj_begin(j);
+		hk_json_kv_str(j, "policy", hk_plan_kept_name(br->plan.policy_kept));
+		hk_json_kv_str(j, "collapse", hk_plan_kept_name(br->plan.collapse_kept));
 		hk_json_obj_end(j);
 	} else {
 		hk_json_null(j);

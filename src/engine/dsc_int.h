@@ -12,6 +12,20 @@
 #include "core/deb.h"
 #include "core/strv.h"
 
+/* dpkg-source -x of the source, run beside the steps that do not need it (build_dsc.c). */
+struct dsc_unpack {
+	pthread_t thread;
+	bool started, joined;
+	char *dest;                 /* where it unpacks: src/<source>-<upstream version> */
+	long long ms;               /* how long it took, start to end */
+	/* What the thread found, read once joined: 0 and the changelog's date, or the
+	 * failure. */
+	int rc;
+	struct hk_error err;
+	char *source_date_epoch;
+	bool date_from_changelog;   /* read by harkaq, not asked of dpkg-parsechangelog */
+};
+
 /* Everything one Debian build holds while it runs. */
 struct dsc_build {
 	const struct hk_build_opts *bo;
@@ -33,6 +47,14 @@ struct dsc_build {
 	struct hk_strv dpkg_db_files;
 	char *dpkg_db;
 	bool work_made;
+	struct dsc_unpack unpack;
+	/* The unpacking and the expectations it brings, once joined (dsc_source_join): 0 or
+	 * the failure, which is the build's. */
+	int source_rc;
+	bool source_joined;
+	/* The engine's environment, whose SOURCE_DATE_EPOCH slot the join fills. */
+	struct hk_strv engine_env;
+	size_t sde_slot;
 };
 
 /* What every Debian build may use without declaring it besides the Essential packages

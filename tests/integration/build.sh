@@ -431,4 +431,91 @@ check_eq "a build stopped in set-up (its source is missing) after its reader was
 check_contains "... which says why" "$(cat "$T/nosrc.err")" "nosuchdir"
 check_eq "... and leaves no reader behind" "" "$(readers_marked)"
 
+# --- 10. kept plans: the policy and the collapse plan, kept by a key over every input ---------
+sec "section 10"
+# docs/store.md, "Kept plans".  A recipe of its own, so that nothing of it was kept before.
+KP=$W/kept
+mkdir -p "$KP/src"
+kept_recipe() { # DEPS [EXTRA]
+	printf 'name = "kept"\nversion = "1"\n[source]\ndir = "src"\n[deps]\nbuild = [%s]\n[phases]\ncompile = "read -r x </usr/include/hkdemo.h"\n%s' "$1" "${2:-}"
+}
+kept_recipe '"hkdemo"' >"$KP/recipe.toml"
+kept_recipe '"hkdemo", "make"' >"$KP/more.toml"
+kept_recipe '"hkdemo"' '[expect]
+paths = ["/usr/bin/gcc"]
+' >"$KP/expect.toml"
+chmod -R a+rX "$KP"
+kept_of() { jq -r '.kept_plan | "\(.policy) \(.collapse)"' "$1"; }
+work_of() { sed -n 's/^\[work\] //p' "$1.err"; }
+fresh_id() { "$HARKAQ" policy --store "$P/store" --json "$@" | jq -r .policy_id; }
+hk_build "$T/kept1.json" --store "$P/store" --keep "$KP/recipe.toml"
+K1=$(jget "$T/kept1.json" policy_id)
+check_eq "kept plans: the first build of a closure derives its policy and collapse plan, and keeps them" \
+	"0 miss miss" "$rc $(kept_of "$T/kept1.json")"
+check_seen "kept plans: the first build is Hermetic" "$T/kept1.json"
+hk_build "$T/kept2.json" --store "$P/store" --keep "$KP/recipe.toml"
+check_eq "kept plans: the second build reads both back" "0 hit hit" "$rc $(kept_of "$T/kept2.json")"
+check_seen "kept plans: the second build is Hermetic" "$T/kept2.json"
+# Derived both ways, the same policy: `harkaq policy` always derives.
+"$HARKAQ" policy --store "$P/store" --json "$KP/recipe.toml" >"$T/kept-policy.json"
+check_eq "kept plans: the kept policy's id is the derived one's (harkaq policy, the first build)" \
+	"$(jq -r .policy_id "$T/kept-policy.json") $K1" "$(jget "$T/kept2.json" policy_id) $K1"
+jq -j .policy "$T/kept-policy.json" >"$T/kept-policy.txt"
+W1=$(work_of "$T/kept1.json"); W2=$(work_of "$T/kept2.json")
+check "kept plans: the policy the cage loaded is, byte for byte, the one harkaq policy derives" \
+	cmp "$T/kept-policy.txt" "$W2/policy"
+check "kept plans: ... as it was in the first build" cmp "$W1/policy" "$W2/policy"
+if [ -e "$W1/collapse" ]; then
+	check "kept plans: the collapsed directories handed to the cage are the first build's" \
+		cmp "$W1/collapse" "$W2/collapse"
+else
+	check_eq "kept plans: no collapse file in either build" "" "$(ls "$W2/collapse" 2>/dev/null)"
+fi
+check_eq "kept plans: the same rules installed" "$(jq -c '[.phases[].rules]' "$T/kept1.json")" \
+	"$(jq -c '[.phases[].rules]' "$T/kept2.json")"
+rm -rf "$W1" "$W2"
+# A changed input misses: another closure, an expectation, another profile.  Each derives the
+# policy harkaq policy derives for it, and not the first one.
+hk_build "$T/kept-more.json" --store "$P/store" "$KP/more.toml"
+check_eq "kept plans: another closure (make declared too) misses" "miss miss" "$(kept_of "$T/kept-more.json")"
+check_eq "  ... and derives its own policy" "$(fresh_id "$KP/more.toml") different" \
+	"$(jget "$T/kept-more.json" policy_id) $([ "$(jget "$T/kept-more.json" policy_id)" != "$K1" ] && echo different)"
+hk_build "$T/kept-expect.json" --store "$P/store" "$KP/expect.toml"
+check_eq "kept plans: an expectation added misses" "miss miss" "$(kept_of "$T/kept-expect.json")"
+check_eq "  ... and derives its own policy" "$(fresh_id "$KP/expect.toml") different" \
+	"$(jget "$T/kept-expect.json" policy_id) $([ "$(jget "$T/kept-expect.json" policy_id)" != "$K1" ] && echo different)"
+hk_build "$T/kept-minimal.json" --store "$P/store" --profile minimal "$KP/recipe.toml"
+check_eq "kept plans: another base runtime profile misses" "miss miss" "$(kept_of "$T/kept-minimal.json")"
+check_eq "  ... and derives its own policy" "$(fresh_id --profile minimal "$KP/recipe.toml") different" \
+	"$(jget "$T/kept-minimal.json" policy_id) $([ "$(jget "$T/kept-minimal.json" policy_id)" != "$K1" ] && echo different)"
+# The store view changes with any artifact added: the policy (the closure's) is still kept,
+# the collapse plan (which reads the view) is planned again.
+mkdir -p "$KP/extra/usr/share/kept-extra"
+echo x >"$KP/extra/usr/share/kept-extra/file"
+"$HARKAQ" store --store "$P/store" add "$KP/extra" --name kept-extra --version 1 >/dev/null 2>&1 ||
+	not_ok "add kept-extra to the store"
+hk_build "$T/kept-view.json" --store "$P/store" "$KP/recipe.toml"
+check_eq "kept plans: a new store view keeps the policy and plans the collapse again" \
+	"hit miss $K1" "$(kept_of "$T/kept-view.json") $(jget "$T/kept-view.json" policy_id)"
+# Damage: a kept policy that no longer hashes to its id, a collapse plan that no longer
+# matches its checksum.  Each is derived again, gives the first build's policy, and is kept
+# anew (the build after reads it back).
+KPF=$(grep -l "^policy $K1\$" "$P/store/.cache/plan/"* | head -1)
+sed -i 's|^ro /usr/include/hkdemo\.h$|ro /usr/include/hkdemo.x|' "$KPF"
+check "kept plans: the kept policy was changed for the test (control)" grep -q '^ro /usr/include/hkdemo\.x$' "$KPF"
+KCF=$(ls -t "$P/store/.cache/collapse/"* | head -1)
+sed -i 's/^covered \([0-9]*\)$/covered 1\1/' "$KCF"
+hk_build "$T/kept-damaged.json" --store "$P/store" "$KP/recipe.toml"
+check_eq "kept plans: damaged records are refused and derived anew, the same policy" \
+	"0 damaged damaged $K1" "$rc $(kept_of "$T/kept-damaged.json") $(jget "$T/kept-damaged.json" policy_id)"
+check_seen "kept plans: the build after the damage is Hermetic" "$T/kept-damaged.json"
+check "kept plans: the policy is kept anew" grep -q '^ro /usr/include/hkdemo\.h$' "$KPF"
+hk_build "$T/kept-again.json" --store "$P/store" "$KP/recipe.toml"
+check_eq "kept plans: and read back by the next build" "hit hit $K1" \
+	"$(kept_of "$T/kept-again.json") $(jget "$T/kept-again.json" policy_id)"
+# Nothing is kept for an unpinned base: its tree has no id to key it by.
+printf 'name = "kept-host"\nversion = "1"\nbase = "host"\n[source]\ndir = "src"\n[deps]\nbuild = ["hkdemo"]\n[phases]\ncompile = "true"\n' >"$KP/host.toml"
+hk_build "$T/kept-host.json" --store "$P/store" "$KP/host.toml"
+check_eq "kept plans: none for a build on the host" "0 off off" "$rc $(kept_of "$T/kept-host.json")"
+
 finish
