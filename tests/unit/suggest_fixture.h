@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "audit_fixture.h"
+#include "harness.h"
+#include "core/suggest.h"
 #include "core/policy.h"
 #include "core/util.h"
 #include "core/verdict.h"
@@ -73,5 +75,42 @@ static const char *const POLICY __attribute__((unused)) =
 	"ro /usr/bin/dash\n"
 	"ro /usr/bin/x86_64-linux-gnu-gcc-12\n"
 	"expect /usr/bin/c99\n";
+
+/* The diagnosis both tests expect of the toolchain denials (ranlib, gcc, libz.so, make) against
+ * the same store's packages: each denial's providers, nearest first, and the line it gives. */
+static inline void check_toolchain_diagnosis(const struct hk_diagnosis *d)
+{
+	REQUIRE(d->n == 4);
+	const struct hk_diag_item *r = &d->items[0];
+	CHECK_EQ_INT(HK_DIAG_DECLARABLE, r->cls);
+	REQUIRE(r->n_providers == 2);
+	CHECK_STR_EQ("binutils-x86-64-linux-gnu", r->providers[0].name);
+	CHECK_EQ_INT(HK_PROVIDES_FILE, r->providers[0].how);
+	CHECK_STR_EQ("binutils", r->providers[1].name);
+	CHECK_EQ_INT(HK_PROVIDES_ALIAS, r->providers[1].how);
+	CHECK_STR_EQ("/usr/bin/ranlib", r->providers[1].via);
+	CHECK_EQ_INT(1, r->providers[1].hops);
+	CHECK_STR_EQ("declare dep: binutils-x86-64-linux-gnu", r->line);
+
+	const struct hk_diag_item *g = &d->items[1];
+	REQUIRE(g->n_providers == 2);
+	CHECK_STR_EQ("gcc-12", g->providers[0].name);
+	CHECK_STR_EQ("gcc", g->providers[1].name);
+	CHECK_EQ_INT(HK_PROVIDES_ALIAS, g->providers[1].how);
+	/* gcc's nearest link to the file: /usr/bin/gcc (2 hops), not /usr/bin/cc (3). */
+	CHECK_STR_EQ("/usr/bin/gcc", g->providers[1].via);
+	CHECK_EQ_INT(2, g->providers[1].hops);
+
+	const struct hk_diag_item *z = &d->items[2];
+	CHECK_EQ_INT(HK_DIAG_DECLARABLE, z->cls);
+	REQUIRE(z->n_providers == 1);
+	CHECK_STR_EQ("libz-dev", z->providers[0].name);
+	CHECK_STR_EQ("/usr/lib/x86_64-linux-gnu/libz.so", z->providers[0].via);
+
+	const struct hk_diag_item *make = &d->items[3];
+	REQUIRE(make->n_providers == 1);
+	CHECK_STR_EQ("make", make->providers[0].name);
+	CHECK_EQ_INT(HK_PROVIDES_LINK, make->providers[0].how);
+}
 
 #endif
