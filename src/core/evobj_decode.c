@@ -425,17 +425,6 @@ static int item(struct reader *r, const struct hk_jval *o, size_t i, const struc
 	return rc;
 }
 
-/* Whether item i's path was already counted in its class (the diagnosis' counts count paths:
- * docs/diagnosis.md, "One path, one entry"). */
-static bool counted_before(const struct hk_diagnosis *d, const struct hk_verdict *v, size_t i)
-{
-	for (size_t k = 0; k < i; k++)
-		if (d->items[k].cls == d->items[i].cls &&
-		    hk_denial_same_path(&v->denials[k], &v->denials[i]))
-			return true;
-	return false;
-}
-
 static int diagnosis(struct reader *r, const struct hk_jval *v, const struct hk_verdict *verdict,
 		     struct hk_diagnosis *out)
 {
@@ -455,7 +444,7 @@ static int diagnosis(struct reader *r, const struct hk_jval *v, const struct hk_
 		size_t was = enter(r, "%s", name);
 		rc = item(r, &v->items[i], i, verdict, &out->items[i]);
 		leave(r, was);
-		if (rc < 0 || counted_before(out, verdict, i))
+		if (rc < 0 || hk_diag_counted_before(out, verdict, i))
 			continue;
 		switch (out->items[i].cls) {
 		case HK_DIAG_EXPECTED: out->n_expected++; break;

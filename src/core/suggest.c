@@ -704,8 +704,7 @@ static int exe_declared_by(struct hk_suggester *s, const struct hk_denial *d, ch
 	return 0;
 }
 
-/* Whether item i's path was already counted in its class by an earlier item. */
-static bool counted_before(const struct hk_diagnosis *d, const struct hk_verdict *v, size_t i)
+bool hk_diag_counted_before(const struct hk_diagnosis *d, const struct hk_verdict *v, size_t i)
 {
 	for (size_t k = 0; k < i; k++)
 		if (d->items[k].cls == d->items[i].cls &&
@@ -731,7 +730,7 @@ int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v, struct hk_di
 		}
 		/* The counts count paths: a second denial of a path in its class is not a second
 		 * item to fix (docs/diagnosis.md, "One path, one entry"). */
-		if (counted_before(out, v, i))
+		if (hk_diag_counted_before(out, v, i))
 			continue;
 		switch (it->cls) {
 		case HK_DIAG_EXPECTED: out->n_expected++; break;

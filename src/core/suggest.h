@@ -178,6 +178,11 @@ HK_MUST_CHECK int hk_diagnose(struct hk_suggester *s, const struct hk_verdict *v
 		struct hk_error *err);
 void hk_diagnosis_free(struct hk_diagnosis *d);
 
+/* Whether item i's path was already counted in its class by an earlier item: the diagnosis'
+ * counts count paths (docs/diagnosis.md, "One path, one entry").  `v` is the verdict whose
+ * denials the items are, in the same order. */
+bool hk_diag_counted_before(const struct hk_diagnosis *d, const struct hk_verdict *v, size_t i);
+
 /* Diagnoses one debt path as if it were a denial of `blockers` (the rights the kernel named;
  * "" when unknown): the classification the build's report gives, for callers that hold a path
  * rather than a verdict (the sweep, docs/sweep.md).  On failure *out is empty. */
