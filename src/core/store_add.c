@@ -527,8 +527,9 @@ static int write_pending(struct add_txn *t, struct hk_error *err)
 				       &t->meta_tmp, err);
 	if (r < 0)
 		return r;
-	/* The index is rewritten from every manifest: the store is the truth, and a stale or
-	 * damaged index is repaired by any add. */
+	/* The index is merged into, or rebuilt from every manifest when it does not cover the
+	 * store's other artifacts (store_index_build): a stale or damaged index is repaired by
+	 * any add. */
 	r = store_index_build(s, s->arts, s->n_arts, t->a, &t->tree, &t->index_tmp, err);
 	if (r < 0)
 		hk_wrap(err, "cannot update the path index");

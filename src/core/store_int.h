@@ -89,7 +89,9 @@ HK_MUST_CHECK int store_unescape_field(const char *p, size_t n, struct hk_buf *o
 /* ---- store_index.c ---- */
 
 /* Writes a complete index for `arts` (plus `extra` with its tree, not yet in the list) into a
- * temporary file of STORE/.index; the caller renames *tmp_path over STORE/.index/paths. */
+ * temporary file of STORE/.index; the caller renames *tmp_path over STORE/.index/paths.  With
+ * `extra`, an index on disk that covers exactly `arts` is merged into rather than rebuilt; the
+ * handle's loaded index is dropped either way. */
 HK_MUST_CHECK int store_index_build(struct hk_store *s, struct hk_artifact *const *arts, size_t n_arts,
 		      const struct hk_artifact *extra, const struct hk_tree *extra_tree,
 		      char **tmp_path, struct hk_error *err);

@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/deb.h"
 #include "core/deb_status.h"
+#include "core/file.h"
 #include "core/store.h"
 #include "core/tree.h"
 #include "core/tree_scan.h"
@@ -634,6 +635,142 @@ TEST(files_and_path_index)
 	rm_rf(root);
 	rm_rf(src);
 	rm_rf(src2);
+}
+
+static char *read_text(const char *path)
+{
+	struct hk_buf b = HK_BUF_INIT;
+	struct hk_error err = { 0 };
+	if (hk_file_read(path, &b, &err) < 0) {
+		hk_buf_free(&b);
+		return hk_xstrdup("");
+	}
+	char *text = hk_xstrdup(hk_buf_str(&b));
+	hk_buf_free(&b);
+	return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	struct hk_error err = { 0 };
+	REQUIRE(hk_file_write_atomic(path, text, strlen(text), 0644, &err) == 0);
+}
+
+/* An add merges its lines into an index that covers the store's other artifacts; the result is
+ * the index a rebuild from every manifest writes, byte for byte.  An index that does not cover
+ * them (one add behind, of version 1) is rebuilt. */
+TEST(path_index_merged_on_add_equals_rebuilt)
+{
+	hk_autofree char *root = scratch(), *a1 = scratch(), *a2 = scratch(), *a3 = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	hk_autofree char *idx = hk_xasprintf("%s/.index/paths", sdir);
+	sample_tree(a1);
+	put(a2, "usr/bin/make", "other make", 0755);
+	put(a2, "usr/lib/odd name\n", "spaces and newline", 0644);
+	put(a2, "usr/include/zz.h", "zz", 0644);
+	put(a3, "usr/bin/awk", "awk", 0755);
+	put(a3, "usr/bin/make", "a third make", 0755);
+	struct hk_store *s = open_store(sdir);
+	struct hk_error err = { 0 };
+	add_ok(s, a1, "make", "4.3", NULL, 0, NULL);
+	hk_autofree char *after_one = read_text(idx);
+	CHECK(strncmp(after_one, "harkaq-path-index 2\ncovers 1 b3:", 32) == 0);
+	add_ok(s, a2, "remake", "1", NULL, 0, NULL);
+	hk_autofree char *merged = read_text(idx);
+	CHECK(strncmp(merged, "harkaq-path-index 2\ncovers 2 b3:", 32) == 0);
+	REQUIRE(hk_store_reindex(s, &err) == 0);
+	hk_autofree char *rebuilt = read_text(idx);
+	CHECK_STR_EQ(rebuilt, merged);
+
+	/* That the add merged rather than rebuilt: a line planted in a covering index (sorted
+	 * first, naming a real artifact) survives the next add; a rebuild would drop it. */
+	const char *nl = strchr(strchr(merged, '\n') + 1, '\n');
+	const struct hk_artifact *make = NULL;
+	REQUIRE(hk_store_find(s, "make", &make, &err) == 0);
+	hk_autofree char *planted = hk_xasprintf("%.*s/aaa-planted %s\n%s", (int)(nl + 1 - merged),
+						 merged, make->dirname, nl + 1);
+	write_text(idx, planted);
+	add_ok(s, a3, "awk", "1", NULL, 0, NULL);
+	hk_autofree char *with_plant = read_text(idx);
+	CHECK_CONTAINS(with_plant, "/aaa-planted ");
+	CHECK(strncmp(with_plant, "harkaq-path-index 2\ncovers 3 b3:", 32) == 0);
+	const struct hk_artifact **p = NULL;
+	size_t n = 0;
+	REQUIRE(hk_store_providers(s, "/usr/bin/make", &p, &n, &err) == 0);
+	CHECK_EQ_INT(3, (long long)n);
+	free(p);
+	REQUIRE(hk_store_providers(s, "/usr/bin/awk", &p, &n, &err) == 0);
+	CHECK_EQ_INT(1, (long long)n);
+	free(p);
+	hk_store_close(s);
+
+	/* One add behind (the index of before the last add, as a crash between the commit and the
+	 * index's rename leaves it): the next add rebuilds, and lists the artifact it missed. */
+	hk_autofree char *sdir2 = hk_xasprintf("%s/store2", root);
+	free(idx);
+	idx = hk_xasprintf("%s/.index/paths", sdir2);
+	s = open_store(sdir2);
+	add_ok(s, a1, "make", "4.3", NULL, 0, NULL);
+	hk_autofree char *behind = read_text(idx);
+	add_ok(s, a2, "remake", "1", NULL, 0, NULL);
+	write_text(idx, behind);
+	REQUIRE(hk_store_providers(s, "/usr/include/zz.h", &p, &n, &err) == 0);
+	CHECK_EQ_INT(0, (long long)n);   /* control: the stale index misses it */
+	free(p);
+	add_ok(s, a3, "awk", "1", NULL, 0, NULL);
+	REQUIRE(hk_store_providers(s, "/usr/include/zz.h", &p, &n, &err) == 0);
+	CHECK_EQ_INT(1, (long long)n);
+	free(p);
+	hk_autofree char *caught_up = read_text(idx);
+	REQUIRE(hk_store_reindex(s, &err) == 0);
+	hk_autofree char *rebuilt3 = read_text(idx);
+	CHECK_STR_EQ(rebuilt3, caught_up);
+
+	/* A covering index with a line out of order is not merged into: the add rebuilds it. */
+	const char *first = strchr(strchr(rebuilt3, '\n') + 1, '\n') + 1;
+	hk_autofree char *unsorted = hk_xasprintf("%.*s/zzz-last %s\n%s", (int)(first - rebuilt3),
+						  rebuilt3, make->dirname, first);
+	write_text(idx, unsorted);
+	hk_autofree char *a4 = scratch();
+	put(a4, "usr/bin/sed", "sed", 0755);
+	add_ok(s, a4, "sed", "1", NULL, 0, NULL);
+	hk_autofree char *repaired = read_text(idx);
+	CHECK(strstr(repaired, "/zzz-last ") == NULL);
+	CHECK_CONTAINS(repaired, "/usr/bin/sed ");
+	CHECK(strncmp(repaired, "harkaq-path-index 2\ncovers 4 b3:", 32) == 0);
+	rm_rf(a4);
+
+	/* A version-1 index (no covers line) is read, and the next add rewrites it whole. */
+	const char *body = strchr(strchr(rebuilt3, '\n') + 1, '\n') + 1;
+	hk_autofree char *v1 = hk_xasprintf("harkaq-path-index 1\n%s", body);
+	write_text(idx, v1);
+	hk_store_close(s);
+	s = open_store(sdir2);
+	REQUIRE(hk_store_providers(s, "/usr/bin/awk", &p, &n, &err) == 0);
+	CHECK_EQ_INT(1, (long long)n);
+	free(p);
+	REQUIRE(hk_store_providers(s, "/usr/bin/sed", &p, &n, &err) == 0);
+	CHECK_EQ_INT(0, (long long)n);   /* control: that old index predates sed */
+	free(p);
+	hk_autofree char *a5 = scratch();
+	put(a5, "usr/bin/grep", "grep", 0755);
+	add_ok(s, a5, "grep", "1", NULL, 0, NULL);
+	hk_autofree char *from_v1 = read_text(idx);
+	CHECK(strncmp(from_v1, "harkaq-path-index 2\ncovers 5 b3:", 32) == 0);
+	CHECK_CONTAINS(from_v1, "/usr/bin/sed ");
+	CHECK_CONTAINS(from_v1, "/usr/bin/grep ");
+	rm_rf(a5);
+	/* A damaged covers line is named with its line. */
+	write_text(idx, "harkaq-path-index 2\ncovers x\n");
+	hk_store_close(s);
+	s = open_store(sdir2);
+	CHECK_EQ_INT(-EBADMSG, hk_store_providers(s, "/usr/bin/awk", &p, &n, &err));
+	CHECK_CONTAINS(err.msg, "paths:2");
+	hk_store_close(s);
+	rm_rf(root);
+	rm_rf(a1);
+	rm_rf(a2);
+	rm_rf(a3);
 }
 
 TEST(verify_detects_tampering_and_names_the_file)
