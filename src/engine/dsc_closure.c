@@ -77,7 +77,12 @@ int dsc_open_base(struct dsc_build *b)
 	size_t w = 0;
 	for (size_t i = 0; i < b->n_base_status; i++)
 		w += dsc_installed(&b->base_status[i]);
-	/* The base must be of the architecture the build is for. */
+	dsc_say(b, "base %s %s (%zu packages installed)", b->base->name, b->base->id, w);
+	return 0;
+}
+
+int dsc_check_base_arch(struct dsc_build *b)
+{
 	for (size_t i = 0; i < b->n_base_status; i++) {
 		if (!dsc_installed(&b->base_status[i]) ||
 		    strcmp(hk_deb_field(&b->base_status[i], "Package"), "dpkg") != 0)
@@ -87,7 +92,6 @@ int dsc_open_base(struct dsc_build *b)
 			return hk_fail(b->err, EINVAL, "base %s is a %s system; this machine builds "
 				       "for %s", b->o->base, a ? a : "?", b->host.arch);
 	}
-	dsc_say(b, "base %s %s (%zu packages installed)", b->base->name, b->base->id, w);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "engine/dsc_common.h"
+#include "engine/proc.h"
 #include "core/deb.h"
 #include "core/strv.h"
 
@@ -24,6 +25,15 @@ struct dsc_unpack {
 	struct hk_error err;
 	char *source_date_epoch;
 	bool date_from_changelog;   /* read by harkaq, not asked of dpkg-parsechangelog */
+};
+
+/* dpkg-architecture, run in a thread beside the base's opening (build_dsc.c). */
+struct dsc_host_arch_run {
+	pthread_t thread;
+	bool started, joined;
+	int rc;                     /* hk_run_capture's, read once joined */
+	struct hk_error err;
+	struct hk_run_result res;
 };
 
 /* Everything one Debian build holds while it runs. */
@@ -48,6 +58,7 @@ struct dsc_build {
 	char *dpkg_db;
 	bool work_made;
 	struct dsc_unpack unpack;
+	struct dsc_host_arch_run arch_run;
 	/* The unpacking and the expectations it brings, once joined (dsc_source_join): 0 or
 	 * the failure, which is the build's. */
 	int source_rc;
@@ -73,6 +84,8 @@ void dsc_say(const struct dsc_build *b, const char *fmt, ...) __attribute__((for
 /* dsc_closure.c: the base and its package database; the fields used, reduced; the closure apt
  * resolves; --see; the imports and the dpkg state.  Each returns 0 or -errno with b->err. */
 HK_MUST_CHECK int dsc_open_base(struct dsc_build *b);
+/* That the base is of the architecture the build is for (b->host, read after the base). */
+HK_MUST_CHECK int dsc_check_base_arch(struct dsc_build *b);
 HK_MUST_CHECK int dsc_reduce_fields(struct dsc_build *b);
 HK_MUST_CHECK int dsc_resolve_closure(struct dsc_build *b);
 HK_MUST_CHECK int dsc_import_visible(struct dsc_build *b);
