@@ -637,6 +637,17 @@ TEST(files_and_path_index)
 	rm_rf(src2);
 }
 
+/* How many artifacts the path index names for `path` (the look-up must work). */
+static long long providers_count(struct hk_store *s, const char *path)
+{
+	const struct hk_artifact **p = NULL;
+	size_t n = 0;
+	struct hk_error err = { 0 };
+	REQUIRE(hk_store_providers(s, path, &p, &n, &err) == 0);
+	free(p);
+	return (long long)n;
+}
+
 static char *read_text(const char *path)
 {
 	struct hk_buf b = HK_BUF_INIT;
@@ -694,14 +705,8 @@ TEST(path_index_merged_on_add_equals_rebuilt)
 	hk_autofree char *with_plant = read_text(idx);
 	CHECK_CONTAINS(with_plant, "/aaa-planted ");
 	CHECK(strncmp(with_plant, "harkaq-path-index 2\ncovers 3 b3:", 32) == 0);
-	const struct hk_artifact **p = NULL;
-	size_t n = 0;
-	REQUIRE(hk_store_providers(s, "/usr/bin/make", &p, &n, &err) == 0);
-	CHECK_EQ_INT(3, (long long)n);
-	free(p);
-	REQUIRE(hk_store_providers(s, "/usr/bin/awk", &p, &n, &err) == 0);
-	CHECK_EQ_INT(1, (long long)n);
-	free(p);
+	CHECK_EQ_INT(3, providers_count(s, "/usr/bin/make"));
+	CHECK_EQ_INT(1, providers_count(s, "/usr/bin/awk"));
 	hk_store_close(s);
 
 	/* One add behind (the index of before the last add, as a crash between the commit and the
@@ -714,13 +719,9 @@ TEST(path_index_merged_on_add_equals_rebuilt)
 	hk_autofree char *behind = read_text(idx);
 	add_ok(s, a2, "remake", "1", NULL, 0, NULL);
 	write_text(idx, behind);
-	REQUIRE(hk_store_providers(s, "/usr/include/zz.h", &p, &n, &err) == 0);
-	CHECK_EQ_INT(0, (long long)n);   /* control: the stale index misses it */
-	free(p);
+	CHECK_EQ_INT(0, providers_count(s, "/usr/include/zz.h"));   /* control: the stale index misses it */
 	add_ok(s, a3, "awk", "1", NULL, 0, NULL);
-	REQUIRE(hk_store_providers(s, "/usr/include/zz.h", &p, &n, &err) == 0);
-	CHECK_EQ_INT(1, (long long)n);
-	free(p);
+	CHECK_EQ_INT(1, providers_count(s, "/usr/include/zz.h"));
 	hk_autofree char *caught_up = read_text(idx);
 	REQUIRE(hk_store_reindex(s, &err) == 0);
 	hk_autofree char *rebuilt3 = read_text(idx);
@@ -746,12 +747,8 @@ TEST(path_index_merged_on_add_equals_rebuilt)
 	write_text(idx, v1);
 	hk_store_close(s);
 	s = open_store(sdir2);
-	REQUIRE(hk_store_providers(s, "/usr/bin/awk", &p, &n, &err) == 0);
-	CHECK_EQ_INT(1, (long long)n);
-	free(p);
-	REQUIRE(hk_store_providers(s, "/usr/bin/sed", &p, &n, &err) == 0);
-	CHECK_EQ_INT(0, (long long)n);   /* control: that old index predates sed */
-	free(p);
+	CHECK_EQ_INT(1, providers_count(s, "/usr/bin/awk"));
+	CHECK_EQ_INT(0, providers_count(s, "/usr/bin/sed"));   /* control: that old index predates sed */
 	hk_autofree char *a5 = scratch();
 	put(a5, "usr/bin/grep", "grep", 0755);
 	add_ok(s, a5, "grep", "1", NULL, 0, NULL);
@@ -764,6 +761,8 @@ TEST(path_index_merged_on_add_equals_rebuilt)
 	write_text(idx, "harkaq-path-index 2\ncovers x\n");
 	hk_store_close(s);
 	s = open_store(sdir2);
+	const struct hk_artifact **p = NULL;
+	size_t n = 0;
 	CHECK_EQ_INT(-EBADMSG, hk_store_providers(s, "/usr/bin/awk", &p, &n, &err));
 	CHECK_CONTAINS(err.msg, "paths:2");
 	hk_store_close(s);
