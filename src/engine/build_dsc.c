@@ -652,7 +652,7 @@ static int check_reach(struct dsc_build *b)
 	gid_t gid;
 	int rc = hk_resolve_user(b->bo->user, &uid, &gid, b->err);
 	if (rc < 0)
-		return rc;
+		return hk_error_set_class(b->err, HK_ERROR_USAGE);   /* --user, as a recipe's build */
 	hk_autofree char *exec_path = NULL;
 	if (b->bo->cage && (rc = hk_helper_path("harkaq-exec", &exec_path, b->err)) < 0)
 		return rc;

@@ -1385,6 +1385,12 @@ static int interrupted(const struct sweep_run *sr, int sig, bool written, struct
 
 int sweep_run(char **args, size_t n_args, const struct sweep_opts *o, struct hk_error *err)
 {
+	/* A --user that names nobody is the command line's error, said before anything is made
+	 * (each build would refuse it alike). */
+	uid_t uid;
+	gid_t gid;
+	if (o->user && hk_resolve_user(o->user, &uid, &gid, err) < 0)
+		return hk_error_set_class(err, HK_ERROR_USAGE);
 	/* --out first: a directory that cannot be made is said before any recipe is looked
 	 * for.  The machine's refusal, whatever the errno (ENOENT: a parent it could not make). */
 	if (o->out_dir && !o->list && sweep_mkdir_p(o->out_dir, err) < 0)

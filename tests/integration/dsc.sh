@@ -82,6 +82,15 @@ sed -i 's/^Format: .*/Format: 9.9 (unknown)/' "$W/format/hkcalc_1.0.dsc"
 bad "a format dpkg-source refuses" "$W/format/hkcalc_1.0.dsc" \
 	"Format 9.9 (unknown): dpkg-source -x refused the source"
 
+# A --user that names nobody: the command line's error (64, as for a recipe), nothing made.
+# Its control is the yacc and cc build below, the same .dsc with the default user.
+before=$(artifacts)
+out=$("$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --user no-such-user-hk --quiet 2>&1)
+check_eq "an unknown --user: exit 64" 64 $?
+check_contains "...named" "$out" "unknown user 'no-such-user-hk'"
+check_eq "...nothing added to the store" "$before" "$(artifacts)"
+check_eq "...no work directory left" "" "$(ls -A "$TMPDIR")"
+
 # --- a store out of the build user's reach ---------------------------------------------------
 # The store under a directory of mode 0700 (as mktemp -d makes it): refused before anything is
 # imported or built (docs/store.md, "What a build needs of the machine").  Its control is the

@@ -257,6 +257,12 @@ check_eq "the same --out, reachable: the sweep completes" 0 $?
 check_eq "...its item built and failed on its .dsc" "failed setup true" \
 	"$(jq -r '.recipes[0] | "\(.outcome) \(.failure.code) \(.failure.reason | test("hkfake_1.0.dsc"))"' "$S/locked/out/result.json")"
 check_eq "...no work left in OUT/work" "" "$(ls -A "$S/locked/out/work" 2>/dev/null)"
+# A --user that names nobody: a usage error before anything is made, --out included; the
+# control is the run above, the same items with the default user, which completed.
+out=$("$HARKAQ" sweep "$S/fakedsc" --store "$S/store" --out "$S/nouser" --user no-such-user-hk 2>&1)
+check_eq "an unknown --user: exit 64" 64 $?
+check_contains "...named" "$out" "harkaq sweep: unknown user 'no-such-user-hk' (give a name from /etc/passwd or a uid)"
+check_eq "...no --out made" "absent" "$([ -e "$S/nouser" ] && echo present || echo absent)"
 # Debian items without a store to take their base from: a usage error, nothing built.
 out=$(env -u HARKAQ_STORE "$HARKAQ" sweep "$S/fakedsc" --out "$S/nostore" 2>&1)
 check_eq "Debian items without --store: exit 64" 64 $?
