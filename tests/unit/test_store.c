@@ -698,8 +698,10 @@ TEST(path_index_merged_on_add_equals_rebuilt)
 	const char *nl = strchr(strchr(merged, '\n') + 1, '\n');
 	const struct hk_artifact *make = NULL;
 	REQUIRE(hk_store_find(s, "make", &make, &err) == 0);
+	/* The same tree, name and version make the same directory name in the second store. */
+	hk_autofree char *make_dir = hk_xstrdup(make->dirname);
 	hk_autofree char *planted = hk_xasprintf("%.*s/aaa-planted %s\n%s", (int)(nl + 1 - merged),
-						 merged, make->dirname, nl + 1);
+						 merged, make_dir, nl + 1);
 	write_text(idx, planted);
 	add_ok(s, a3, "awk", "1", NULL, 0, NULL);
 	hk_autofree char *with_plant = read_text(idx);
@@ -730,7 +732,7 @@ TEST(path_index_merged_on_add_equals_rebuilt)
 	/* A covering index with a line out of order is not merged into: the add rebuilds it. */
 	const char *first = strchr(strchr(rebuilt3, '\n') + 1, '\n') + 1;
 	hk_autofree char *unsorted = hk_xasprintf("%.*s/zzz-last %s\n%s", (int)(first - rebuilt3),
-						  rebuilt3, make->dirname, first);
+						  rebuilt3, make_dir, first);
 	write_text(idx, unsorted);
 	hk_autofree char *a4 = scratch();
 	put(a4, "usr/bin/sed", "sed", 0755);
