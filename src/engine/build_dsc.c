@@ -106,6 +106,25 @@ static int verify_files(struct dsc_build *b)
 
 /* ---- 2. the machine, the work directory, the unpacked source ------------------------------ */
 
+/* Runs fn(arg) in a thread, or here when no thread can be made (then already joined). */
+static void side_start(struct dsc_side *sd, void *(*fn)(void *), void *arg)
+{
+	if (pthread_create(&sd->thread, NULL, fn, arg) == 0) {
+		sd->started = true;
+		return;
+	}
+	fn(arg);
+	sd->joined = true;
+}
+
+/* Waits for the thread side_start made, if it still runs. */
+static void side_join(struct dsc_side *sd)
+{
+	if (sd->started && !sd->joined)
+		pthread_join(sd->thread, NULL);
+	sd->joined = true;
+}
+
 static void *host_arch_thread(void *arg)
 {
 	struct dsc_host_arch_run *ar = arg;
@@ -118,23 +137,14 @@ static void *host_arch_thread(void *arg)
  * work directory, the unpacking's start, the base (read_host_arch joins it). */
 static int start_host_arch(struct dsc_build *b)
 {
-	struct dsc_host_arch_run *ar = &b->arch_run;
-	if (pthread_create(&ar->thread, NULL, host_arch_thread, ar) == 0) {
-		ar->started = true;
-		return 0;
-	}
-	host_arch_thread(ar);   /* no thread: run here */
-	ar->joined = true;
+	side_start(&b->arch_run.side, host_arch_thread, &b->arch_run);
 	return 0;
 }
 
 /* Waits for dpkg-architecture's thread, if it still runs. */
 static void join_host_arch(struct dsc_build *b)
 {
-	struct dsc_host_arch_run *ar = &b->arch_run;
-	if (ar->started && !ar->joined)
-		pthread_join(ar->thread, NULL);
-	ar->joined = true;
+	side_join(&b->arch_run.side);
 }
 
 /* The architecture the build is for: this machine's, as dpkg names it; and the base must be of
@@ -288,23 +298,14 @@ static int start_unpack(struct dsc_build *b)
 	hk_autofree char *up = upstream_version(d->version);
 	b->r->srcdir = hk_xasprintf("%s-%s", d->source, up);
 	u->dest = hk_xasprintf("%s/%s", b->src_parent, b->r->srcdir);
-	if (pthread_create(&u->thread, NULL, unpack_thread, b) == 0) {
-		u->started = true;
-		return 0;
-	}
-	/* No thread: unpacked here, as before. */
-	unpack_thread(b);
-	u->joined = true;
+	side_start(&u->side, unpack_thread, b);
 	return 0;
 }
 
 /* Waits for the unpacking's thread, if it still runs. */
 static void wait_unpack(struct dsc_build *b)
 {
-	struct dsc_unpack *u = &b->unpack;
-	if (u->started && !u->joined)
-		pthread_join(u->thread, NULL);
-	u->joined = true;
+	side_join(&b->unpack.side);
 }
 
 /* The expectations (core/debexpect.h): the built-in set, then the package's own

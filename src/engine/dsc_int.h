@@ -13,10 +13,16 @@
 #include "core/deb.h"
 #include "core/strv.h"
 
-/* dpkg-source -x of the source, run beside the steps that do not need it (build_dsc.c). */
-struct dsc_unpack {
+/* A step run in a thread beside the steps that do not need its answer (build_dsc.c's
+ * side_start and side_join). */
+struct dsc_side {
 	pthread_t thread;
 	bool started, joined;
+};
+
+/* dpkg-source -x of the source, run beside the steps that do not need it (build_dsc.c). */
+struct dsc_unpack {
+	struct dsc_side side;
 	char *dest;                 /* where it unpacks: src/<source>-<upstream version> */
 	long long ms;               /* how long it took, start to end */
 	/* What the thread found, read once joined: 0 and the changelog's date, or the
@@ -29,8 +35,7 @@ struct dsc_unpack {
 
 /* dpkg-architecture, run in a thread beside the base's opening (build_dsc.c). */
 struct dsc_host_arch_run {
-	pthread_t thread;
-	bool started, joined;
+	struct dsc_side side;
 	int rc;                     /* hk_run_capture's, read once joined */
 	struct hk_error err;
 	struct hk_run_result res;
