@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "core/buf_fd.h"
+#include "core/inos.h"
 #include "core/tree.h"
 #include "core/util.h"
 
@@ -34,8 +35,10 @@ static void stat_line(struct hk_buf *b, const struct stat *st)
 }
 
 /* The cache's text for the tree as it is now: the root, then every manifest entry in
- * manifest order.  Fails if an entry cannot be stat'ed (then nothing matches). */
-static int describe(int rootfd, const struct hk_tree *t, struct hk_buf *out)
+ * manifest order; each regular file's inode into `inos` (NULL: not counted).  Fails if an
+ * entry cannot be stat'ed (then nothing matches). */
+static int describe(int rootfd, const struct hk_tree *t, struct hk_buf *out,
+		    struct hk_inos *inos)
 {
 	hk_buf_puts(out, MAGIC);
 	struct stat st;
@@ -46,6 +49,8 @@ static int describe(int rootfd, const struct hk_tree *t, struct hk_buf *out)
 		if (fstatat(rootfd, t->entries[i].path, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
 		stat_line(out, &st);
+		if (inos && S_ISREG(st.st_mode))
+			hk_inos_add(inos, (uint64_t)st.st_ino);
 	}
 	return 0;
 }
@@ -60,16 +65,20 @@ static int read_cache(const char *path, struct hk_buf *out)
 	return r;
 }
 
-bool hk_statcache_matches(struct hk_store *s, const struct hk_artifact *a)
+/* hk_statcache_matches, counting the tree's files into `inos` when it matches. */
+static bool matches(struct hk_store *s, const struct hk_artifact *a, struct hk_inos *inos)
 {
 	hk_autofree char *path = cache_path(a);
 	struct hk_buf cached = HK_BUF_INIT, now = HK_BUF_INIT;
 	struct hk_tree t = HK_TREE_INIT;
 	struct hk_error ignored;
+	size_t mark = inos ? inos->n : 0;
 	bool ok = read_cache(path, &cached) == 0 && hk_store_files(s, a, &t, &ignored) == 0;
 	int rootfd = ok ? open(a->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	ok = ok && rootfd >= 0 && describe(rootfd, &t, &now) == 0 && cached.len == now.len &&
+	ok = ok && rootfd >= 0 && describe(rootfd, &t, &now, inos) == 0 && cached.len == now.len &&
 	     memcmp(cached.data, now.data, now.len) == 0;
+	if (!ok && inos)
+		inos->n = mark;
 	if (rootfd >= 0)
 		close(rootfd);
 	hk_tree_free(&t);
@@ -78,19 +87,25 @@ bool hk_statcache_matches(struct hk_store *s, const struct hk_artifact *a)
 	return ok;
 }
 
-/* Writes the cache for the tree as it is now (just verified).  A failure only costs the next
- * build a full check, so it is not an error. */
-void hk_statcache_refresh(struct hk_store *s, const struct hk_artifact *a)
+bool hk_statcache_matches(struct hk_store *s, const struct hk_artifact *a)
+{
+	return matches(s, a, NULL);
+}
+
+/* hk_statcache_refresh, counting the tree's files into `inos`; whether they were counted. */
+static bool refresh(struct hk_store *s, const struct hk_artifact *a, struct hk_inos *inos)
 {
 	struct hk_tree t = HK_TREE_INIT;
 	struct hk_error ignored;
 	if (hk_store_files(s, a, &t, &ignored) < 0)
-		return;
+		return false;
+	size_t mark = inos ? inos->n : 0;
 	int rootfd = open(a->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct hk_buf text = HK_BUF_INIT;
 	hk_autofree char *path = cache_path(a);
 	hk_autofree char *tmp = hk_xasprintf("%s.XXXXXX", path);
-	if (rootfd >= 0 && describe(rootfd, &t, &text) == 0) {
+	bool described = rootfd >= 0 && describe(rootfd, &t, &text, inos) == 0;
+	if (described) {
 		int fd = mkstemp(tmp);
 		if (fd >= 0) {
 			bool ok = write(fd, text.data, text.len) == (ssize_t)text.len &&
@@ -98,22 +113,33 @@ void hk_statcache_refresh(struct hk_store *s, const struct hk_artifact *a)
 			if (close(fd) < 0 || !ok || rename(tmp, path) < 0)
 				unlink(tmp);
 		}
+	} else if (inos) {
+		inos->n = mark;
 	}
 	if (rootfd >= 0)
 		close(rootfd);
 	hk_buf_free(&text);
 	hk_tree_free(&t);
+	return described;
+}
+
+/* Writes the cache for the tree as it is now (just verified).  A failure only costs the next
+ * build a full check, so it is not an error. */
+void hk_statcache_refresh(struct hk_store *s, const struct hk_artifact *a)
+{
+	(void)refresh(s, a, NULL);
 }
 
 int hk_statcache_verify(struct hk_store *s, const struct hk_artifact *a,
 			int (*full)(struct hk_store *, const struct hk_artifact *, struct hk_error *),
-			bool *warm, struct hk_error *err)
+			bool *warm, struct hk_inos *inos, struct hk_error *err)
 {
-	*warm = hk_statcache_matches(s, a);
+	*warm = matches(s, a, inos);
 	if (*warm)
 		return 0;
 	int r = full(s, a, err);
-	if (r == 0)
-		hk_statcache_refresh(s, a);
+	/* Counted from the stats taken after the full check, as the cache is. */
+	if (r == 0 && !refresh(s, a, inos) && inos)
+		inos->incomplete = true;
 	return r;
 }

@@ -22,14 +22,17 @@
 #include <stdbool.h>
 
 #include "core/error.h"
+#include "core/inos.h"
 #include "core/store.h"
 
 /* Verifies `a`: by its stat cache when it matches the tree on disk (*warm = true), else by
  * a full re-hash (`full`, normally hk_store_verify_artifact or a wrapper that also checks
- * fs-verity seals), after which the cache is written anew.  Errors are `full`'s. */
+ * fs-verity seals), after which the cache is written anew.  The inode of every regular file
+ * of the tree, as the check stat'ed it, is added to `inos` (NULL: none), which is marked
+ * incomplete when they could not be.  Errors are `full`'s. */
 HK_MUST_CHECK int hk_statcache_verify(struct hk_store *s, const struct hk_artifact *a,
 			int (*full)(struct hk_store *, const struct hk_artifact *, struct hk_error *),
-			bool *warm, struct hk_error *err);
+			bool *warm, struct hk_inos *inos, struct hk_error *err);
 
 /* Whether the cache of `a` matches the tree on disk now (no hashing). */
 bool hk_statcache_matches(struct hk_store *s, const struct hk_artifact *a);

@@ -18,6 +18,7 @@
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/store_int.h"
+#include "core/strset.h"
 #include "core/strv.h"
 #include "core/tree_scan.h"
 #include "core/util.h"
@@ -68,9 +69,15 @@ void store_index_unload(struct hk_store *s)
 	s->n_index = 0;
 }
 
+struct hk_store *hk_store_ref(struct hk_store *s)
+{
+	s->refs++;
+	return s;
+}
+
 void hk_store_close(struct hk_store *s)
 {
-	if (!s)
+	if (!s || --s->refs > 0)
 		return;
 	for (size_t i = 0; i < s->n_arts; i++)
 		store_artifact_free(s->arts[i]);
@@ -154,6 +161,7 @@ int hk_store_open(const char *dir, bool create, struct hk_store **out, struct hk
 	}
 	struct hk_store *s = hk_xcalloc(1, sizeof(*s));
 	s->root = hk_steal_ptr(&root);
+	s->refs = 1;
 	*out = s;
 	return 0;
 }
@@ -334,9 +342,6 @@ static int load_meta(const char *root, const char *dirname, struct hk_artifact *
 	a->dirname = hk_xstrdup(dirname);
 	a->path = hk_xasprintf("%s/%s", root, dirname);
 	a->meta_path = hk_steal_ptr(&path);
-	hk_autofree char *seal = hk_xasprintf("%s/" META_DIR "/%s" SEAL_SUFFIX, root, dirname);
-	struct stat sst;
-	a->sealed = lstat(seal, &sst) == 0;
 	*out = a;
 	return 0;
 }
@@ -356,6 +361,16 @@ void store_add_artifact(struct hk_store *s, struct hk_artifact *a)
 	sort_artifacts(s);
 }
 
+/* Whether name ends in suffix; then *stem_len is the length before it. */
+static bool has_suffix(const char *name, const char *suffix, size_t *stem_len)
+{
+	size_t len = strlen(name), n = strlen(suffix);
+	if (len <= n || strcmp(name + len - n, suffix) != 0)
+		return false;
+	*stem_len = len - n;
+	return true;
+}
+
 int store_load_new(struct hk_store *s, struct hk_error *err)
 {
 	hk_autofree char *meta = hk_xasprintf("%s/" META_DIR, s->root);
@@ -365,22 +380,29 @@ int store_load_new(struct hk_store *s, struct hk_error *err)
 			return 0;
 		return hk_fail_errno(err, errno, "cannot list %s", meta);
 	}
+	/* One listing gives both what is new and what is sealed: no look-up per artifact. */
+	struct hk_strset known = HK_STRSET_INIT, sealed = HK_STRSET_INIT;
+	for (size_t i = 0; i < s->n_arts; i++)
+		hk_strset_add(&known, s->arts[i]->dirname);
 	hk_autostrv struct hk_strv names = HK_STRV_INIT;
 	int r;
 	struct dirent *de;
 	while ((r = hk_dir_next(d, meta, &de, err)) == 0 && de) {
-		size_t len = strlen(de->d_name);
-		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json"))
+		size_t stem;
+		if (de->d_name[0] == '.')
 			continue;
-		bool known = false;
-		for (size_t i = 0; i < s->n_arts && !known; i++)
-			known = strlen(s->arts[i]->dirname) == len - 5 &&
-				strncmp(s->arts[i]->dirname, de->d_name, len - 5) == 0;
-		if (known)
-			continue;
-		hk_strv_push_owned(&names, hk_xstrndup(de->d_name, len - 5));
+		if (has_suffix(de->d_name, SEAL_SUFFIX, &stem)) {
+			hk_strset_add_owned(&sealed, hk_xstrndup(de->d_name, stem));
+		} else if (has_suffix(de->d_name, ".json", &stem)) {
+			char *dirname = hk_xstrndup(de->d_name, stem);
+			if (hk_strset_contains(&known, dirname))
+				free(dirname);
+			else
+				hk_strv_push_owned(&names, dirname);
+		}
 	}
 	closedir(d);
+	hk_strset_free(&known);
 	/* Sorted so that a damaged store reports the same file every time. */
 	hk_strv_sort_unique(&names);
 	for (size_t i = 0; r == 0 && i < names.n; i++) {
@@ -389,8 +411,23 @@ int store_load_new(struct hk_store *s, struct hk_error *err)
 		if (r == 0)
 			append_artifact(s, a);
 	}
-	sort_artifacts(s);
+	/* Written only where it changed: a process that forked (a build's helpers) shares its
+	 * pages until they are written, and writing a thousand artifacts copies a thousand
+	 * pages. */
+	for (size_t i = 0; i < s->n_arts; i++) {
+		bool now = hk_strset_contains(&sealed, s->arts[i]->dirname);
+		if (s->arts[i]->sealed != now)
+			s->arts[i]->sealed = now;
+	}
+	hk_strset_free(&sealed);
+	if (names.n > 0)
+		sort_artifacts(s);
 	return r;
+}
+
+int hk_store_refresh(struct hk_store *s, struct hk_error *err)
+{
+	return s->loaded ? store_load_new(s, err) : 0;
 }
 
 int store_ensure_loaded(struct hk_store *s, struct hk_error *err)

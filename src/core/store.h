@@ -28,7 +28,17 @@ const char *hk_store_choose_dir(const char *option);
  * without, a missing directory or marker is an error naming it.  *out is freed by
  * hk_store_close(). */
 HK_MUST_CHECK int hk_store_open(const char *dir, bool create, struct hk_store **out, struct hk_error *err);
+/* One more holder of `s`: each holder calls hk_store_close() once, and the last one frees it.
+ * A caller hands its open store to a callee this way (a Debian build to its engine) instead
+ * of the callee opening the store again, which on a store of a thousand artifacts reads a
+ * thousand metadata files.  Not thread-safe: holders share one thread, or lock. */
+struct hk_store *hk_store_ref(struct hk_store *s);
 void hk_store_close(struct hk_store *s);
+/* What other processes changed since the artifacts were loaded: the artifacts added (loaded),
+ * and every artifact's `sealed` (a seal record written or removed).  What a store opened now
+ * would show, at the cost of listing the metadata directory.  Nothing when nothing was loaded
+ * yet (the first look-up loads everything). */
+HK_MUST_CHECK int hk_store_refresh(struct hk_store *s, struct hk_error *err);
 const char *hk_store_dir(const struct hk_store *s);
 
 /* What an artifact is, besides its files. */

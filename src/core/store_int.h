@@ -45,6 +45,7 @@ struct hk_store {
 	struct hk_artifact **arts;     /* sorted by name, version, id (store_add_artifact) */
 	size_t n_arts, cap_arts;
 	bool loaded;
+	unsigned refs;                 /* hk_store_ref() adds one; the last hk_store_close frees */
 	char *index_text;              /* NULL until the index is loaded */
 	struct store_index_line *index;
 	size_t n_index;
@@ -61,7 +62,8 @@ void store_artifact_free(struct hk_artifact *a);
 /* Appends `a` (the store takes it) and keeps the list sorted. */
 void store_add_artifact(struct hk_store *s, struct hk_artifact *a);
 /* Loads the metadata of every artifact not yet in s->arts: all of them on the first call, on
- * later calls those other processes added since.  Artifacts already handed out stay. */
+ * later calls those other processes added since.  Artifacts already handed out stay; their
+ * `sealed` is taken again from the same listing. */
 HK_MUST_CHECK int store_load_new(struct hk_store *s, struct hk_error *err);
 /* store_load_new once per handle. */
 HK_MUST_CHECK int store_ensure_loaded(struct hk_store *s, struct hk_error *err);

@@ -12,6 +12,7 @@
 #include "core/collapse.h"
 #include "core/debexpect.h"
 #include "core/derive.h"
+#include "core/inos.h"
 #include "core/recipe.h"
 #include "core/store.h"
 #include "core/suggest.h"
@@ -116,6 +117,9 @@ struct hk_build_opts {
 	const struct hk_recipe *recipe;
 	const char *recipe_path;
 	const char *store_dir;           /* NULL: $HARKAQ_STORE, else nearest store/ above */
+	/* The store already open, instead of store_dir: the build holds it (hk_store_ref) and
+	 * refreshes it (hk_store_refresh), seeing what a store opened now would. */
+	struct hk_store *store;
 	bool cage;
 	const char *user;
 	const char *profile;
@@ -264,9 +268,12 @@ struct hk_build_result {
  * which class (a signal: HK_ERROR_INTERRUPTED), and r->failed_stage where. */
 HK_MUST_CHECK int hk_build_run(const struct hk_build_opts *o, struct hk_build_result *r, struct hk_error *err);
 /* Checks the closure's artifacts and the pinned base before anything runs (build_verify.c);
- * counts the sealed deps into br.  Returns 0 or -errno, err saying which failed. */
+ * counts the sealed deps into br, and the inode of each of their regular files into `inos`
+ * (finished; incomplete when a tree was not stat'ed: --verify-full, an unpinned base).
+ * Returns 0 or -errno, err saying which failed. */
 HK_MUST_CHECK int hk_build_verify_inputs(const struct hk_build_opts *bo, const struct hk_recipe *r,
-			   struct hk_store *store, struct hk_build_result *br, struct hk_error *err);
+			   struct hk_store *store, struct hk_build_result *br,
+			   struct hk_inos *inos, struct hk_error *err);
 
 /* The result as JSON, and its release (build_result.c). */
 void hk_build_result_json(const struct hk_build_result *r, struct hk_json *j);

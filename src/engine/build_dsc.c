@@ -833,10 +833,9 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 			eo.source_ready = dsc_source_ready;
 			eo.source_ctx = &b;
 		}
-		/* The engine opens the store again for itself: close ours, whose view of the
-		 * artifacts is the same. */
-		hk_store_close(b.store);
-		b.store = NULL;
+		/* The engine builds on our store rather than reading its metadata again; each of
+		 * its runs (--confirm, --decide-probes) refreshes it. */
+		eo.store = b.store;
 		/* The log is the only witness of a package used only through what the store
 		 * view leaves out (dsc_aclocal.c); without it the build runs as it would. */
 		struct dsc_log log;

@@ -512,13 +512,10 @@ int dsc_import_closure(struct dsc_build *b)
 		return hk_fail_errno(b->err, errno, "cannot open %s", lock_path);
 	while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {
 	}
-	/* What another build added meanwhile is seen by a store opened now. */
-	hk_autofree char *dir = hk_xstrdup(hk_store_dir(b->store));
-	hk_store_close(b->store);
-	b->store = NULL;
+	/* What another build added meanwhile: the state it may have made. */
 	free(b->closure_arts);
 	b->closure_arts = NULL;
-	rc = hk_store_open(dir, false, &b->store, b->err);
+	rc = hk_store_refresh(b->store, b->err);
 	if (rc == 0)
 		rc = hk_base_find(b->store, b->r->base_id, &b->base, b->err);
 	if (rc == 0)

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -386,28 +387,6 @@ static void close_pipe(int p[2])
 	p[0] = p[1] = -1;
 }
 
-/* In the child of hk_run_capture: never returns.  An exec failure is reported to the parent
- * as an errno on `exec_fd` (close-on-exec, so a successful exec writes nothing). */
-static void run_child(const char *const *argv, const char *cwd, int out_fd, int err_fd,
-		      int exec_fd)
-{
-	int e = 0;
-	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-		e = errno;
-	else if (cwd && chdir(cwd) < 0)
-		e = errno;
-	if (e == 0) {
-		/* The argv is only read by execvp; the cast drops the const the exec family never
-		 * had. */
-		execvp(argv[0], (char *const *)(uintptr_t)argv);
-		e = errno;
-	}
-	ssize_t w = write(exec_fd, &e, sizeof(e));
-	(void)w;
-	_exit(127);
-}
-
 /* Reads both pipes to their end, whichever has data, so that neither fills up and blocks the
  * child; closes them. */
 static void drain_two(int fd0, int fd1, struct hk_buf *buf0, struct hk_buf *buf1)
@@ -440,40 +419,45 @@ static void drain_two(int fd0, int fd1, struct hk_buf *buf0, struct hk_buf *buf1
 			close(fds[i].fd);
 }
 
+/* posix_spawn rather than fork: glibc starts the child with CLONE_VM|CLONE_VFORK, so the
+ * caller's pages are neither copied nor write-protected.  A fork of a process holding a
+ * store's metadata (tens of MB) copied its page tables, and every page the parent wrote
+ * afterwards faulted — costs a Debian build paid at each of its dozen tools, beside the
+ * threads still writing.  An exec failure, or a failed file action, is its return value. */
 int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_result *res,
 		   struct hk_error *err)
 {
 	memset(res, 0, sizeof(*res));
-	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, exec_p[2] = { -1, -1 };
-	pid_t pid = -1;
-	if (pipe2(out_p, O_CLOEXEC) == 0 && pipe2(err_p, O_CLOEXEC) == 0 &&
-	    pipe2(exec_p, O_CLOEXEC) == 0) {
-		fflush(NULL);
-		pid = fork();
-	}
-	if (pid < 0) {
+	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	if (pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0) {
 		int e = errno;
 		close_pipe(out_p);
 		close_pipe(err_p);
-		close_pipe(exec_p);
 		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
 	}
-	if (pid == 0)
-		run_child(argv, cwd, out_p[1], err_p[1], exec_p[1]);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_p[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, err_p[1], 2);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	pid_t pid;
+	/* The argv is only read by the exec; the cast drops the const the exec family never
+	 * had. */
+	int e = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	close(out_p[1]);
 	close(err_p[1]);
-	close(exec_p[1]);
+	if (e != 0) {
+		close(out_p[0]);
+		close(err_p[0]);
+		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
+	}
 	drain_two(out_p[0], err_p[0], &res->out, &res->errout);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	int exec_errno = 0;
-	ssize_t n = read(exec_p[0], &exec_errno, sizeof(exec_errno));
-	close(exec_p[0]);
-	if (n == (ssize_t)sizeof(exec_errno) && exec_errno) {
-		hk_run_result_free(res);
-		return hk_fail_errno(err, exec_errno, "cannot run %s", argv[0]);
-	}
 	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -35,6 +36,17 @@ static void record(void *ctx, const struct hk_fanotify_event *ev)
 	hk_strset_add(&r->paths, ev->path);
 }
 
+/* Whether the file of inode `ino` has a single name among the views' layers: one entry of the
+ * verified trees.  The store links every artifact's files into its views (core/view.h), so
+ * their link counts are never 1; a view links a file at the path its artifact has, the path
+ * it is reported under (the overlay shows it once), and never links two artifacts' files
+ * together. */
+static bool only_name(void *ctx, uint64_t ino)
+{
+	const struct hk_reads *r = ctx;
+	return r->inos && hk_inos_count(r->inos, ino) == 1;
+}
+
 static void *watch(void *arg)
 {
 	struct hk_reads *r = arg;
@@ -46,23 +58,45 @@ static void *watch(void *arg)
 		struct pollfd p[2] = { { r->fd, POLLIN, 0 }, { r->stop[0], POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			break;
-		if (hk_sys_fanotify_drain(r->fd, record, r) < 0)
+		if (hk_sys_fanotify_drain(r->fd, record, only_name, r) < 0)
 			r->overflow = true;
 		if (p[1].revents)
 			break;
 	}
 	/* What came in between the last drain and the stop. */
-	if (hk_sys_fanotify_drain(r->fd, record, r) < 0)
+	if (hk_sys_fanotify_drain(r->fd, record, only_name, r) < 0)
 		r->overflow = true;
 	return NULL;
 }
 
-int hk_reads_start(struct hk_reads *r, const struct hk_sandbox_plan *plan, struct hk_error *err)
+/* Whether every layer of the plan's merged views is on one filesystem: an overlay whose layers
+ * are reports each file's own inode number (kernel-facts.md §12), which the build's stats of
+ * the same files counted. */
+static bool layers_on_one_fs(const struct hk_sandbox_plan *plan)
+{
+	dev_t dev = 0;
+	bool seen = false;
+	for (size_t i = 0; i < plan->n_tops; i++) {
+		const struct hk_top *t = &plan->tops[i];
+		for (size_t k = 0; t->kind == HK_TOP_OVERLAY && k < t->n_lowers; k++) {
+			struct stat st;
+			if (stat(t->lowers[k], &st) < 0 || (seen && st.st_dev != dev))
+				return false;
+			dev = st.st_dev;
+			seen = true;
+		}
+	}
+	return seen;
+}
+
+int hk_reads_start(struct hk_reads *r, const struct hk_sandbox_plan *plan,
+		   const struct hk_inos *inos, struct hk_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	r->stop[0] = r->stop[1] = -1;
 	r->paths = (struct hk_strset)HK_STRSET_INIT;
+	r->inos = inos && !inos->incomplete && layers_on_one_fs(plan) ? inos : NULL;
 	int rc = hk_sys_fanotify_init(&r->fd, err);
 	for (size_t i = 0; rc == 0 && i < plan->n_tops; i++) {
 		const struct hk_top *t = &plan->tops[i];

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/inos.h"
 #include "engine/sandbox.h"
 #include "core/error.h"
 #include "core/strset.h"
@@ -26,15 +27,22 @@ struct hk_reads {
 	bool running;
 	char **host, **sandbox;        /* merged view mount point -> sandbox top ("/usr") */
 	size_t n_tops;
+	/* The files of the views' layers, by inode: NULL when a layer was not counted or the
+	 * layers are on more than one filesystem (an inode number then names no one file). */
+	const struct hk_inos *inos;
 	/* After hk_reads_stop: */
 	struct hk_strset paths;        /* sandbox paths opened, deduplicated */
 	uint64_t events;
 	bool overflow;                 /* the kernel dropped events: the set is incomplete */
 };
 
-/* Starts watching the overlays of `plan` (mounted).  On failure nothing runs and err says
- * why (a kernel without fanotify, no CAP_SYS_ADMIN). */
-HK_MUST_CHECK int hk_reads_start(struct hk_reads *r, const struct hk_sandbox_plan *plan, struct hk_error *err);
+/* Starts watching the overlays of `plan` (mounted).  `inos` (borrowed until hk_reads_stop;
+ * NULL: none) counts the files of the overlays' layers, the trees the build verified
+ * (hk_build_verify_inputs): a file opened whose inode has one name among them is reported
+ * once, whatever its link count (core/inos.h).  On failure nothing runs and err says why (a
+ * kernel without fanotify, no CAP_SYS_ADMIN). */
+HK_MUST_CHECK int hk_reads_start(struct hk_reads *r, const struct hk_sandbox_plan *plan,
+				 const struct hk_inos *inos, struct hk_error *err);
 /* Drains what is left and stops the thread (idempotent). */
 void hk_reads_stop(struct hk_reads *r);
 void hk_reads_free(struct hk_reads *r);

@@ -27,17 +27,20 @@ int hk_sys_fanotify_watch_fs(int fd, const char *path, struct hk_error *err)
 
 /* The ignore mark of hk_sys_fanotify_drain: best effort (a file it fails on is reported
  * again, which changes nothing but the cost). */
-static void ignore_from_now(int fanfd, int fd)
+static void ignore_from_now(int fanfd, int fd, bool (*only_name)(void *ctx, uint64_t ino),
+			    void *ctx)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (st.st_nlink != 1 && !(only_name && only_name(ctx, (uint64_t)st.st_ino)))
 		return;
 	(void)fanotify_mark(fanfd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
 			    FAN_OPEN | FAN_OPEN_EXEC, fd, NULL);
 }
 
 int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
-			  void *ctx)
+			  bool (*only_name)(void *ctx, uint64_t ino), void *ctx)
 {
 	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
 	int count = 0;
@@ -65,7 +68,7 @@ int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify
 			fn(ctx, &ev);
 			if (m->fd >= 0) {
 				if (ev.path)
-					ignore_from_now(fd, m->fd);
+					ignore_from_now(fd, m->fd, only_name, ctx);
 				close(m->fd);
 			}
 		}

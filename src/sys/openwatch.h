@@ -30,8 +30,11 @@ struct hk_fanotify_event {
  * inode gets an ignore mark (FAN_MARK_IGNORED_MASK, kept when the file is modified), so that
  * the thousands of opens of the same shell, library or Perl module cost one event, not an
  * event, a descriptor and a readlink each — unless the file has other links: a hard link may
- * be opened later under another name, which must still be reported. */
+ * be opened later under another name, which must still be reported.  Then `only_name` (NULL:
+ * none) is asked with the file's inode number: true when the caller knows that no other name
+ * of it can be opened on the watched filesystems, and the file is marked as one with a single
+ * link is. */
 HK_MUST_CHECK int hk_sys_fanotify_drain(int fd, void (*fn)(void *ctx, const struct hk_fanotify_event *ev),
-			  void *ctx);
+			  bool (*only_name)(void *ctx, uint64_t ino), void *ctx);
 
 #endif

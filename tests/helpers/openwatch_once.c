@@ -2,14 +2,18 @@
  * a reported file gets stops its later opens from raising events, except for a file with other
  * links, whose other names must still be reported.
  *
- *   openwatch_once DIR    (root; DIR an empty directory)
+ *   openwatch_once DIR [--only-name]    (root; DIR an empty directory)
  *
  * In a mount namespace of its own, mounts a tmpfs on DIR and makes `one` (one link) and `two`
  * with a hard link `two-link`; watches the filesystem; then, draining after each step:
  * opens one, opens one 3 times more, opens two, opens two again, opens two-link.  Prints
- * "STEP EVENTS PATH..." for each step (paths relative to DIR). */
+ * "STEP EVENTS PATH..." for each step (paths relative to DIR).  With --only-name the drain's
+ * caller answers that every file has no other name that can be opened (what a build says of
+ * the files its verified trees name once): `two` is then marked as `one` is. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +52,15 @@ static int open_close(const char *dir, const char *name)
 	return 0;
 }
 
+static bool every_file_has_one_name(void *ctx, uint64_t ino)
+{
+	(void)ctx;
+	(void)ino;
+	return true;
+}
+
+static bool (*only_name)(void *ctx, uint64_t ino);
+
 static int step(int fan, const char *dir, const char *label, const char *name, int times)
 {
 	for (int i = 0; i < times; i++)
@@ -56,7 +69,7 @@ static int step(int fan, const char *dir, const char *label, const char *name, i
 			return -1;
 		}
 	struct seen s = { .dir = dir };
-	if (hk_sys_fanotify_drain(fan, record, &s) < 0) {
+	if (hk_sys_fanotify_drain(fan, record, only_name, &s) < 0) {
 		fprintf(stderr, "openwatch_once: drain failed\n");
 		return -1;
 	}
@@ -66,8 +79,10 @@ static int step(int fan, const char *dir, const char *label, const char *name, i
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: openwatch_once DIR\n");
+	if (argc == 3 && strcmp(argv[2], "--only-name") == 0)
+		only_name = every_file_has_one_name;
+	else if (argc != 2) {
+		fprintf(stderr, "usage: openwatch_once DIR [--only-name]\n");
 		return 2;
 	}
 	const char *dir = argv[1];

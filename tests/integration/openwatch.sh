@@ -26,4 +26,17 @@ check_eq "a file with other links is reported at its first open" "1 two" "$(line
 check_eq "... and again at the next (no ignore mark: its other names must be seen)" "1 two" \
 	"$(line two-again)"
 check_eq "its other name is reported" "1 two-link" "$(line two-link)"
+
+# A build knows more than the link count: a store file's other links are in the store's views,
+# outside the sandbox's overlay; when its verified trees name an inode once, the drain's caller
+# says so and the file is marked as a single-linked one is.  Same run of the same files: the
+# first open is still reported (the control), the next raise nothing, and — why the caller must
+# be right — neither does the other name of the inode.
+if ! out=$("$OW" "$D" --only-name 2>&1); then
+	not_ok "openwatch_once --only-name ran" "$out"; finish; exit 1
+fi
+check_eq "--only-name: the first open of a linked file is reported" "1 two" "$(line two-first)"
+check_eq "--only-name: its later opens raise no event" "0" "$(line two-again)"
+check_eq "--only-name: nor does its other name (the mark is the inode's)" "0" "$(line two-link)"
+check_eq "--only-name: a single-linked file as before" "1 one 0" "$(line one-first) $(line one-again)"
 finish

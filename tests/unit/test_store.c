@@ -1018,6 +1018,49 @@ TEST(two_handles_adding_keep_one_complete_index)
 	rm_rf(src2);
 }
 
+/* One handle held twice (a Debian build and its engine): the second holder's close leaves it
+ * open for the first; hk_store_refresh shows what another handle added since, and a seal record
+ * written or removed since, as a store opened now would; artifacts handed out stay valid. */
+TEST(a_held_store_refreshed_sees_what_others_did)
+{
+	hk_autofree char *root = scratch(), *src1 = scratch(), *src2 = scratch();
+	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
+	put(src1, "usr/bin/one", "1", 0755);
+	put(src2, "usr/bin/two", "2", 0755);
+	struct hk_store *s = open_store(sdir), *other = open_store(sdir);
+	struct hk_error err = { 0 };
+	const struct hk_artifact *one = add_ok(s, src1, "one", "1", NULL, 0, NULL);
+	REQUIRE(hk_store_ref(s) == s);
+	hk_store_close(s);                     /* the second holder's close */
+	CHECK_STR_EQ("one", one->name);        /* still open: ASan would see a freed artifact */
+	add_ok(other, src2, "two", "1", NULL, 0, NULL);
+	const struct hk_artifact *two = NULL;
+	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "two", &two, &err));   /* the control: not yet */
+	REQUIRE(hk_store_refresh(s, &err) == 0);
+	REQUIRE(hk_store_find(s, "two", &two, &err) == 0);
+	CHECK_STR_EQ("two", two->name);
+	const struct hk_artifact *again = NULL;
+	REQUIRE(hk_store_find(s, "one", &again, &err) == 0);
+	CHECK(again == one);                   /* the same artifact, not a reload */
+	/* A seal record appears (as `harkaq store seal` of another process writes it): seen at
+	 * the refresh, not before; gone again, not sealed again. */
+	hk_autofree char *seal_rel = hk_xasprintf(".meta/%s.verity", one->dirname);
+	hk_autofree char *seal = hk_xasprintf("%s/%s", sdir, seal_rel);
+	put(sdir, seal_rel, "x", 0644);
+	CHECK(!one->sealed);
+	REQUIRE(hk_store_refresh(s, &err) == 0);
+	CHECK(one->sealed);
+	CHECK(!two->sealed);
+	REQUIRE(unlink(seal) == 0);
+	REQUIRE(hk_store_refresh(s, &err) == 0);
+	CHECK(!one->sealed);
+	hk_store_close(s);
+	hk_store_close(other);
+	rm_rf(root);
+	rm_rf(src1);
+	rm_rf(src2);
+}
+
 TEST(an_interrupted_add_is_repaired_by_the_next)
 {
 	hk_autofree char *root = scratch(), *src = scratch();
