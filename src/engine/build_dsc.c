@@ -749,7 +749,7 @@ static void confirm_needs(const struct hk_build_opts *eo, struct hk_dsc_result *
 		}
 		r->confirmed_ran = true;
 		hk_autostrv struct hk_strv fresh = HK_STRV_INIT;
-		if (round < CONFIRM_MAX_ROUNDS && hk_dsc_confirm_undecided(r)) {
+		if (round < CONFIRM_MAX_ROUNDS && hk_dsc_confirm_goes_on(r)) {
 			hk_autostrv struct hk_strv again = HK_STRV_INIT;
 			hk_dsc_store_needs_of(r, &r->confirm, &again);
 			for (size_t i = 0; i < again.n; i++)

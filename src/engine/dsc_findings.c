@@ -304,9 +304,15 @@ enum hk_confirm_answer dsc_confirm_answer(const struct hk_dsc_result *r)
 	return hk_confirm_decide(&f);
 }
 
-bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r)
+bool hk_dsc_confirm_goes_on(const struct hk_dsc_result *r)
 {
-	return dsc_confirm_answer(r) == HK_CONFIRM_UNDECIDED;
+	enum hk_confirm_answer a = dsc_confirm_answer(r);
+	/* Past the phase it answers about, a later phase may have failed on the next probe
+	 * (python-pip's build gets past `import Cython` without cython3, and its binary target
+	 * meets docutils' `import pygments`): the package is not classed by a build that failed
+	 * on what the view showed. */
+	return a == HK_CONFIRM_UNDECIDED ||
+	       (a == HK_CONFIRM_NOT_NEEDED && !dsc_completed(&r->confirm));
 }
 
 bool hk_dsc_build_depends_complete(const struct hk_dsc_result *r)

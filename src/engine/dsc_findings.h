@@ -77,8 +77,9 @@ void hk_dsc_store_needs(const struct hk_dsc_result *r, struct hk_strv *out);
 /* The same for another build of r's package (a --confirm round's). */
 void hk_dsc_store_needs_of(const struct hk_dsc_result *r, const struct hk_build_result *br,
 			   struct hk_strv *out);
-/* Whether --confirm's last round failed again on other needs (another round may answer). */
-bool hk_dsc_confirm_undecided(const struct hk_dsc_result *r);
+/* Whether --confirm's last round failed again on other needs (another round may answer): in
+ * the phase it answers about, or, that phase succeeding, in a later one. */
+bool hk_dsc_confirm_goes_on(const struct hk_dsc_result *r);
 
 /* The probes of `br`, a build of r's package (the first or another): the packages a phase that
  * went on was denied, by name, as NAME=VERSION a recipe can declare, and (when `paths` is not

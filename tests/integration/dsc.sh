@@ -396,6 +396,26 @@ check_contains "two probes: the rounds said to people" "$(cat "$W/twice.log")" \
 	"--confirm round 1: built again without libncurses-dev: "
 check_eq "two probes: classed by the round that completed" "probes" \
 	"$(jq -r '.class' "$W/twice.json")"
+# The second probe in a later phase: the build target reads curses.h if it can, the binary
+# target zlib.h.  Without libncurses-dev the build phase succeeds (the answer about it: not a
+# need) and the binary phase fails on zlib.h: a round that answered, yet a build that failed on
+# what the view showed; the rounds go on, and the package is classed by the one that completed.
+curses_pkg "$W/later" 'set -e; if [ -r /usr/include/curses.h ]; then cat /usr/include/curses.h >/dev/null; fi'
+awk '{ print } /^binary binary-arch:/ { print "\tset -e; if [ -r /usr/include/zlib.h ]; then cat /usr/include/zlib.h >/dev/null; fi" }' \
+	"$W/later/hkcalc-1.0/debian/rules" >"$W/later/rules" && mv "$W/later/rules" "$W/later/hkcalc-1.0/debian/rules"
+chmod 755 "$W/later/hkcalc-1.0/debian/rules"
+rm -f "$W"/later/hkcalc_1.0.*
+(cd "$W/later" && dpkg-source -b hkcalc-1.0 >/dev/null 2>&1) || not_ok "dpkg-source -b in $W/later"
+"$HARKAQ" build --store "$S" --dsc "$W/later/hkcalc_1.0.dsc" --see libncurses-dev,zlib1g-dev \
+	--confirm --json >"$W/later.json" 2>"$W/later.log"
+check_eq "a later probe: round 1 got past the build phase and failed in binary on zlib1g-dev" \
+	"libncurses-dev -> clean:0 build:0 binary:2 -> zlib1g-dev" \
+	"$(jq -r '.confirm.rounds_before[] | "\(.hidden | join(" ")) -> \(.phases | split(", ") | map(split(" ")[0:2] | join(":")) | join(" ")) -> \(.new_needs | join(" "))"' "$W/later.json")"
+check_eq "a later probe: the last round, without both, succeeds" \
+	"not_needed libncurses-dev zlib1g-dev clean:0 build:0 binary:0" \
+	"$(jq -r '"\(.confirm.answer) \(.confirm.hidden | join(" ")) \([.confirm.result.phases[] | "\(.phase):\(.exit_code)"] | join(" "))"' "$W/later.json")"
+check_eq "a later probe: classed by the round that completed, not missing" "probes" \
+	"$(jq -r '.class' "$W/later.json")"
 # The control: a build that succeeds is not built again.
 "$HARKAQ" build --store "$S" --dsc "$W/ok/hkcalc_1.0.dsc" --confirm --json >"$W/okc.json" \
 	2>"$W/okc.log"
