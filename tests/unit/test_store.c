@@ -990,20 +990,49 @@ TEST(closure_accepts_a_runtime_cycle)
 	rm_rf(src);
 }
 
+/* Two handles on one new store, and two sources to add: usr/bin/one and usr/bin/two. */
+struct two_handles {
+	char *root, *src1, *src2, *sdir;
+	struct hk_store *a, *b;
+};
+
+static void two_handles_open(struct two_handles *t)
+{
+	t->root = scratch();
+	t->src1 = scratch();
+	t->src2 = scratch();
+	t->sdir = hk_xasprintf("%s/store", t->root);
+	put(t->src1, "usr/bin/one", "1", 0755);
+	put(t->src2, "usr/bin/two", "2", 0755);
+	t->a = open_store(t->sdir);
+	t->b = open_store(t->sdir);
+}
+
+static void two_handles_close(struct two_handles *t)
+{
+	hk_store_close(t->a);
+	hk_store_close(t->b);
+	rm_rf(t->root);
+	rm_rf(t->src1);
+	rm_rf(t->src2);
+	free(t->root);
+	free(t->src1);
+	free(t->src2);
+	free(t->sdir);
+}
+
 TEST(two_handles_adding_keep_one_complete_index)
 {
-	hk_autofree char *root = scratch(), *src1 = scratch(), *src2 = scratch();
-	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
-	put(src1, "usr/bin/one", "1", 0755);
-	put(src2, "usr/bin/two", "2", 0755);
-	struct hk_store *s1 = open_store(sdir), *s2 = open_store(sdir);
+	struct two_handles t;
+	two_handles_open(&t);
+	struct hk_store *s1 = t.a, *s2 = t.b;
 	const struct hk_artifact *const *list;
 	size_t n;
 	struct hk_error err = { 0 };
 	REQUIRE(hk_store_list(s2, &list, &n, &err) == 0);   /* s2 loaded before s1 adds */
 	CHECK_EQ_INT(0, (long long)n);
-	add_ok(s1, src1, "one", "1", NULL, 0, NULL);
-	add_ok(s2, src2, "two", "1", NULL, 0, NULL);
+	add_ok(s1, t.src1, "one", "1", NULL, 0, NULL);
+	add_ok(s2, t.src2, "two", "1", NULL, 0, NULL);
 	const struct hk_artifact **p = NULL;
 	REQUIRE(hk_store_providers(s2, "/usr/bin/one", &p, &n, &err) == 0);
 	CHECK_EQ_INT(1, (long long)n);    /* s2's add did not drop s1's entries */
@@ -1011,11 +1040,7 @@ TEST(two_handles_adding_keep_one_complete_index)
 	REQUIRE(hk_store_providers(s2, "/usr/bin/two", &p, &n, &err) == 0);
 	CHECK_EQ_INT(1, (long long)n);
 	free(p);
-	hk_store_close(s1);
-	hk_store_close(s2);
-	rm_rf(root);
-	rm_rf(src1);
-	rm_rf(src2);
+	two_handles_close(&t);
 }
 
 /* One handle held twice (a Debian build and its engine): the second holder's close leaves it
@@ -1023,17 +1048,15 @@ TEST(two_handles_adding_keep_one_complete_index)
  * written or removed since, as a store opened now would; artifacts handed out stay valid. */
 TEST(a_held_store_refreshed_sees_what_others_did)
 {
-	hk_autofree char *root = scratch(), *src1 = scratch(), *src2 = scratch();
-	hk_autofree char *sdir = hk_xasprintf("%s/store", root);
-	put(src1, "usr/bin/one", "1", 0755);
-	put(src2, "usr/bin/two", "2", 0755);
-	struct hk_store *s = open_store(sdir), *other = open_store(sdir);
+	struct two_handles t;
+	two_handles_open(&t);
+	struct hk_store *s = t.a, *other = t.b;
 	struct hk_error err = { 0 };
-	const struct hk_artifact *one = add_ok(s, src1, "one", "1", NULL, 0, NULL);
+	const struct hk_artifact *one = add_ok(s, t.src1, "one", "1", NULL, 0, NULL);
 	REQUIRE(hk_store_ref(s) == s);
 	hk_store_close(s);                     /* the second holder's close */
 	CHECK_STR_EQ("one", one->name);        /* still open: ASan would see a freed artifact */
-	add_ok(other, src2, "two", "1", NULL, 0, NULL);
+	add_ok(other, t.src2, "two", "1", NULL, 0, NULL);
 	const struct hk_artifact *two = NULL;
 	CHECK_EQ_INT(-ENOENT, hk_store_find(s, "two", &two, &err));   /* the control: not yet */
 	REQUIRE(hk_store_refresh(s, &err) == 0);
@@ -1045,8 +1068,8 @@ TEST(a_held_store_refreshed_sees_what_others_did)
 	/* A seal record appears (as `harkaq store seal` of another process writes it): seen at
 	 * the refresh, not before; gone again, not sealed again. */
 	hk_autofree char *seal_rel = hk_xasprintf(".meta/%s.verity", one->dirname);
-	hk_autofree char *seal = hk_xasprintf("%s/%s", sdir, seal_rel);
-	put(sdir, seal_rel, "x", 0644);
+	hk_autofree char *seal = hk_xasprintf("%s/%s", t.sdir, seal_rel);
+	put(t.sdir, seal_rel, "x", 0644);
 	CHECK(!one->sealed);
 	REQUIRE(hk_store_refresh(s, &err) == 0);
 	CHECK(one->sealed);
@@ -1054,11 +1077,7 @@ TEST(a_held_store_refreshed_sees_what_others_did)
 	REQUIRE(unlink(seal) == 0);
 	REQUIRE(hk_store_refresh(s, &err) == 0);
 	CHECK(!one->sealed);
-	hk_store_close(s);
-	hk_store_close(other);
-	rm_rf(root);
-	rm_rf(src1);
-	rm_rf(src2);
+	two_handles_close(&t);
 }
 
 TEST(an_interrupted_add_is_repaired_by_the_next)
