@@ -1,5 +1,6 @@
 #include "core/elf.h"
 #include "core/buf.h"
+#include "core/hex.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -246,6 +247,49 @@ int hk_elf_read_ident_fd(int fd, const char *name, struct hk_elf_ident *out,
 	if (out->elf_class != ELFCLASS32 && out->elf_class != ELFCLASS64)
 		return hk_fail(err, EINVAL, "%s: unknown ELF class %u", name, hdr[EI_CLASS]);
 	return 0;
+}
+
+int hk_elf_build_id_fd(int fd, const char *name, char *hex, size_t size, struct hk_error *err)
+{
+	int rc = elf_setup(err);
+	if (rc < 0)
+		return rc;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return hk_fail(err, ENOEXEC, "%s: not an ELF object", name);
+	}
+	size_t phnum = 0;
+	rc = -ENOENT;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		rc = fail_libelf(err, name, "program headers");
+	for (size_t i = 0; rc == -ENOENT && i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+						   ELF_T_NHDR);
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		while (d && rc == -ENOENT &&
+		       (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) != 0)
+				continue;
+			if (nh.n_descsz == 0 || 2 * (size_t)nh.n_descsz + 1 > size) {
+				rc = hk_fail(err, EINVAL, "%s: a build id of %u bytes", name,
+					     (unsigned)nh.n_descsz);
+				break;
+			}
+			hk_hex((const uint8_t *)d->d_buf + desc_off, nh.n_descsz, hex);
+			rc = 0;
+		}
+	}
+	elf_end(elf);
+	if (rc == -ENOENT)
+		hk_fail(err, ENOENT, "%s: no GNU build id", name);
+	return rc;
 }
 
 /* A copy of the NUL-terminated string at `off` of a string table, or NULL if it runs out. */

@@ -59,6 +59,12 @@ struct hk_exec_info {
  * without an interpreter), -EINVAL for a malformed ELF object.  On failure *out is empty. */
 HK_MUST_CHECK int hk_exec_read_fd(int fd, const char *name, struct hk_exec_info *out, struct hk_error *err);
 
+/* The GNU build id of an ELF object (NT_GNU_BUILD_ID in a PT_NOTE segment), in lowercase hex
+ * into hex[size] (NUL-terminated): what identifies the code of a program or library that was
+ * linked with one.  -ENOENT when it has none, -ENOEXEC when `fd` is not an ELF object. */
+HK_MUST_CHECK int hk_elf_build_id_fd(int fd, const char *name, char *hex, size_t size,
+				     struct hk_error *err);
+
 /* Reads only the identification of an ELF object (the loader's cheap check before it maps a
  * candidate).  -ENOEXEC if `fd` is not an ELF object. */
 HK_MUST_CHECK int hk_elf_read_ident_fd(int fd, const char *name, struct hk_elf_ident *out,

@@ -3,15 +3,19 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "core/blake3.h"
+#include "core/elf.h"
 #include "core/file.h"
 #include "core/util.h"
+#include "engine/proc.h"
 
 struct code_walk {
 	struct hk_buf ids;      /* one build id per object, hex, a line each */
@@ -80,6 +84,40 @@ const char *hk_plan_cache_code_id(void)
 		done = true;
 	}
 	return have ? id : NULL;
+}
+
+int hk_code_id_with_helpers(char out[HK_B3_ID_LEN], struct hk_error *err)
+{
+	const char *self = hk_plan_cache_code_id();
+	if (!self)
+		return hk_fail(err, ENOENT, "harkaq, or a library loaded with it, has no GNU build "
+			       "id (linked without --build-id): its code cannot be told from "
+			       "another's");
+	static const char *const helpers[] = { "harkaq-exec", "harkaq-audit" };
+	struct hk_buf text = HK_BUF_INIT;
+	hk_buf_printf(&text, "harkaq %s\n", self);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < HK_ARRAY_LEN(helpers); i++) {
+		char *path = NULL;
+		struct hk_error missing;
+		if (hk_helper_path(helpers[i], &path, &missing) < 0) {
+			hk_buf_printf(&text, "%s absent\n", helpers[i]);
+			continue;
+		}
+		char id[2 * 64 + 1];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		rc = fd < 0 ? hk_fail_errno(err, errno, "cannot open %s", path)
+			    : hk_elf_build_id_fd(fd, path, id, sizeof(id), err);
+		if (fd >= 0)
+			close(fd);
+		if (rc == 0)
+			hk_buf_printf(&text, "%s %s\n", helpers[i], id);
+		free(path);
+	}
+	if (rc == 0)
+		hk_b3_id(text.data, text.len, out);
+	hk_buf_free(&text);
+	return rc;
 }
 
 static char *cache_path(struct hk_store *s, const char *kind, const char *key)

@@ -18,6 +18,14 @@
  * kept then.  Computed once; static storage. */
 const char *hk_plan_cache_code_id(void);
 
+/* The identity of the code a run's builds use: hk_plan_cache_code_id's objects, and the GNU
+ * build ids of the helper programs a build runs (harkaq-exec, harkaq-audit; one that is not
+ * installed is named absent), "b3:<hex>" into `out`.  What a sweep's records are kept under:
+ * another harkaq, another library, or a rebuilt cage is other code.  -ENOENT with err when an
+ * object has no build id (linked without --build-id: nothing then tells this code from
+ * another). */
+HK_MUST_CHECK int hk_code_id_with_helpers(char out[HK_B3_ID_LEN], struct hk_error *err);
+
 /* The kept file of `kind` under `key` ("b3:<hex>"), read into `out` (appended): 0, or -errno
  * (-ENOENT: none is kept).  *path (malloc'd, the caller's) names the file either way, for
  * messages. */

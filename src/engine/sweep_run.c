@@ -23,6 +23,7 @@
 #include "engine/status.h"
 #include "engine/build.h"
 #include "engine/build_dsc.h"
+#include "engine/plan_cache.h"
 #include "engine/proc.h"
 #include "engine/reach.h"
 #include "engine/sign.h"
@@ -30,7 +31,6 @@
 #include "engine/sweep_render.h"
 #include "engine/suggest_source.h"
 #include "sys/interrupt.h"
-#include "core/blake3_file.h"
 #include "core/hex.h"
 #include "core/recipe.h"
 #include "core/recipe_file.h"
@@ -647,7 +647,7 @@ struct sweep_run {
 	char *sources;              /* the fetch cache */
 	char *items_dir;            /* OUT/work: each Debian item's own directory */
 	char *records;              /* OUT/done: one record per finished item; NULL without --out */
-	char code_id[HK_B3_ID_LEN]; /* BLAKE3 of the harkaq executable */
+	char code_id[HK_B3_ID_LEN]; /* hk_code_id_with_helpers */
 	char *deb_base;             /* the Debian base's id in the store (else its name) */
 };
 
@@ -846,18 +846,13 @@ static int open_snapshot(struct sweep_run *sr)
 	return 0;
 }
 
-/* The code's identity: the BLAKE3 of the harkaq executable that runs the sweep (and, as its
- * children, the builds).  A rebuilt harkaq is other code: an earlier run's records do not
- * stand for it. */
+/* The code's identity (hk_code_id_with_helpers): harkaq, which runs the sweep and, as its
+ * children, the builds, the libraries loaded with it, and the cage's helpers, by their GNU
+ * build ids — the identity the kept plans use for harkaq itself.  Other code (a rebuilt
+ * harkaq or harkaq-exec, another libseccomp): an earlier run's records do not stand for it. */
 static int code_identity(struct sweep_run *sr)
 {
-	uint8_t h[HK_BLAKE3_OUT_LEN];
-	int rc = hk_blake3_file(sr->self, h, sr->err);
-	if (rc < 0)
-		return rc;
-	memcpy(sr->code_id, "b3:", 3);
-	hk_hex(h, sizeof(h), sr->code_id + 3);
-	return 0;
+	return hk_code_id_with_helpers(sr->code_id, sr->err);
 }
 
 /* `path` made absolute against the working directory (which need not hold it yet): a child

@@ -240,6 +240,32 @@ check_eq "...a-fails taken from its record, the two others built" "true false fa
 	"$(jq -r '[.recipes[].run.resumed] | join(" ")' "$S/term/result.json")"
 check_not_contains "...and the table says nothing of an interruption" "$(cat "$S/term/summary.txt")" "not built"
 
+# The records are the code's: with the cage's helper harkaq-exec changed (the same program,
+# one byte of its GNU build id flipped, as a rebuild changes it), no item is taken from its
+# record.  The control is the same run with the helpers copied unchanged: every item is.
+L="$S/libexec"
+mkdir -p "$L"
+cp "$(dirname "$HARKAQ")/harkaq-exec" "$(dirname "$HARKAQ")/harkaq-audit" "$L/"
+chmod 755 "$L"
+HARKAQ_LIBEXEC="$L" "$HARKAQ" sweep "$S/intr" --store "$S/store" --out "$S/term" --quiet \
+	>/dev/null 2>"$S/term3.err"
+check_eq "the helpers copied unchanged: every item taken from its record" "true true true" \
+	"$(jq -r '[.recipes[].run.resumed] | join(" ")' "$S/term/result.json")"
+id=$(readelf -n "$L/harkaq-exec" | awk '/Build ID/ { print $3 }')
+python3 - "$L/harkaq-exec" "$id" <<'PY'
+import sys
+path, old = sys.argv[1], bytes.fromhex(sys.argv[2])
+new = old[:-1] + bytes([old[-1] ^ 1])
+data = open(path, "rb").read()
+assert data.count(old) == 1, "the build id is not once in the file"
+open(path, "wb").write(data.replace(old, new))
+PY
+check "harkaq-exec's build id changed" test "$(readelf -n "$L/harkaq-exec" | awk '/Build ID/ { print $3 }')" != "$id"
+HARKAQ_LIBEXEC="$L" "$HARKAQ" sweep "$S/intr" --store "$S/store" --out "$S/term" --quiet \
+	>/dev/null 2>"$S/term4.err"
+check_eq "another harkaq-exec is other code: no item taken from its record" "false false false" \
+	"$(jq -r '[.recipes[].run.resumed] | join(" ")' "$S/term/result.json")"
+
 # A Debian item's work is made under --out (OUT/work): an --out the build user cannot reach is
 # said once, before anything is built; the same --out made reachable builds (the control: a
 # .dsc that does not parse, failed by its build, which read it).

@@ -219,6 +219,53 @@ TEST(real_library_has_soname_and_no_interp)
 	hk_exec_info_free(&info);
 }
 
+/* The GNU build id, against readelf's "Build ID: <hex>" of the same files; a file without one
+ * (a crafted object, below) and a file that is not ELF are told apart. */
+static void build_id_of(const char *file, char *hex, size_t size, int want_rc)
+{
+	struct hk_error err = { 0 };
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	REQUIRE(fd >= 0);
+	CHECK_EQ_INT(want_rc, hk_elf_build_id_fd(fd, file, hex, size, &err));
+	close(fd);
+}
+
+TEST(build_id_matches_readelf)
+{
+	const char *files[] = { "/usr/bin/dash", "/usr/lib/x86_64-linux-gnu/libc.so.6" };
+	for (size_t i = 0; i < HK_ARRAY_LEN(files); i++) {
+		char ours[129] = "", theirs[1][256];
+		build_id_of(files[i], ours, sizeof(ours), 0);
+		hk_autofree char *cmd = hk_xasprintf("LC_ALL=C readelf -n '%s'", files[i]);
+		FILE *p = popen(cmd, "r");
+		REQUIRE(p != NULL);
+		char line[1024];
+		size_t n = 0;
+		while (fgets(line, sizeof(line), p))
+			if (n == 0 && sscanf(line, " Build ID: %255s", theirs[0]) == 1)
+				n++;
+		CHECK_EQ_INT(0, pclose(p));
+		REQUIRE(n == 1);   /* the oracle saw one: a negative below means something */
+		CHECK_STR_EQ(theirs[0], ours);
+		char small[8];
+		build_id_of(files[i], small, sizeof(small), -EINVAL);   /* no room: refused */
+	}
+	hk_autofree char *dir = make_tmpdir();
+	hk_autofree char *text = hk_xasprintf("%s/script", dir);
+	FILE *f = fopen(text, "w");
+	REQUIRE(f != NULL);
+	fputs("#!/bin/sh\necho not an object\n", f);
+	fclose(f);
+	char hex[129];
+	build_id_of(text, hex, sizeof(hex), -ENOEXEC);
+	hk_autofree char *obj = hk_xasprintf("%s/libplain.so", dir);
+	struct fake_elf plain = { .elf_class = ELFCLASS64, .machine = EM_X86_64,
+				  .needed = { "liba.so.1" } };
+	write_fake_elf(obj, &plain);
+	build_id_of(obj, hex, sizeof(hex), -ENOENT);   /* ELF, without a note */
+	remove_tree(dir);
+}
+
 TEST(crafted_64bit_object_fields)
 {
 	hk_autofree char *dir = make_tmpdir();
