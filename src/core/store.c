@@ -182,8 +182,11 @@ static void sort_artifacts(struct hk_store *s)
 {
 	if (s->n_arts)
 		qsort(s->arts, s->n_arts, sizeof(*s->arts), artifact_cmp);
+	/* Written only where it moved: after a fork (a build's phases) every artifact's page is
+	 * shared until written, and a seal's add would fault on a thousand of them. */
 	for (size_t i = 0; i < s->n_arts; i++)
-		s->arts[i]->index_ = i;
+		if (s->arts[i]->index_ != i)
+			s->arts[i]->index_ = i;
 }
 
 static const char *jstr(const struct hk_jval *obj, const char *key)
