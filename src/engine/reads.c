@@ -69,9 +69,9 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-/* Whether every layer of the plan's merged views is on one filesystem: an overlay whose layers
- * are reports each file's own inode number (kernel-facts.md §12), which the build's stats of
- * the same files counted. */
+/* Whether every layer of the plan's merged views is on one filesystem: an overlay of layers on
+ * one filesystem reports each file's own inode number (kernel-facts.md §12), the number the
+ * build's stats of the same files counted. */
 static bool layers_on_one_fs(const struct hk_sandbox_plan *plan)
 {
 	dev_t dev = 0;
