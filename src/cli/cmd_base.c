@@ -255,8 +255,9 @@ static int run_mmdebstrap(const struct create_opts *o, const char *tmp, const ch
 	setenv("SOURCE_DATE_EPOCH", epoch, 1);
 	int code = hk_spawn_wait(a.v, NULL, false, err);
 	hk_argv_free(a.v);
-	if (code < 0)
-		return code;
+	if (code < 0)   /* not started: mmdebstrap missing, most likely */
+		return hk_wrap(err, "making the base %s (is mmdebstrap installed? './setup' "
+				    "installs it)", o->name);
 	if (hk_interrupted())
 		return hk_fail_interrupted(err, hk_interrupted(), "interrupted by signal %d",
 					   hk_interrupted());

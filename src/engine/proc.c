@@ -419,11 +419,47 @@ static void drain_two(int fd0, int fd1, struct hk_buf *buf0, struct hk_buf *buf1
 			close(fds[i].fd);
 }
 
-/* posix_spawn rather than fork: glibc starts the child with CLONE_VM|CLONE_VFORK, so the
- * caller's pages are neither copied nor write-protected.  A fork of a process holding a
+/* Starts argv[0] (looked up in PATH) with stdin from /dev/null when `null_stdin`, stdout and
+ * stderr onto `out_fd` and `err_fd` when they are not -1 (else inherited), in `cwd` when not
+ * NULL.  posix_spawn rather than fork: glibc starts the child with CLONE_VM|CLONE_VFORK, so
+ * the caller's pages are neither copied nor write-protected.  A fork of a process holding a
  * store's metadata (tens of MB) copied its page tables, and every page the parent wrote
  * afterwards faulted — costs a Debian build paid at each of its dozen tools, beside the
- * threads still writing.  An exec failure, or a failed file action, is its return value. */
+ * threads still writing.  An exec failure, or a failed file action (a `cwd` that cannot be
+ * entered), is its return value: 0 or an errno. */
+static int spawn_child(const char *const *argv, const char *cwd, bool null_stdin, int out_fd,
+		       int err_fd, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	if (null_stdin)
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (err_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	/* The argv is only read by the exec; the cast drops the const the exec family never
+	 * had. */
+	int e = posix_spawnp(pid, argv[0], &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return e;
+}
+
+static int wait_status(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_result *res,
 		   struct hk_error *err)
 {
@@ -435,18 +471,8 @@ int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_resul
 		close_pipe(err_p);
 		return hk_fail_errno(err, e, "cannot run %s", argv[0]);
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out_p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err_p[1], 2);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	pid_t pid;
-	/* The argv is only read by the exec; the cast drops the const the exec family never
-	 * had. */
-	int e = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)(uintptr_t)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	int e = spawn_child(argv, cwd, true, out_p[1], err_p[1], &pid);
 	close(out_p[1]);
 	close(err_p[1]);
 	if (e != 0) {
@@ -456,36 +482,28 @@ int hk_run_capture(const char *const *argv, const char *cwd, struct hk_run_resul
 	}
 	drain_two(out_p[0], err_p[0], &res->out, &res->errout);
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	(void)wait_status(pid, &status);
+	res->status = exit_code(status);
 	return 0;
 }
 
 int hk_spawn_wait(char *const *argv, const char *cwd, bool quiet, struct hk_error *err)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return hk_fail_errno(err, errno, "fork for %s", argv[0]);
-	if (pid == 0) {
-		if (cwd && chdir(cwd) < 0) {
-			fprintf(stderr, "harkaq: cannot enter %s: %s\n", cwd, strerror(errno));
-			_exit(127);
-		}
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-			if (fd >= 0)
-				dup2(fd, 1);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "harkaq: cannot execute %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return hk_fail_errno(err, errno, "waiting for %s", argv[0]);
-	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	int devnull = quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+	if (quiet && devnull < 0)
+		return hk_fail_errno(err, errno, "cannot open /dev/null for %s", argv[0]);
+	pid_t pid;
+	int e = spawn_child((const char *const *)argv, cwd, false, devnull, -1, &pid);
+	if (devnull >= 0)
+		close(devnull);
+	if (e != 0)
+		return hk_fail_errno(err, e, "cannot run %s%s%s", argv[0], cwd ? " in " : "",
+				     cwd ? cwd : "");
+	int st = 0;
+	int rc = wait_status(pid, &st);
+	if (rc < 0)
+		return hk_fail_errno(err, -rc, "waiting for %s", argv[0]);
+	int code = exit_code(st);
 	if (code != 0) {
 		struct hk_buf b = HK_BUF_INIT;
 		for (size_t i = 0; argv[i] && i < 8; i++) {
