@@ -13,6 +13,9 @@
 #   src/engine the engine: builds (recipes and Debian), the cage's orchestration, the store's
 #              imports and bundles, attestation; called with structs, never includes src/cli
 #   src/cli    harkaq, the command line: argv, rendering for people, exit statuses
+# src/core and src/engine are split into families, one folder each (src/core/basic,
+# src/core/store, src/engine/debian, …), in an order design.md "Families" gives and
+# tests/integration/families.sh checks; every source of every family is built the same way.
 
 CC      ?= cc
 SAN     ?= 0
@@ -31,11 +34,11 @@ CFLAGS  ?= -O2 -g
 ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -Isrc -MMD -MP
 LDFLAGS ?=
 
-CORE_SRC  := $(sort $(wildcard src/core/*.c))
+CORE_SRC  := $(sort $(wildcard src/core/*/*.c))
 SYS_SRC   := $(sort $(wildcard src/sys/*.c))
 EXEC_SRC  := $(sort $(wildcard src/exec/*.c))
 AUDIT_SRC := $(sort $(wildcard src/audit/*.c))
-ENGINE_SRC:= $(sort $(wildcard src/engine/*.c))
+ENGINE_SRC:= $(sort $(wildcard src/engine/*/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 KTEST_SRC := $(sort $(wildcard tests/kernel/test_*.c))
@@ -108,15 +111,15 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(HARNESS_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -o $@ $(filter-out $(CORE_LIB),$^) $(CORE_LIB) $(ELF_LIBS) $(LDFLAGS)
 
-# The sweep's table and HTML are the engine's (src/engine/sweep_render.c), yet pure: the
+# The sweep's table and HTML are the engine's (src/engine/sweep/sweep_render.c), yet pure: the
 # sweep's unit test links that one object beside the core.
-$(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep_render.o
-# The exit-status table is the engine's edge (src/engine/status.c), yet pure: likewise.
-$(BUILD)/tests/test_status: $(BUILD)/obj/src/engine/status.o
+$(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep/sweep_render.o
+# The exit-status table is the engine's edge (src/engine/common/status.c), yet pure: likewise.
+$(BUILD)/tests/test_status: $(BUILD)/obj/src/engine/common/status.o
 
-# The diagnosis' source on disk is the engine's (src/engine/suggest_source.c): its unit test
+# The diagnosis' source on disk is the engine's (src/engine/store/suggest_source.c): its unit test
 # links that one object beside the core, whose store it reads.
-$(BUILD)/tests/test_suggest_source: $(BUILD)/obj/src/engine/suggest_source.o
+$(BUILD)/tests/test_suggest_source: $(BUILD)/obj/src/engine/store/suggest_source.o
 
 # Small programs the integration tests run inside the cage (escape attempts, probes).  Static
 # and without sanitizers: they run inside arbitrary roots, as an unprivileged user.

@@ -26,7 +26,7 @@ build_lib() { # CC OBJDIR FLAGS...
 	local cc=$1 objdir=$2; shift 2
 	mkdir -p "$objdir"
 	local objs=() pids=()
-	for src in src/core/*.c; do
+	for src in src/core/*/*.c; do
 		local o
 		o=$objdir/$(basename "$src" .c).o
 		objs+=("$o")

@@ -4,8 +4,8 @@
  * picks its type and serial), as cage.c feeds it. */
 #include <string.h>
 
-#include "core/audit_record.h"
-#include "core/evidence.h"
+#include "core/formats/audit_record.h"
+#include "core/evidence/evidence.h"
 #include "fuzz/fuzz.h"
 
 static void one_record(const char *t, size_t n)

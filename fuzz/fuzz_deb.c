@@ -2,7 +2,7 @@
  * and relationship fields.  Every field of every stanza is also parsed as a relation. */
 #include <string.h>
 
-#include "core/deb.h"
+#include "core/debian/deb.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,8 +2,8 @@
  * stored verdicts.  An accepted value must serialise and parse back to the same bytes. */
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/json.h"
+#include "core/basic/buf.h"
+#include "core/formats/json.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

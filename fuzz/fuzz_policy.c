@@ -2,8 +2,8 @@
  * policy must encode canonically and the encoding must parse back to the same encoding. */
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/policy.h"
+#include "core/basic/buf.h"
+#include "core/policy/policy.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,7 @@
  * An accepted recipe must hash (the canonical serialisation walks every field). */
 #include <string.h>
 
-#include "core/recipe.h"
+#include "core/policy/recipe.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

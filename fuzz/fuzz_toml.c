@@ -1,7 +1,7 @@
-/* The TOML subset under recipes (src/core/toml.c). */
+/* The TOML subset under recipes (src/core/formats/toml.c). */
 #include <string.h>
 
-#include "core/toml.h"
+#include "core/formats/toml.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

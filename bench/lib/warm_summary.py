@@ -19,7 +19,7 @@ TARGETS = {
     "zlib_ratio": 1.05,             # whole harkaq build | bare commands side by side (median)
     "zlib_null": 0.02,              # bare | bare
 }
-# The parts of a caged phase, in the order they happen (engine/cage.h, hk_cage_timing_json).
+# The parts of a caged phase, in the order they happen (engine/cage/cage.h, hk_cage_timing_json).
 TIMING = ("reader_ahead", "reader_start", "command", "status_drain", "dealloc_wait",
           "reader_stop")
 

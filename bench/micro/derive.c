@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/build.h"
-#include "engine/proc.h"
-#include "core/buf.h"
-#include "core/recipe.h"
-#include "core/recipe_file.h"
-#include "core/store.h"
+#include "engine/build/build.h"
+#include "engine/common/proc.h"
+#include "core/basic/buf.h"
+#include "core/policy/recipe.h"
+#include "core/policy/recipe_file.h"
+#include "core/store/store.h"
 
 static double now_ms(void)
 {

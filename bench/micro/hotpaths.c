@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/audit_record.h"
-#include "core/blake3.h"
-#include "core/blake3_file.h"
-#include "core/error.h"
-#include "core/policy.h"
-#include "core/util.h"
+#include "core/formats/audit_record.h"
+#include "core/basic/blake3.h"
+#include "core/basic/blake3_file.h"
+#include "core/basic/error.h"
+#include "core/policy/policy.h"
+#include "core/basic/util.h"
 
 static double now_s(void)
 {

@@ -5,7 +5,7 @@
  *   sentinel.c    the status sentinel: the one process that keeps CAP_AUDIT_CONTROL
  *   forward.c     the receive loop: which records are forwarded, and how
  *
- * Every line on stdout is encoded by core/reader_line.c, the codec harkaq decodes with. */
+ * Every line on stdout is encoded by core/formats/reader_line.c, the codec harkaq decodes with. */
 #ifndef HK_AUDIT_AUDIT_H
 #define HK_AUDIT_AUDIT_H
 
@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/buf.h"
-#include "core/error.h"
-#include "core/reader_line.h"
+#include "core/basic/buf.h"
+#include "core/basic/error.h"
+#include "core/formats/reader_line.h"
 #include "sys/auditnl.h"
 
 enum {

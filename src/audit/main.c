@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "core/buf.h"
-#include "core/error.h"
-#include "core/util.h"
+#include "core/basic/buf.h"
+#include "core/basic/error.h"
+#include "core/basic/util.h"
 #include "sys/auditnl.h"
 
 struct options {

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "core/buf.h"
+#include "core/basic/buf.h"
 
 void out_flush(struct out *o)
 {

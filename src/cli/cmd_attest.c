@@ -8,18 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/attest.h"
+#include "engine/attest/attest.h"
 #include "cli/commands.h"
-#include "engine/sign.h"
-#include "core/dsse.h"
-#include "core/evobj.h"
-#include "core/file.h"
-#include "core/hex.h"
-#include "core/intoto.h"
-#include "core/store.h"
-#include "core/tree.h"
-#include "core/tree_scan.h"
-#include "core/util.h"
+#include "engine/common/sign.h"
+#include "core/attest/dsse.h"
+#include "core/evidence/evobj.h"
+#include "core/basic/file.h"
+#include "core/basic/hex.h"
+#include "core/attest/intoto.h"
+#include "core/store/store.h"
+#include "core/formats/tree.h"
+#include "core/formats/tree_scan.h"
+#include "core/basic/util.h"
 
 /* What `harkaq attest verify` found wrong, each its own status (also in the README). */
 enum {

@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/attest.h"
-#include "engine/build.h"
-#include "engine/build_dsc.h"
+#include "engine/attest/attest.h"
+#include "engine/build/build.h"
+#include "engine/debian/build_dsc.h"
 #include "cli/commands.h"
-#include "core/baseroot.h"
-#include "core/file.h"
-#include "core/strv.h"
-#include "core/util.h"
+#include "core/root/baseroot.h"
+#include "core/basic/file.h"
+#include "core/basic/strv.h"
+#include "core/basic/util.h"
 
 static void build_usage(FILE *f)
 {
@@ -375,7 +375,7 @@ static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *
 {
 	struct hk_build_result br;
 	struct hk_error err = { 0 };
-	/* The attestations (engine/attest.h): a key that cannot be used stops the build first. */
+	/* The attestations (engine/attest/attest.h): a key that cannot be used stops the build first. */
 	struct hk_attest_ctx attest;
 	if (hk_attest_begin(&attest, o->key, &err) < 0)
 		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);

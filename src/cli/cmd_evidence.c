@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "engine/report.h"
-#include "core/evobj.h"
-#include "core/evobj_store.h"
-#include "core/store.h"
-#include "core/util.h"
+#include "engine/build/report.h"
+#include "core/evidence/evobj.h"
+#include "core/evidence/evobj_store.h"
+#include "core/store/store.h"
+#include "core/basic/util.h"
 
 static void evidence_usage(FILE *f)
 {
@@ -98,7 +98,7 @@ static int do_list(const char *store, bool json)
 				hk_json_null(&j);
 			hk_json_obj_end(&j);
 		} else {
-			/* A failed phase says so next to its state (engine/report.h). */
+			/* A failed phase says so next to its state (engine/build/report.h). */
 			struct hk_buf st = HK_BUF_INIT;
 			if (v)
 				hk_report_state(v, &st);

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "engine/report.h"
-#include "core/evobj.h"
-#include "core/evobj_store.h"
-#include "core/store.h"
-#include "core/util.h"
+#include "engine/build/report.h"
+#include "core/evidence/evobj.h"
+#include "core/evidence/evobj_store.h"
+#include "core/store/store.h"
+#include "core/basic/util.h"
 
 static void explain_usage(FILE *f)
 {

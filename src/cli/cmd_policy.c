@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/build.h"
+#include "engine/build/build.h"
 #include "cli/commands.h"
-#include "core/baseroot.h"
-#include "core/json.h"
-#include "core/recipe_file.h"
-#include "core/util.h"
+#include "core/root/baseroot.h"
+#include "core/formats/json.h"
+#include "core/policy/recipe_file.h"
+#include "core/basic/util.h"
 
 static void policy_usage(FILE *f)
 {

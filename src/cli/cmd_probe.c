@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "engine/proc.h"
-#include "core/buf.h"
-#include "core/json.h"
-#include "core/abi_tier.h"
-#include "core/reader_line.h"
-#include "core/util.h"
+#include "engine/common/proc.h"
+#include "core/basic/buf.h"
+#include "core/formats/json.h"
+#include "core/formats/abi_tier.h"
+#include "core/formats/reader_line.h"
+#include "core/basic/util.h"
 #include "sys/auditnl.h"
 #include "sys/caps.h"
 #include "sys/entrypoints.h"

@@ -11,17 +11,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/cage.h"
+#include "engine/cage/cage.h"
 #include "cli/commands.h"
-#include "engine/proc.h"
-#include "engine/reach.h"
-#include "engine/runtime.h"
-#include "engine/verdict_out.h"
+#include "engine/common/proc.h"
+#include "engine/common/reach.h"
+#include "engine/cage/runtime.h"
+#include "engine/cage/verdict_out.h"
 #include "sys/nsinit.h"
-#include "core/abi_tier.h"
-#include "core/policy.h"
-#include "core/policy_file.h"
-#include "core/util.h"
+#include "core/formats/abi_tier.h"
+#include "core/policy/policy.h"
+#include "core/policy/policy_file.h"
+#include "core/basic/util.h"
 #include "sys/landlock.h"
 
 static void run_usage(FILE *f)
@@ -349,7 +349,7 @@ int cmd_run(int argc, char **argv)
 		int rc = hk_reach_check("the user", ro.user, uid, gid, NULL, &l, &err);
 		hk_reach_list_free(&l);
 		if (rc != 0) {
-			/* Bad input, as for a build (engine/reach.h); a check that could not be made is
+			/* Bad input, as for a build (engine/common/reach.h); a check that could not be made is
 			 * the environment's. */
 			code = cli_fail("harkaq run", &err,
 					rc > 0 ? HK_ERROR_INPUT : HK_ERROR_ENVIRONMENT);

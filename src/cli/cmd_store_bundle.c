@@ -1,5 +1,5 @@
 /* harkaq store export / import: the command line of a store's bundles
- * (engine/store_bundle.h; docs/store.md, "Bundles"). */
+ * (engine/store/store_bundle.h; docs/store.md, "Bundles"). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -8,10 +8,10 @@
 
 #include "cli/commands.h"
 #include "cli/store_cli.h"
-#include "engine/store_bundle.h"
-#include "engine/store_import.h"
-#include "core/store.h"
-#include "core/strv.h"
+#include "engine/store/store_bundle.h"
+#include "engine/store/store_import.h"
+#include "core/store/store.h"
+#include "core/basic/strv.h"
 
 static const char bundle_usage[] =
 	"usage: harkaq store [--store DIR] export ID... [--base-root DIR] [--base NAME]...\n"

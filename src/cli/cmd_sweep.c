@@ -3,12 +3,12 @@
  * Every recipe is built by its own `harkaq build` child process (its own reader, its own
  * canaries: concurrent builds are told apart by Landlock domain, design.md §6), its result JSON
  * read back, each debt path classified against the store and the base root, and the whole
- * summarised by src/core/sweep.c.  No recipe is dropped: one that cannot be read, resolved,
+ * summarised by src/core/sweep/sweep.c.  No recipe is dropped: one that cannot be read, resolved,
  * fetched or built is an item with outcome "failed" and its reason.
  *
  * harkaq sweep merge RESULT…: the shards of a sweep run on several machines, combined.
  *
- * The work is the engine's (engine/sweep.h): this file reads argv and turns what the engine
+ * The work is the engine's (engine/sweep/sweep.h): this file reads argv and turns what the engine
  * returned into the exit status. */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "engine/sweep.h"
+#include "engine/sweep/sweep.h"
 
 static void sweep_usage(FILE *f)
 {
@@ -218,7 +218,7 @@ int cmd_sweep(int argc, char **argv)
 			      : "recipes, .dsc files, directories of them, or --dsc-list FILE");
 		return HK_EXIT_USAGE;
 	}
-	/* What the engine returned, through the one table (engine/status.h): the sweep's outcome
+	/* What the engine returned, through the one table (engine/common/status.h): the sweep's outcome
 	 * is OK whatever its items' (they are its result), a failure its class's status. */
 	struct hk_error err = { 0 };
 	char **operands = argv + optind;

@@ -1,12 +1,12 @@
 /* The harkaq command line: one verb per file (cmd_<verb>.c), dispatched by main.c.
- * Exit statuses: engine/status.h (documented in `harkaq --help` and the README); a verb turns
+ * Exit statuses: engine/common/status.h (documented in `harkaq --help` and the README); a verb turns
  * what the engine returned into one with hk_exit_status, or cli_fail, never by hand. */
 #ifndef HK_CLI_COMMANDS_H
 #define HK_CLI_COMMANDS_H
 
 #include <stdbool.h>
 
-#include "engine/status.h"
+#include "engine/common/status.h"
 
 struct hk_command {
 	const char *name;

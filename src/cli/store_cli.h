@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* "harkaq store: MESSAGE (see 'harkaq store --help')" on stderr; returns HK_EXIT_USAGE. */
 int store_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

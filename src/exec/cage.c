@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/abi_tier.h"
-#include "core/exec_status.h"
-#include "core/policy.h"
-#include "core/policy_file.h"
-#include "core/util.h"
+#include "core/formats/abi_tier.h"
+#include "core/formats/exec_status.h"
+#include "core/policy/policy.h"
+#include "core/policy/policy_file.h"
+#include "core/basic/util.h"
 #include "sys/caps.h"
 #include "sys/landlock.h"
 #include "sys/entrypoints.h"

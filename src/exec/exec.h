@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "core/buf.h"
-#include "core/error.h"
+#include "core/basic/buf.h"
+#include "core/basic/error.h"
 
 /* Exit statuses of harkaq-exec itself (documented in --help and docs/cage.md).  Once the
  * command runs, its own status is the process's status. */

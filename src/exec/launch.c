@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/exec_status.h"
-#include "core/util.h"
+#include "core/formats/exec_status.h"
+#include "core/basic/util.h"
 
 static struct sigaction saved_sigpipe;
 static bool sigpipe_saved;

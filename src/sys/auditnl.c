@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/audit_record.h"
-#include "core/util.h"
+#include "core/formats/audit_record.h"
+#include "core/basic/util.h"
 
 /* Large enough for any audit message: the kernel caps one record at MAX_AUDIT_MESSAGE_LENGTH
  * (8970 bytes); a control reply is far smaller. */

@@ -15,7 +15,7 @@
  * hk_audit_get() reads past the ACK and accepts only a message of type AUDIT_GET carrying its
  * own sequence number, sent by the kernel (nl_pid == 0), within a bounded wait.
  *
- * Every function follows src/core/error.h: 0 (or a documented non-negative value) on success,
+ * Every function follows src/core/basic/error.h: 0 (or a documented non-negative value) on success,
  * -errno on failure with a sentence in *err.
  */
 #ifndef HK_SYS_AUDITNL_H
@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/json.h"
-#include "core/reader_line.h"
+#include "core/basic/error.h"
+#include "core/formats/json.h"
+#include "core/formats/reader_line.h"
 
 /* Record types.  Debian 12's headers predate the Landlock ones (Linux 6.15). */
 #ifndef AUDIT_SYSCALL
@@ -61,7 +61,7 @@
 #define HK_AUDIT_DEFAULT_RCVBUF (32 * 1024 * 1024)
 
 /* struct hk_audit_status and hk_audit_status_json() are the reader line codec's
- * (core/reader_line.h): the status travels to harkaq in those lines. */
+ * (core/formats/reader_line.h): the status travels to harkaq in those lines. */
 
 /* Settings AUDIT_SET may change.  PID (registering as auditd) is deliberately absent: harkaq
  * never takes the auditd role. */

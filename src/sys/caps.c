@@ -1,6 +1,6 @@
 #include "sys/caps.h"
 
-#include "core/reader_line.h"
+#include "core/formats/reader_line.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -79,6 +79,6 @@ int hk_no_new_privs_get(void)
 	return r < 0 ? -errno : r;
 }
 
-/* The reader line codec names capabilities by these numbers (core/reader_line.h). */
+/* The reader line codec names capabilities by these numbers (core/formats/reader_line.h). */
 _Static_assert(HK_CAP_AUDIT_CONTROL == CAP_AUDIT_CONTROL, "CAP_AUDIT_CONTROL");
 _Static_assert(HK_CAP_AUDIT_READ == CAP_AUDIT_READ, "CAP_AUDIT_READ");

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* The three capability sets of the calling thread, one bit per capability number. */
 struct hk_caps {

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/util.h"
+#include "core/basic/util.h"
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -426,7 +426,7 @@ static bool is_granted(const struct hk_policy_grant *const *order, size_t n, con
  * One rule per file costs 5–16 µs to install (kernel-facts.md §10; the upper figure on an
  * overlay of many layers), paid in every phase: 8.9k files are ~110 ms.  `harkaq build`
  * finds the directories whose whole merged content, recursively, is granted `ro` file by
- * file (src/core/collapse.c: from the closure's manifests and the base root) and hands them
+ * file (src/core/policy/collapse.c: from the closure's manifests and the base root) and hands them
  * to the cage; one rule beneath such a directory grants exactly the same files.  The cage
  * checks what it can cheaply check itself — the directory is on a read-only mount, every
  * grant beneath it is `ro`, the directories do not nest — and otherwise keeps the per-file

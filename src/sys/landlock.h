@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/policy.h"
+#include "core/basic/error.h"
+#include "core/policy/policy.h"
 
 /* Filesystem access rights (include/uapi/linux/landlock.h).  Named here because Debian 12's
  * linux-libc-dev stops at ABI 3. */

@@ -1,10 +1,10 @@
-/* The mount interfaces of the merged view (engine/sandbox.h): harkaq build's own mount namespace,
+/* The mount interfaces of the merged view (engine/cage/sandbox.h): harkaq build's own mount namespace,
  * made private, and a read-only overlayfs per top-level directory.  Each returns 0 or -errno
  * (with a sentence in *err where one is taken). */
 #ifndef HK_SYS_MOUNTNS_H
 #define HK_SYS_MOUNTNS_H
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* unshare(CLONE_NEWNS): a mount namespace of the caller's own. */
 HK_MUST_CHECK int hk_sys_unshare_mounts(struct hk_error *err);
@@ -15,7 +15,7 @@ HK_MUST_CHECK int hk_sys_mounts_private(struct hk_error *err);
  * resolved relative to the current directory.  -errno, errno kept. */
 HK_MUST_CHECK int hk_sys_mount_overlay_ro(const char *target, const char *options);
 /* The same, writable: `options` name an upperdir and a workdir (a Debian build's dpkg state is
- * made by installing its closure over the base, engine/debstate.h). */
+ * made by installing its closure over the base, engine/debian/debstate.h). */
 HK_MUST_CHECK int hk_sys_mount_overlay_rw(const char *target, const char *options);
 /* Unmounts `target`, lazily (MNT_DETACH) when it is still busy. */
 void hk_sys_unmount(const char *target);

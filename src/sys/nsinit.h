@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* What the init puts the command in. */
 #define HK_NS_PID 1u   /* always, when an init is used at all */

@@ -1,4 +1,4 @@
-/* fanotify: the files a Debian build opened among those the policy let it open (engine/reads.h).
+/* fanotify: the files a Debian build opened among those the policy let it open (engine/cage/reads.h).
  * Landlock reports what it denies, never what it allows; the converse of a missing
  * Build-Depends — a declared one none of whose files was opened — needs the allowed opens,
  * which fanotify reports per filesystem.  Each returns 0 (or the documented value) or -errno,
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* fanotify_init for notification with descriptors, an unlimited queue (nothing is dropped
  * while the reader keeps up or not: CAP_SYS_ADMIN), non-blocking, close-on-exec.  *fd. */

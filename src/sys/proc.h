@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* pidfd_open(pid, 0): a descriptor that polls readable when the process exits; -errno
  * (a kernel without pidfds: -ENOSYS; the caller then polls the child). */

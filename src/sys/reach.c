@@ -110,7 +110,7 @@ static void reach_child(uid_t uid, gid_t gid, const struct hk_reach_need *needs,
 			struct reach_answer *a)
 {
 	if (geteuid() == 0) {
-		/* As the cage does before bubblewrap (engine/cage.c): no supplementary groups. */
+		/* As the cage does before bubblewrap (engine/cage/cage.c): no supplementary groups. */
 		if (setgroups(0, NULL) < 0) {
 			a->rc = -errno;
 			snprintf(a->step, sizeof(a->step), "setgroups");

@@ -8,7 +8,7 @@
  *
  * The check is exact because it is not a model of the permission rules: a forked child takes
  * the user's credentials the way the sandbox does (no supplementary groups, the user's gid and
- * uid: engine/cage.c) and asks access(2), which applies every rule the kernel applies (modes,
+ * uid: engine/cage/cage.c) and asks access(2), which applies every rule the kernel applies (modes,
  * ACLs, the LSMs' inode checks). */
 #ifndef HK_SYS_REACH_H
 #define HK_SYS_REACH_H
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* One path the user must reach, and what it needs of the path itself. */
 struct hk_reach_need {

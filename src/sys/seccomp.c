@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/util.h"
+#include "core/basic/util.h"
 
 const char *const hk_seccomp_denylist[] = {
 	"io_uring_setup", "io_uring_enter",  "io_uring_register", "ptrace",

@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* The denied syscalls: design.md §3.8's list, in that order, then landlock_restrict_self. */
 extern const char *const hk_seccomp_denylist[];

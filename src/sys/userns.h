@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 
-#include "core/error.h"
+#include "core/basic/error.h"
 
 /* In a forked child switched to uid/gid (when the caller is root): unshare the namespaces
  * bubblewrap's --unshare-all asks for (user, mount, pid, network, ipc, uts) and mount a tmpfs

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/blake3.h"
-#include "core/util.h"
+#include "core/basic/blake3.h"
+#include "core/basic/util.h"
 
 #define UNSUPPORTED_HINT "(ext4: mkfs -O verity, block size = page size)"
 

@@ -1,5 +1,5 @@
 /* fs-verity: sealed artifacts (design.md §12, docs/sealing.md).  The only file that calls the
- * fs-verity ioctls; the core (src/core/store.c) stores and compares the digests this file
+ * fs-verity ioctls; the core (src/core/store/store.c) stores and compares the digests this file
  * measures, through the callbacks below, and never talks to the kernel itself.
  *
  * What a seal buys, measured in the design (§8 Q1-copy.fail): a file with fs-verity enabled
@@ -17,8 +17,8 @@
 
 #include <stdbool.h>
 
-#include "core/error.h"
-#include "core/store.h"
+#include "core/basic/error.h"
+#include "core/store/store.h"
 
 /* Whether the running kernel has fs-verity for ext4 at all (CONFIG_FS_VERITY): ext4 lists the
  * "verity" feature in /sys/fs/ext4/features only then.  A hint for messages and test skips;

@@ -32,10 +32,10 @@ mkdir -p "$NM_CACHE"
 # rootpath.c resolves paths inside a base root with openat2(RESOLVE_IN_ROOT), which glibc
 # 2.36 does not wrap; the call belongs in src/sys.
 ALLOWED=$(printf '%s\n' \
-	$'src/core/rootpath.c\tinclude <linux/openat2.h>' \
-	$'src/core/rootpath.c\tinclude <sys/syscall.h>' \
-	$'src/core/rootpath.c\tcall syscall(' \
-	$'src/core/rootpath.c\tcall SYS_openat2' \
+	$'src/core/root/rootpath.c\tinclude <linux/openat2.h>' \
+	$'src/core/root/rootpath.c\tinclude <sys/syscall.h>' \
+	$'src/core/root/rootpath.c\tcall syscall(' \
+	$'src/core/root/rootpath.c\tcall SYS_openat2' \
 	$'rootpath.o\tsymbol syscall')
 
 # scan_sources FILE...: one "FILE<TAB>WHAT" line per violation.
@@ -182,12 +182,14 @@ if [ -f "$T/bad_obj.o" ]; then
 		"prctl,seccomp_load,syscall," \
 		"$(scan_boundary_objects "$T/bad_obj.o" | sed 's/.*symbol //' | tr '\n' ',')"
 fi
-mapfile -t top_sources < <(ls src/cli/*.[ch] src/engine/*.[ch] src/audit/*.[ch] src/exec/*.[ch])
+mapfile -t top_sources < <(ls src/cli/*.[ch] src/engine/*/*.[ch] src/audit/*.[ch] src/exec/*.[ch])
 # The objects of the sources there are now (a build directory may keep objects of files that
 # moved or went away).
 objects_of() { local f; for f in "$@"; do [ -f "$B/obj/${f%.c}.o" ] && echo "$B/obj/${f%.c}.o"; done; }
-mapfile -t top_objects < <(objects_of src/cli/*.c src/engine/*.c src/audit/*.c src/exec/*.c)
-ntop=$(ls src/cli/*.c src/engine/*.c src/audit/*.c src/exec/*.c | wc -l)
+# core_file NAME: the one source file src/core/FAMILY/NAME.c (fails when there is none).
+core_file() { local f; for f in src/core/*/"$1".c; do [ -f "$f" ] && echo "$f" && return 0; done; return 1; }
+mapfile -t top_objects < <(objects_of src/cli/*.c src/engine/*/*.c src/audit/*.c src/exec/*.c)
+ntop=$(ls src/cli/*.c src/engine/*/*.c src/audit/*.c src/exec/*.c | wc -l)
 check_eq "control: every program source file is scanned ($ntop .c files, their objects built)" \
 	"$ntop" "${#top_objects[@]}"
 check_eq "src/cli, src/engine, src/audit and src/exec reach those kernel interfaces only through src/sys" "" \
@@ -196,15 +198,15 @@ check_eq "src/cli, src/engine, src/audit and src/exec reach those kernel interfa
 # ---- the engine never reaches up into the command line ----
 # src/engine is called by src/cli (docs/design.md, "Layers"): an include of a cli header, or a
 # reference to a symbol only src/cli defines, would run an arrow back up.
-up=$(grep -n '#include "cli/' src/engine/*.[ch] || true)
+up=$(grep -n '#include "cli/' src/engine/*/*.[ch] || true)
 check_eq "src/engine includes no header of src/cli" "" "$up"
 cli_syms=$(nm -g --defined-only $(objects_of src/cli/*.c) 2>/dev/null | awk '$2 ~ /[TDBR]/ {print $3}' | sort -u)
-engine_undef=$(nm -u $(objects_of src/engine/*.c) 2>/dev/null | awk '{print $2}' | sort -u)
+engine_undef=$(nm -u $(objects_of src/engine/*/*.c) 2>/dev/null | awk '{print $2}' | sort -u)
 check_eq "src/engine's objects need no symbol that only src/cli defines" "" \
 	"$(comm -12 <(echo "$cli_syms") <(echo "$engine_undef"))"
 # The control: the same check sees the command line's own need of the engine.
 cli_undef=$(nm -u $(objects_of src/cli/*.c) 2>/dev/null | awk '{print $2}' | sort -u)
-engine_syms=$(nm -g --defined-only $(objects_of src/engine/*.c) 2>/dev/null | awk '$2 ~ /[TDBR]/ {print $3}' | sort -u)
+engine_syms=$(nm -g --defined-only $(objects_of src/engine/*/*.c) 2>/dev/null | awk '$2 ~ /[TDBR]/ {print $3}' | sort -u)
 if [ -n "$(comm -12 <(echo "$engine_syms") <(echo "$cli_undef"))" ]; then
 	ok "control: the symbol check sees src/cli calling into src/engine"
 else
@@ -212,9 +214,9 @@ else
 fi
 
 # ---- the core itself ----
-mapfile -t sources < <(ls src/core/*.[ch])
-mapfile -t objects < <(ls "$B"/obj/src/core/*.o 2>/dev/null)
-ncore=$(ls src/core/*.c | wc -l)
+mapfile -t sources < <(ls src/core/*/*.[ch])
+mapfile -t objects < <(objects_of src/core/*/*.c)
+ncore=$(ls src/core/*/*.c | wc -l)
 check_eq "control: every core source file is scanned ($ncore .c files, their objects built)" \
 	"$ncore" "${#objects[@]}"
 [ "${#sources[@]}" -gt "$ncore" ] && ok "control: the core's headers are scanned too (${#sources[@]} files)" ||
@@ -346,8 +348,8 @@ else
 	not_ok "control: compile the generated chain" "$(cat "$T/cc.err")"
 fi
 
-mapfile -t core_objects < <(objects_of src/core/*.c)
-ncore_c=$(ls src/core/*.c | wc -l)
+mapfile -t core_objects < <(objects_of src/core/*/*.c)
+ncore_c=$(ls src/core/*/*.c | wc -l)
 check_eq "control: every core object is analysed ($ncore_c .c files, their objects built)" \
 	"$ncore_c" "${#core_objects[@]}"
 report=$(pure_report "$DISK_SIDE" "$PURE_EXCEPTIONS" "${core_objects[@]}")
@@ -357,27 +359,27 @@ check_contains "control: view.o would be caught, were it taken for pure" \
 check_eq "src/core but its disk side makes no file system call, nor reaches one (nm, transitively)" \
 	"" "$(printf '%s\n' "$report" | awk -F'\t' '$2 == "pure" && $3 != "" {print $1 ": " $3}')"
 stale=$(printf '%s\n' "$report" | awk -F'\t' '$2 == "disk" && $3 == "" {printf "%s ", $1}')
-for d in $DISK_SIDE; do [ -f "src/core/$d.c" ] || stale+="$d (no src/core/$d.c) "; done
+for d in $DISK_SIDE; do core_file "$d" >/dev/null || stale+="$d (no src/core/*/$d.c) "; done
 check_eq "every file on the disk side still touches the file system (the list only shrinks)" "" "$stale"
 named_disk=""
 for p in $PURE_NAMED; do
-	[ -f "src/core/$p.c" ] || named_disk+="$p (no src/core/$p.c) "
+	core_file "$p" >/dev/null || named_disk+="$p (no src/core/*/$p.c) "
 	case " $(echo $DISK_SIDE) " in *" $p "*) named_disk+="$p (on the disk side) " ;; esac
 done
 check_eq "policy, derivation, evidence, verdict, evidence objects, diagnosis and decision rules are pure" \
 	"" "$named_disk"
-die_calls=$(nm -u "$B/obj/src/core/die.o" | awk '{print $2}' | grep -Ev '^(abort|strlen|__.*)$' | tr '\n' ' ')
+die_calls=$(nm -u "$B/obj/$(core_file die | sed 's/\.c$/.o/')" | awk '{print $2}' | grep -Ev '^(abort|strlen|__.*)$' | tr '\n' ' ')
 check_eq "die.o, the one exception, calls write and nothing else of the system" "write " "$die_calls"
 
 # ---- the layers ----
 # scan_up_includes FILE...: "FILE:LINE: include" for an include of a higher layer's header.
 scan_up_includes() { grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(engine|cli|sys|exec|audit)/' "$@" || true; }
-printf '#include "core/util.h"\n#  include "engine/report.h"\n#include "sys/landlock.h"\n' >"$T/src/core/up.c"
+printf '#include "core/basic/util.h"\n#  include "engine/build/report.h"\n#include "sys/landlock.h"\n' >"$T/src/core/up.c"
 check_eq "control: an include of engine/ or sys/ in a core file is caught" \
-	"$T/src/core/up.c:2:#  include \"engine/report.h\",$T/src/core/up.c:3:#include \"sys/landlock.h\"," \
+	"$T/src/core/up.c:2:#  include \"engine/build/report.h\",$T/src/core/up.c:3:#include \"sys/landlock.h\"," \
 	"$(scan_up_includes "$T/src/core/up.c" | tr '\n' ',')"
 check_eq "no file of src/core includes a header of src/engine, src/cli, src/sys, src/exec or src/audit" \
-	"" "$(scan_up_includes src/core/*.[ch])"
+	"" "$(scan_up_includes src/core/*/*.[ch])"
 
 # circles OBJ...: "a.o <-> b.o ..." for each group of objects that call each other in a circle.
 circles() {
@@ -444,7 +446,7 @@ else
 	not_ok "control: compile the generated circle"
 fi
 for dir in core sys engine cli; do
-	mapfile -t dir_objects < <(objects_of src/$dir/*.c)
+	mapfile -t dir_objects < <(objects_of $(ls src/$dir/*.c src/$dir/*/*.c 2>/dev/null))
 	check_eq "no two objects of src/$dir call each other in a circle" "" "$(circles "${dir_objects[@]}")"
 done
 

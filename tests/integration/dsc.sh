@@ -194,7 +194,7 @@ else
 check_eq "the converse was computed, for the one Build-Depends" "true 1" "$(jq -r '"\(.converse.computed) \(.converse.checked)"' "$W/calc.json")"
 check_eq "...and nothing declared went unopened" "[]" "$(jq -c '.converse.unopened' "$W/calc.json")"
 # Each file is reported about once, though every store file has other links (in the store's
-# views): the verified trees name its inode once in the sandbox (src/engine/reads.c).  The
+# views): the verified trees name its inode once in the sandbox (src/engine/cage/reads.c).  The
 # control is the same result: files were reported (bison's among them, above).
 ev=$(jq -r '.result.opens_observed.events' "$W/calc.json")
 np=$(jq -r '.result.opens_observed.paths' "$W/calc.json")

@@ -200,7 +200,7 @@ check_eq "...said why" \
 	"$(jq -r '.recipes[0].failure.reason' "$S/blocked/result.json")"
 
 # A signal stops the sweep cleanly: its result written and saying so, the reason on stderr, and
-# 128 + the signal (the one table, engine/status.c).  Three recipes, one at a time: a-fails
+# 128 + the signal (the one table, engine/common/status.c).  Three recipes, one at a time: a-fails
 # fails, b-slow is stopped while it builds, c-later never starts.  The two the signal kept
 # from a result are not built — not failed — and the shares are of the one built; the same
 # sweep run again builds them (the control: nothing is left not built).

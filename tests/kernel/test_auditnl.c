@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/json.h"
-#include "core/util.h"
+#include "core/basic/buf.h"
+#include "core/formats/json.h"
+#include "core/basic/util.h"
 #include "../unit/harness.h"
 #include "sys/auditnl.h"
 

@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "../unit/harness.h"
-#include "core/policy.h"
-#include "core/util.h"
+#include "core/policy/policy.h"
+#include "core/basic/util.h"
 #include "sys/landlock.h"
 #include "sys/entrypoints.h"
 #include "sys/seccomp.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/util.h"
+#include "core/basic/util.h"
 #include "../unit/harness.h"
 #include "sys/reach.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/evidence.h"
+#include "core/evidence/evidence.h"
 #include "harness.h"
 
 /* Each line of `log`: "type=N audit(...): fields". */

@@ -9,10 +9,10 @@
 
 #include "audit_fixture.h"
 #include "harness.h"
-#include "core/suggest.h"
-#include "core/policy.h"
-#include "core/util.h"
-#include "core/verdict.h"
+#include "core/evidence/suggest.h"
+#include "core/policy/policy.h"
+#include "core/basic/util.h"
+#include "core/evidence/verdict.h"
 
 /* One denial event: ACCESS + SYSCALL (who tried) + EOE. */
 static inline char *denial(int serial, const char *blockers, const char *path, const char *exe)

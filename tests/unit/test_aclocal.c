@@ -1,12 +1,12 @@
 /* What m4 files define (macros, substituted variables, conditionals) and what a failed
- * build's log says was missing (src/core/aclocal.c).  The texts are bookworm's pkg.m4,
+ * build's log says was missing (src/core/debian/aclocal.c).  The texts are bookworm's pkg.m4,
  * libtool.m4, lib-link.m4, expat.m4 and ltdl.m4, and the messages autoconf, automake 1.16.5,
  * bash and dash print (automake's taken from autoreconf run without /usr/share/aclocal, as the
  * store view shows it to a build that declares neither pkgconf, libtool nor gtk-doc-tools). */
 #include "harness.h"
 
-#include "core/aclocal.h"
-#include "core/util.h"
+#include "core/debian/aclocal.h"
+#include "core/basic/util.h"
 
 static const char *joined(const struct hk_strv *v, char *buf, size_t len)
 {

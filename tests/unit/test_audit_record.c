@@ -2,8 +2,8 @@
  * (kernel-facts.md §3, §4: measured on kernel 6.18 with ABI 7). */
 #include "harness.h"
 
-#include "core/audit_record.h"
-#include "core/util.h"
+#include "core/formats/audit_record.h"
+#include "core/basic/util.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 

@@ -1,4 +1,4 @@
-/* The derived base runtime (src/core/baseroot.c).
+/* The derived base runtime (src/core/root/baseroot.c).
  *
  * The oracle is the real glibc loader: a child chroots into the root (the host's "/" or a
  * fake root built here) and runs the program with LD_TRACE_LOADED_OBJECTS=1, the mechanism
@@ -7,9 +7,9 @@
  * without running anything. */
 #include "harness.h"
 
-#include "core/baseroot.h"
-#include "core/elf.h"
-#include "core/util.h"
+#include "core/root/baseroot.h"
+#include "core/formats/elf.h"
+#include "core/basic/util.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -2,12 +2,12 @@
  * plus incremental updates, repeatable finalize and the file helper. */
 #include "harness.h"
 
-#include "core/blake3.h"
-#include "core/blake3_file.h"
-#include "core/buf.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/util.h"
+#include "core/basic/blake3.h"
+#include "core/basic/blake3_file.h"
+#include "core/basic/buf.h"
+#include "core/basic/error.h"
+#include "core/formats/json.h"
+#include "core/basic/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

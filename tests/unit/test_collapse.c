@@ -2,7 +2,7 @@
  * which directories the cage may install as one rule.  Every test that
  * expects a directory to stay per file has, in the same tree, a sibling that does collapse:
  * an empty result would otherwise pass them all. */
-#include "core/collapse.h"
+#include "core/policy/collapse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/collapse_disk.h"
-#include "core/util.h"
+#include "core/policy/collapse_disk.h"
+#include "core/basic/util.h"
 #include "harness.h"
 
 static char *make_base(void)
@@ -206,7 +206,7 @@ TEST(sibling_prefixes_and_unmerged_paths)
 
 TEST(a_store_view_file_beneath_a_directory_keeps_it_per_file)
 {
-	/* The view shows every store artifact, granted or not (core/view.h): an undeclared
+	/* The view shows every store artifact, granted or not (core/store/view.h): an undeclared
 	 * header it adds to a directory must stay a logged denial, so that directory cannot be
 	 * one rule.  Its sibling, which the view leaves alone, still collapses; and without the
 	 * view the same policy collapses both (the control). */

@@ -1,10 +1,10 @@
-/* Whether a declared package was used (src/core/converse.c): its own files, or its dependency
+/* Whether a declared package was used (src/core/debian/converse.c): its own files, or its dependency
  * closure's, against the opened paths. The tables are bookworm's as dpkg -L and dpkg -s show
  * them. */
 #include "harness.h"
 
-#include "core/converse.h"
-#include "core/util.h"
+#include "core/debian/converse.h"
+#include "core/basic/util.h"
 
 static struct hk_strset set_of(const char *const *paths)
 {

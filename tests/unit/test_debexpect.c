@@ -1,15 +1,15 @@
-/* The Debian toolchain's expectations and a package's own (core/debexpect.h), and how a
- * policy takes them (core/derive.h).  Every refusal has a sibling input, differing only in the
+/* The Debian toolchain's expectations and a package's own (core/debian/debexpect.h), and how a
+ * policy takes them (core/policy/derive.h).  Every refusal has a sibling input, differing only in the
  * defect, that is accepted. */
-#include "core/debexpect.h"
+#include "core/debian/debexpect.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/derive.h"
-#include "core/policy.h"
-#include "core/util.h"
+#include "core/policy/derive.h"
+#include "core/policy/policy.h"
+#include "core/basic/util.h"
 #include "harness.h"
 
 static int parse(const char *text, struct hk_expect_set *s, struct hk_error *err)

@@ -1,7 +1,7 @@
-/* A Debian root's package database read from its files (core/debroot.h), on a fake merged-/usr
- * root made here, and the store view's trap paths (core/view.h).  Every "left out" has a
+/* A Debian root's package database read from its files (core/debian/debroot.h), on a fake merged-/usr
+ * root made here, and the store view's trap paths (core/store/view.h).  Every "left out" has a
  * sibling in the same root that is kept. */
-#include "core/debroot.h"
+#include "core/debian/debroot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/util.h"
-#include "core/view.h"
+#include "core/basic/util.h"
+#include "core/store/view.h"
 #include "harness.h"
 
 static void sh(const char *cmd)

@@ -1,13 +1,13 @@
-/* Debian source packages (core/dsc.h): the .dsc, its armour and checksums, and source relations
+/* Debian source packages (core/debian/dsc.h): the .dsc, its armour and checksums, and source relations
  * reduced for an architecture and build profiles.  Every refusal has a sibling input, differing
  * only in the defect, that is accepted. */
-#include "core/dsc.h"
+#include "core/debian/dsc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
+#include "core/basic/util.h"
 #include "harness.h"
 
 #define SHA_A "2f6b1a43e8e1e4f3ad43f4bcc1a65a8d2e6d2bbd0d8d5c4b8d5bd6a3a3d0a1b2"

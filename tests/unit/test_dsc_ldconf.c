@@ -1,11 +1,11 @@
 /* The directories ld.so.conf files name, and the libraries a failed build's log says were not
- * found (src/core/dsc_ldconf.c).  The files are bookworm's (libc6-i386, libfakeroot, libc-bin,
+ * found (src/core/debian/dsc_ldconf.c).  The files are bookworm's (libc6-i386, libfakeroot, libc-bin,
  * libc6, /etc/ld.so.conf); the log lines are dpkg-shlibdeps 1.21.22's and GNU ld 2.40's, run
  * on a binary whose library lies in a directory only an ld.so.conf.d file names. */
 #include "harness.h"
 
-#include "core/dsc_ldconf.h"
-#include "core/util.h"
+#include "core/debian/dsc_ldconf.h"
+#include "core/basic/util.h"
 
 static const char *joined(const struct hk_strv *v, char *buf, size_t len)
 {

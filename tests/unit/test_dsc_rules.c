@@ -1,8 +1,8 @@
-/* The decision rules of a Debian build's second looks (core/dsc_rules.h): --confirm's answer
+/* The decision rules of a Debian build's second looks (core/debian/dsc_rules.h): --confirm's answer
  * and --decide-probes' class, each from the facts of the builds alone. */
 #include <string.h>
 
-#include "core/dsc_rules.h"
+#include "core/debian/dsc_rules.h"
 #include "harness.h"
 
 TEST(confirm_answers_by_what_the_second_build_did_in_the_failed_phase)

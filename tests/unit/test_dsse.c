@@ -1,12 +1,12 @@
-/* DSSE (core/dsse.h): the pre-authentication encoding against the specification's own test
+/* DSSE (core/attest/dsse.h): the pre-authentication encoding against the specification's own test
  * vector (tests/data/dsse/README.md), base64 against RFC 4648's vectors, and the envelope
  * reader's refusals. */
 #include "harness.h"
 
 #include <errno.h>
 
-#include "core/dsse.h"
-#include "core/util.h"
+#include "core/attest/dsse.h"
+#include "core/basic/util.h"
 
 /* DSSE protocol.md, "Test Vectors". */
 #define VEC_TYPE "http://example.com/HelloWorld"

@@ -1,10 +1,10 @@
-/* ELF and "#!" reading (src/core/elf.c).  Real binaries of this machine are checked against
+/* ELF and "#!" reading (src/core/formats/elf.c).  Real binaries of this machine are checked against
  * binutils' readelf (an independent parser); hand-built objects cover what Debian's binaries
  * do not carry (RPATH, RUNPATH, 32-bit, malformed tables). */
 #include "harness.h"
 
-#include "core/elf.h"
-#include "core/util.h"
+#include "core/formats/elf.h"
+#include "core/basic/util.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "core/evidence.h"
+#include "core/evidence/evidence.h"
 
 #define CANARY_A "/.harkaq/canary-5e1f0a77c2d94b13"
 #define CANARY_B "/.harkaq/canary-b0c4a2f96e1d3857"

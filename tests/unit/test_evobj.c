@@ -8,15 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/blake3.h"
-#include "core/evidence.h"
-#include "core/evobj.h"
-#include "core/evobj_store.h"
-#include "core/file.h"
-#include "core/json.h"
-#include "core/suggest.h"
-#include "core/util.h"
-#include "core/verdict.h"
+#include "core/basic/blake3.h"
+#include "core/evidence/evidence.h"
+#include "core/evidence/evobj.h"
+#include "core/evidence/evobj_store.h"
+#include "core/basic/file.h"
+#include "core/formats/json.h"
+#include "core/evidence/suggest.h"
+#include "core/basic/util.h"
+#include "core/evidence/verdict.h"
 
 #define CANARY "/.harkaq/canary-77c2d94b0b5e1f0a"
 #define DOMAIN "3a5374efb"

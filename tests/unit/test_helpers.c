@@ -3,17 +3,17 @@
  * implementation each, so each is checked here once. */
 #include "harness.h"
 
-#include "core/buf.h"
-#include "core/buf_fd.h"
-#include "core/dir.h"
-#include "core/error.h"
-#include "core/file.h"
-#include "core/hex.h"
-#include "core/json.h"
-#include "core/store.h"
-#include "core/strv.h"
-#include "core/tree.h"
-#include "core/util.h"
+#include "core/basic/buf.h"
+#include "core/basic/buf_fd.h"
+#include "core/basic/dir.h"
+#include "core/basic/error.h"
+#include "core/basic/file.h"
+#include "core/basic/hex.h"
+#include "core/formats/json.h"
+#include "core/store/store.h"
+#include "core/basic/strv.h"
+#include "core/formats/tree.h"
+#include "core/basic/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
-/* Inode numbers counted (src/core/inos.c): how many names each inode has among some trees. */
+/* Inode numbers counted (src/core/basic/inos.c): how many names each inode has among some trees. */
 #include "harness.h"
 
-#include "core/inos.h"
+#include "core/basic/inos.h"
 
 TEST(counts_every_name_of_an_inode)
 {

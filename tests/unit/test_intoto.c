@@ -1,13 +1,13 @@
-/* in-toto Statements (core/intoto.h): the SLSA provenance and verdict Statements a build
+/* in-toto Statements (core/attest/intoto.h): the SLSA provenance and verdict Statements a build
  * writes, their reader, purls, and the "hermetic" policy — each refusal with its positive
  * control. */
 #include "harness.h"
 
 #include <errno.h>
 
-#include "core/intoto.h"
-#include "core/json.h"
-#include "core/util.h"
+#include "core/attest/intoto.h"
+#include "core/formats/json.h"
+#include "core/basic/util.h"
 
 #define EV_HERMETIC "{\"kind\":\"harkaq.verdict.v1\",\"state\":\"Hermetic\",\"reasons\":[]}"
 #define EV_NOEVIDENCE                                                                      \

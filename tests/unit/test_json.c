@@ -2,10 +2,10 @@
  * rejection positions, numbers, and write -> parse -> write stability. */
 #include "harness.h"
 
-#include "core/buf.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/util.h"
+#include "core/basic/buf.h"
+#include "core/basic/error.h"
+#include "core/formats/json.h"
+#include "core/basic/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,14 +1,14 @@
-/* Kept plans (core/plan_record.h): a kept policy reads back as the policy derived, with the
+/* Kept plans (core/policy/plan_record.h): a kept policy reads back as the policy derived, with the
  * id it was derived as; a kept record that was changed, truncated or kept under another key
  * is refused; and every input of a derivation changes its key, while the same inputs give
  * the same key (the positive control of each negative). */
-#include "core/plan_record.h"
+#include "core/policy/plan_record.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
+#include "core/basic/util.h"
 #include "harness.h"
 
 #define KEY_A "b3:1111111111111111111111111111111111111111111111111111111111111111"

@@ -1,9 +1,9 @@
 /* The policy format: parser strictness (every rejection with its exact FILE:LINE:COL and a
  * positive control), escaping, canonical encoding, PolicyId, finish and lookups. */
-#include "core/policy.h"
+#include "core/policy/policy.h"
 
-#include "core/policy_file.h"
-#include "core/util.h"
+#include "core/policy/policy_file.h"
+#include "core/basic/util.h"
 #include "harness.h"
 
 #include <errno.h>

@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/buf.h"
-#include "core/recipe.h"
-#include "core/recipe_file.h"
-#include "core/util.h"
+#include "core/basic/buf.h"
+#include "core/policy/recipe.h"
+#include "core/policy/recipe_file.h"
+#include "core/basic/util.h"
 
 static struct hk_error err;
 

@@ -1,4 +1,4 @@
-/* The core half of sealing (src/core/store_seal.c, docs/sealing.md): the seal record, its binding
+/* The core half of sealing (src/core/store/store_seal.c, docs/sealing.md): the seal record, its binding
  * to the manifest, and the comparison of recorded and measured digests.  The kernel is
  * replaced by a fake hk_seal_fn that keeps a set of "sealed" paths and derives a digest from
  * the content — the kernel half runs for real in tests/integration/verity.sh. */
@@ -11,13 +11,13 @@
 
 #include "harness.h"
 
-#include "core/blake3.h"
-#include "core/blake3_file.h"
-#include "core/buf.h"
-#include "core/json.h"
-#include "core/store.h"
-#include "core/util.h"
-#include "core/verdict.h"
+#include "core/basic/blake3.h"
+#include "core/basic/blake3_file.h"
+#include "core/basic/buf.h"
+#include "core/formats/json.h"
+#include "core/store/store.h"
+#include "core/basic/util.h"
+#include "core/evidence/verdict.h"
 
 /* ---- a fake fs-verity ---------------------------------------------------------------------- */
 

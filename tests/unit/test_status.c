@@ -1,13 +1,13 @@
-/* The command line's one table (src/engine/status.c): outcomes and error classes to exit
- * statuses, and the classes errors carry (src/core/error.c). */
+/* The command line's one table (src/engine/common/status.c): outcomes and error classes to exit
+ * statuses, and the classes errors carry (src/core/basic/error.c). */
 #include "harness.h"
 
 #include <errno.h>
 #include <signal.h>
 
-#include "core/error.h"
-#include "core/util.h"
-#include "engine/status.h"
+#include "core/basic/error.h"
+#include "core/basic/util.h"
+#include "engine/common/status.h"
 
 TEST(outcomes_give_the_verdict_statuses)
 {

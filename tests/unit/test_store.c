@@ -11,16 +11,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "core/blake3.h"
-#include "core/buf.h"
-#include "core/deb.h"
-#include "core/deb_status.h"
-#include "core/file.h"
-#include "core/store.h"
-#include "core/tree.h"
-#include "core/tree_scan.h"
-#include "core/util.h"
-#include "core/view.h"
+#include "core/basic/blake3.h"
+#include "core/basic/buf.h"
+#include "core/debian/deb.h"
+#include "core/debian/deb_status.h"
+#include "core/basic/file.h"
+#include "core/store/store.h"
+#include "core/formats/tree.h"
+#include "core/formats/tree_scan.h"
+#include "core/basic/util.h"
+#include "core/store/view.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

@@ -1,8 +1,8 @@
-/* The string set (src/core/strset.c): dedup on insertion, insertion order, sorting. */
+/* The string set (src/core/basic/strset.c): dedup on insertion, insertion order, sorting. */
 #include "harness.h"
 
-#include "core/strset.h"
-#include "core/util.h"
+#include "core/basic/strset.h"
+#include "core/basic/util.h"
 
 TEST(dedup_and_insertion_order)
 {

@@ -1,5 +1,5 @@
 /* The diagnosis (design.md §8) over a store and a base held in memory: no file is read, the
- * source below answers every question the diagnosis asks (core/suggest.h, struct
+ * source below answers every question the diagnosis asks (core/evidence/suggest.h, struct
  * hk_suggest_source).  Declarable vs irreducible debt, symlink aliases, provider ranking,
  * policy bugs kept apart from debt, view traps, the base's packages — on verdicts computed
  * from audit records in the kernel's own text.  The source on disk is tested in
@@ -9,14 +9,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/evidence.h"
-#include "core/policy.h"
-#include "core/store.h"
-#include "core/suggest.h"
-#include "core/tree.h"
-#include "core/util.h"
-#include "core/verdict.h"
-#include "core/view_trap.h"
+#include "core/evidence/evidence.h"
+#include "core/policy/policy.h"
+#include "core/store/store.h"
+#include "core/evidence/suggest.h"
+#include "core/formats/tree.h"
+#include "core/basic/util.h"
+#include "core/evidence/verdict.h"
+#include "core/store/view_trap.h"
 
 #define CANARY "/.harkaq/canary-0b5e1f0a77c2d94b"
 #define DOMAIN "2a5374efb"

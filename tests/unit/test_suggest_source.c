@@ -1,4 +1,4 @@
-/* The diagnosis' source on disk (engine/suggest_source.h): what it answers from a real store
+/* The diagnosis' source on disk (engine/store/suggest_source.h): what it answers from a real store
  * built in a temporary directory (its path index, manifests and look-ups) and from a base
  * root's dpkg database, and the diagnosis (design.md §8) end to end over it — declarable vs
  * irreducible debt, symlink aliases read from manifests, provider ranking, policy bugs kept
@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/evidence.h"
-#include "core/policy.h"
-#include "core/store.h"
-#include "core/suggest.h"
-#include "core/util.h"
-#include "core/verdict.h"
-#include "engine/suggest_source.h"
+#include "core/evidence/evidence.h"
+#include "core/policy/policy.h"
+#include "core/store/store.h"
+#include "core/evidence/suggest.h"
+#include "core/basic/util.h"
+#include "core/evidence/verdict.h"
+#include "engine/store/suggest_source.h"
 
 #define CANARY "/.harkaq/canary-0b5e1f0a77c2d94b"
 #define DOMAIN "2a5374efb"

@@ -1,12 +1,12 @@
-/* The sweep's pure part (src/core/sweep.c): reading build results into items, the outcome
+/* The sweep's pure part (src/core/sweep/sweep.c): reading build results into items, the outcome
  * rule, shards, the result document round trip, merge, the summary and the HTML escaping. */
 #include "harness.h"
 
 #include <errno.h>
 
-#include "engine/sweep_render.h"
-#include "core/sweep.h"
-#include "core/util.h"
+#include "engine/sweep/sweep_render.h"
+#include "core/sweep/sweep.h"
+#include "core/basic/util.h"
 
 /* A fake store: /usr/bin/make is provided by "make", everything under /usr exists in the
  * base root. */

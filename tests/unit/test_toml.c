@@ -2,7 +2,7 @@
  * at the exact FILE:LINE:COL.  Every rejection is paired with the corrected text loading. */
 #include "harness.h"
 
-#include "core/toml.h"
+#include "core/formats/toml.h"
 
 static struct hk_error err;
 

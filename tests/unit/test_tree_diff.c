@@ -1,8 +1,8 @@
-/* hk_tree_differences (core/tree.h): every difference between two trees, each a sentence,
+/* hk_tree_differences (core/formats/tree.h): every difference between two trees, each a sentence,
  * the way --decide-probes lists what differs between two .debs' members. */
 #include <string.h>
 
-#include "core/tree.h"
+#include "core/formats/tree.h"
 #include "harness.h"
 
 static void file(struct hk_tree *t, const char *path, unsigned char byte, bool exec)

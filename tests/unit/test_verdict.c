@@ -3,9 +3,9 @@
 
 #include <stdlib.h>
 
-#include "core/json.h"
-#include "core/policy.h"
-#include "core/verdict.h"
+#include "core/formats/json.h"
+#include "core/policy/policy.h"
+#include "core/evidence/verdict.h"
 
 #define CANARY "/.harkaq/canary-5e1f0a77c2d94b13"
 #define DOMAIN "1d5374efb"

@@ -1,15 +1,15 @@
 /* The wire formats between harkaq's parts, each with its one encoder and decoder in the core:
- * harkaq-exec's status events (core/exec_status.c), harkaq-audit's lines (core/reader_line.c),
- * a build result's failure (core/build_failure.c); and the ABI tier rule (core/abi_tier.c). */
+ * harkaq-exec's status events (core/formats/exec_status.c), harkaq-audit's lines (core/formats/reader_line.c),
+ * a build result's failure (core/evidence/build_failure.c); and the ABI tier rule (core/formats/abi_tier.c). */
 #include "harness.h"
 
 #include <errno.h>
 
-#include "core/abi_tier.h"
-#include "core/build_failure.h"
-#include "core/exec_status.h"
-#include "core/reader_line.h"
-#include "core/util.h"
+#include "core/formats/abi_tier.h"
+#include "core/evidence/build_failure.h"
+#include "core/formats/exec_status.h"
+#include "core/formats/reader_line.h"
+#include "core/basic/util.h"
 
 TEST(the_tier_rule_has_its_thresholds_at_3_and_7)
 {
