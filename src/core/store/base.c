@@ -187,35 +187,10 @@ void hk_base_tags_free(struct hk_base_tag *t, size_t n)
 	free(t);
 }
 
-static char *dup_member(const struct hk_jval *obj, const char *key)
+const char *hk_base_tag_of(const struct hk_base_tag *t, size_t n, const struct hk_artifact *a)
 {
-	const char *v = hk_jobj_str(obj, key);
-	return v ? hk_xstrdup(v) : NULL;
-}
-
-int hk_base_info_read(const struct hk_artifact *a, struct hk_base_info *out, struct hk_error *err)
-{
-	memset(out, 0, sizeof(*out));
-	struct hk_jval *v = NULL;
-	int r = hk_json_parse(a->meta_json, strlen(a->meta_json), &v, err);
-	if (r < 0)
-		return hk_wrap(err, "%s", a->meta_path);
-	const struct hk_jval *src = hk_jobj_get(v, "source");
-	out->variant = dup_member(src, "variant");
-	out->suite = dup_member(src, "suite");
-	out->mirror = dup_member(src, "mirror");
-	out->tool = dup_member(src, "tool");
-	const struct hk_jval *pkgs = hk_jobj_get(src, "packages");
-	out->n_packages = pkgs && pkgs->type == HK_JARR ? pkgs->len : 0;
-	hk_jval_free(v);
-	return 0;
-}
-
-void hk_base_info_free(struct hk_base_info *i)
-{
-	free(i->variant);
-	free(i->suite);
-	free(i->mirror);
-	free(i->tool);
-	memset(i, 0, sizeof(*i));
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].id, a->id) == 0)
+			return t[i].name;
+	return NULL;
 }

@@ -2,7 +2,8 @@
  * with a name and a BLAKE3 id, so that a verdict measures the recipe and not the machine.
  *
  * A base is an artifact of origin HK_ORIGIN_BASE: a whole Debian root (made by mmdebstrap,
- * src/cli/cmd_base.c) whose provenance records its variant, suite and package list.  A store
+ * src/engine/debian/base_make.c) whose provenance records its variant, suite and package list
+ * (core/debian/base_making.h, which writes and reads it).  A store
  * keeps a tag per base name, STORE/.bases/NAME, holding the id that name stands for, so
  * `base = "debian-12-essential"` means one exact tree, and making the base again (a newer
  * point release) moves the tag, never the meaning of an id already recorded in evidence.
@@ -40,17 +41,7 @@ struct hk_base_tag {
 HK_MUST_CHECK int hk_base_tags(struct hk_store *s, struct hk_base_tag **out, size_t *n, struct hk_error *err);
 void hk_base_tags_free(struct hk_base_tag *t, size_t n);
 
-/* What a base's provenance says (strings owned by the struct). */
-struct hk_base_info {
-	char *variant;          /* "essential", "buildd", …; NULL if not recorded */
-	char *suite;            /* "bookworm" */
-	char *mirror;
-	char *tool;             /* "mmdebstrap 1.3.5" */
-	size_t n_packages;      /* dpkg packages installed in it */
-};
-
-HK_MUST_CHECK int hk_base_info_read(const struct hk_artifact *a, struct hk_base_info *out,
-		      struct hk_error *err);
-void hk_base_info_free(struct hk_base_info *i);
+/* The name of the tag among t[0..n) that points at `a`, or NULL. */
+const char *hk_base_tag_of(const struct hk_base_tag *t, size_t n, const struct hk_artifact *a);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "engine/build/build.h"
 #include "engine/build/plan_cache.h"
+#include "core/debian/base_making.h"
 #include "core/store/base.h"
 #include "core/root/baseroot.h"
 #include "core/policy/collapse_disk.h"
