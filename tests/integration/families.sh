@@ -23,8 +23,8 @@ formats
 root policy
 store
 debian
-evidence attest
-sweep'
+evidence
+attest sweep'
 ENGINE_ORDER='common
 store cage
 build
