@@ -13,6 +13,7 @@
 
 #include "engine/cage/cage.h"
 #include "cli/commands.h"
+#include "core/formats/exec_args.h"
 #include "engine/common/proc.h"
 #include "engine/common/reach.h"
 #include "engine/cage/runtime.h"
@@ -213,30 +214,17 @@ static int write_effective_policy(const struct hk_policy *policy, const char *ef
 static char **exec_argv(const struct run_opts *ro, const char *exec_path, const char *eff_path,
 			const char *canary)
 {
-	struct hk_argv xa = { 0 };
-	hk_argv_push(&xa, exec_path);
-	hk_argv_push(&xa, "--policy");
-	hk_argv_push(&xa, eff_path);
-	hk_argv_push(&xa, "--status-fd");
-	hk_argv_push(&xa, "3");
-	if (ro->evidence) {
-		hk_argv_push(&xa, "--canary");
-		hk_argv_push(&xa, canary);
-	}
-	if (ro->force_abi) {
-		char force_buf[16];
-		snprintf(force_buf, sizeof(force_buf), "%ld", ro->force_abi);
-		hk_argv_push(&xa, "--force-abi");
-		hk_argv_push(&xa, force_buf);
-	}
-	if (ro->withhold)
-		hk_argv_push(&xa, "--test-withhold-log-flag");
-	if (ro->break_seccomp)
-		hk_argv_push(&xa, "--test-break-seccomp");
-	hk_argv_push(&xa, "--");
-	for (size_t i = 0; ro->cmd[i]; i++)
-		hk_argv_push(&xa, ro->cmd[i]);
-	return xa.v;
+	struct hk_exec_args xa = HK_EXEC_ARGS_INIT;
+	xa.policy_path = eff_path;
+	xa.status_fd = 3;
+	xa.canary_path = ro->evidence ? canary : NULL;
+	xa.force_abi = ro->force_abi ? (int)ro->force_abi : -1;
+	xa.test_withhold_log_flag = ro->withhold;
+	xa.test_break_seccomp = ro->break_seccomp;
+	xa.cmd = ro->cmd;
+	struct hk_strv argv = { 0 };
+	hk_exec_args_to_argv(&xa, exec_path, &argv);
+	return argv.v;
 }
 
 /* Runs the command under the cage (refusing first when evidence is required and the tier

@@ -25,7 +25,7 @@
 
 /* Everything the status line reports, gathered as the layers go. */
 struct cage_state {
-	const struct hk_exec_opts *o;
+	const struct hk_exec_args *o;
 	const struct hk_landlock_probe *probe;
 	int abi;                 /* effective */
 	enum hk_tier tier;
@@ -250,7 +250,7 @@ static int close_inherited_fds(int keep, long *closed, struct hk_error *err)
  * tier, no_new_privs, Landlock, seccomp, descriptors, report, execve) is the cage's security
  * argument, and it reads top to bottom in one place, as minijail's does; each step's work is
  * in the helpers above. */
-int hk_exec_cage(const struct hk_exec_opts *o)
+int hk_exec_cage(const struct hk_exec_args *o)
 {
 	__attribute__((cleanup(free_state))) struct cage_state st = {
 		.o = o, .closed_fds = -1,
@@ -414,27 +414,15 @@ int hk_exec_cage(const struct hk_exec_opts *o)
 	if (!st.probe_after_exec)
 		return hk_exec_command(o->cmd, sfd);
 
-	size_t n_cmd = 0;
-	while (o->cmd[n_cmd])
-		n_cmd++;
-	char fd_text[16];
-	snprintf(fd_text, sizeof(fd_text), "%d", sfd);
-	hk_autofree char **argv = hk_xcalloc(n_cmd + 7, sizeof(*argv));
-	size_t a = 0;
-	argv[a++] = st.self;
-	argv[a++] = (char *)(uintptr_t) "--probe-canary";
-	argv[a++] = (char *)(uintptr_t)o->canary_path;
-	if (sfd >= 0) {
-		argv[a++] = (char *)(uintptr_t) "--status-fd";
-		argv[a++] = fd_text;
-	}
-	argv[a++] = (char *)(uintptr_t) "--";
-	for (size_t i = 0; i < n_cmd; i++)
-		argv[a++] = o->cmd[i];
-	argv[a] = NULL;
+	struct hk_exec_args probe = HK_EXEC_ARGS_INIT;
+	probe.probe_canary = o->canary_path;
+	probe.status_fd = sfd;
+	probe.cmd = o->cmd;
+	hk_autostrv struct hk_strv argv = { 0 };
+	hk_exec_args_to_argv(&probe, st.self, &argv);
 
 	hk_exec_restore_sigpipe();
-	execve(st.self, argv, environ);
+	execve(st.self, argv.v, environ);
 	int e = errno;
 	hk_exec_ignore_sigpipe();
 	char msg[PATH_MAX + 256];

@@ -11,6 +11,7 @@
 
 #include "core/basic/buf.h"
 #include "core/basic/error.h"
+#include "core/formats/exec_args.h"
 
 /* Exit statuses of harkaq-exec itself (documented in --help and docs/cage.md).  Once the
  * command runs, its own status is the process's status. */
@@ -24,22 +25,11 @@ enum {
 	HK_EXEC_EXIT_NOT_FOUND = 127,  /* the command was not found */
 };
 
-struct hk_exec_opts {
-	const char *policy_path;
-	const char *canary_path;   /* NULL: no probe stage */
-	int status_fd;             /* -1: no status channel */
-	int force_abi;             /* -1: the kernel's ABI */
-	bool require_landlock;
-	const char *collapse_path; /* NULL: one rule per grant (--collapse FILE) */
-	bool test_withhold_log_flag;
-	bool test_break_seccomp;
-	char **cmd;                /* NULL-terminated, cmd[0] != NULL */
-};
 
 /* Installs the cage and executes the command (through the canary probe when a canary is
  * given).  Returns only on failure, with the exit status to use; the reason has already been
  * printed on stderr and sent on the status channel. */
-HK_MUST_CHECK int hk_exec_cage(const struct hk_exec_opts *o);
+HK_MUST_CHECK int hk_exec_cage(const struct hk_exec_args *o);
 
 /* Probe mode (`--probe-canary`), entered by the cage's re-exec of itself, inside the domain:
  * open the canary expecting EACCES, report it, then execute the command.  Returns only on

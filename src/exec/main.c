@@ -53,85 +53,18 @@ static int usage_error(const char *fmt, ...)
 	return HK_EXEC_EXIT_SETUP;
 }
 
-static int parse_int(const char *s, int min, int max, int *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
-
-/* "--name VALUE" or "--name=VALUE"; advances *i past the value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0' || *i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
 int main(int argc, char **argv)
 {
-	struct hk_exec_opts o = { .status_fd = -1, .force_abi = -1 };
-	const char *probe_canary = NULL;
-	const char *v;
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (strcmp(a, "--require-landlock") == 0) {
-			o.require_landlock = true;
-
-		} else if (strcmp(a, "--test-withhold-log-flag") == 0) {
-			o.test_withhold_log_flag = true;
-		} else if (strcmp(a, "--test-break-seccomp") == 0) {
-			o.test_break_seccomp = true;
-		} else if ((v = option_value(argc, argv, &i, "--policy"))) {
-			o.policy_path = v;
-		} else if ((v = option_value(argc, argv, &i, "--collapse"))) {
-			o.collapse_path = v;
-		} else if ((v = option_value(argc, argv, &i, "--canary"))) {
-			o.canary_path = v;
-		} else if ((v = option_value(argc, argv, &i, "--probe-canary"))) {
-			probe_canary = v;
-		} else if ((v = option_value(argc, argv, &i, "--status-fd"))) {
-			if (parse_int(v, 0, INT_MAX, &o.status_fd) < 0)
-				return usage_error("--status-fd wants a descriptor number, not '%s'", v);
-		} else if ((v = option_value(argc, argv, &i, "--force-abi"))) {
-			if (parse_int(v, 0, 1000, &o.force_abi) < 0)
-				return usage_error("--force-abi wants an ABI number, not '%s'", v);
-		} else {
-			return usage_error("unknown option or missing value: '%s'", a);
-		}
+	struct hk_exec_args o;
+	struct hk_error err = { 0 };
+	int r = hk_exec_args_parse(argc, argv, &o, &err);
+	if (r == 1) {
+		fputs(usage_text, stdout);
+		return 0;
 	}
-	if (i > argc || i == argc || strcmp(argv[i - 1], "--") != 0)
-		return usage_error("%s", "no command: CMD goes after '--'");
-	o.cmd = argv + i;
-
-	if (probe_canary) {
-		/* Probe mode is entered only by the cage's own re-exec; it has no other options. */
-		if (o.policy_path || o.canary_path || o.force_abi >= 0 || o.require_landlock ||
-		    o.collapse_path || o.test_withhold_log_flag || o.test_break_seccomp)
-			return usage_error("%s", "--probe-canary takes only --status-fd");
-		return hk_exec_probe(probe_canary, o.status_fd, o.cmd);
-	}
-	if (!o.policy_path)
-		return usage_error("%s", "--policy FILE is required");
+	if (r < 0)
+		return usage_error("%s", err.msg);
+	if (o.probe_canary)
+		return hk_exec_probe(o.probe_canary, o.status_fd, o.cmd);
 	return hk_exec_cage(&o);
 }

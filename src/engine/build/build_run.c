@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine/build/build.h"
+#include "core/formats/exec_args.h"
 #include "engine/cage/cage.h"
 #include "engine/common/status.h"
 #include "engine/common/proc.h"
@@ -626,12 +627,10 @@ static int phase_argv(struct build *b, const struct hk_recipe_phase *rp, char **
 	hk_argv_push(&inner, script);
 	free(script);
 	/* --force-abi: harkaq-exec pretends an older Landlock (fault injection). */
-	char abi_opt[] = "--force-abi", abi_arg[16];
-	snprintf(abi_arg, sizeof(abi_arg), "%d", b->bo->force_abi);
-	char *const force_args[] = { abi_opt, abi_arg, NULL };
-	int rc = hk_sandbox_argv(&b->sb, &b->plan,
-				 b->bo->cage && b->bo->force_abi > 0 ? force_args : NULL, inner.v,
-				 argv, b->err);
+	struct hk_exec_args fault = HK_EXEC_ARGS_INIT;
+	fault.force_abi = b->bo->force_abi > 0 ? b->bo->force_abi : -1;
+	int rc = hk_sandbox_argv(&b->sb, &b->plan, b->bo->cage ? &fault : NULL, inner.v, argv,
+				 b->err);
 	hk_argv_free(inner.v);
 	return rc;
 }

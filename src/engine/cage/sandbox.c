@@ -1,5 +1,7 @@
 #include "engine/cage/sandbox.h"
 
+#include "core/formats/exec_args.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -382,7 +384,8 @@ static void push3(struct hk_argv *a, const char *x, const char *y, const char *z
 }
 
 int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *plan,
-		    char *const *cage_args, char *const *inner_argv, char ***out, struct hk_error *err)
+		    const struct hk_exec_args *cage_args, char *const *inner_argv, char ***out,
+		    struct hk_error *err)
 {
 	struct hk_argv a = { 0 };
 	const char *bwrap = getenv("HARKAQ_BWRAP");
@@ -433,24 +436,19 @@ int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *pl
 	push3(&a, "--chdir", "/src", NULL);
 	push(&a, "--");
 	if (s->cage) {
-		push(&a, HK_SANDBOX_EXEC_PATH);
-		push(&a, "--policy");
-		push(&a, HK_SANDBOX_POLICY_PATH);
-		push(&a, "--status-fd");
-		char fd[16];
-		snprintf(fd, sizeof(fd), "%d", HK_SANDBOX_STATUS_FD);
-		push(&a, fd);
-		if (s->collapse_host_path) {
-			push(&a, "--collapse");
-			push(&a, HK_SANDBOX_COLLAPSE_PATH);
-		}
-		if (s->canary_sandbox_path) {
-			push(&a, "--canary");
-			push(&a, s->canary_sandbox_path);
-		}
-		for (size_t i = 0; cage_args && cage_args[i]; i++)
-			push(&a, cage_args[i]);
-		push(&a, "--");
+		/* The sandbox decides where the cage finds its files; the caller only the fault
+		 * injection it asks for. */
+		struct hk_exec_args xa = HK_EXEC_ARGS_INIT;
+		if (cage_args)
+			xa = *cage_args;
+		xa.policy_path = HK_SANDBOX_POLICY_PATH;
+		xa.status_fd = HK_SANDBOX_STATUS_FD;
+		xa.collapse_path = s->collapse_host_path ? HK_SANDBOX_COLLAPSE_PATH : NULL;
+		xa.canary_path = s->canary_sandbox_path;
+		xa.cmd = (char **)(uintptr_t)inner_argv;
+		hk_exec_args_to_argv(&xa, HK_SANDBOX_EXEC_PATH, &a);
+		*out = a.v;
+		return 0;
 	}
 	for (size_t i = 0; inner_argv[i]; i++)
 		push(&a, inner_argv[i]);

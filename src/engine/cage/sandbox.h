@@ -16,6 +16,8 @@
 #ifndef HK_ENGINE_SANDBOX_H
 #define HK_ENGINE_SANDBOX_H
 
+struct hk_exec_args;
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -88,9 +90,11 @@ void hk_sandbox_unmount(const struct hk_sandbox_plan *plan);
 
 /* bubblewrap's argv (NULL-terminated, malloc'd strings), ending with the command that runs in
  * the sandbox: harkaq-exec … -- inner_argv when caged, inner_argv alone otherwise.
- * cage_args are inserted between harkaq-exec and "--" (e.g. --canary, test switches). */
+ * cage_args (NULL: none) carries the fault injection asked of harkaq-exec (--force-abi, the
+ * test switches); the sandbox sets its paths, status descriptor and canary itself. */
 HK_MUST_CHECK int hk_sandbox_argv(const struct hk_sandbox *s, const struct hk_sandbox_plan *plan,
-		    char *const *cage_args, char *const *inner_argv, char ***out, struct hk_error *err);
+				  const struct hk_exec_args *cage_args, char *const *inner_argv,
+				  char ***out, struct hk_error *err);
 
 /* What the build user must reach for bubblewrap to start with `argv` (hk_sandbox_argv's): every
  * --bind and --ro-bind source, a directory to be entered (X), a file to be read (R), harkaq-exec
