@@ -141,7 +141,7 @@ int cmd_evidence(int argc, char **argv)
 {
 	const char *store_opt = NULL;
 	bool json = false;
-	int rc = hk_evidence_options(argc, argv, evidence_usage, &store_opt, &json);
+	int rc = cli_evidence_options(argc, argv, evidence_usage, &store_opt, &json);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {

@@ -64,7 +64,7 @@ int hk_explain_load(const char *store, const char *query, struct hk_evobj *ev,
 
 enum { OPT_STORE = 1000, OPT_JSON, OPT_HELP };
 
-int hk_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char **store_opt,
+int cli_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char **store_opt,
 			bool *json)
 {
 	static const struct option opts[] = {
@@ -95,7 +95,7 @@ int cmd_explain(int argc, char **argv)
 {
 	const char *store_opt = NULL;
 	bool json = false;
-	int rc = hk_evidence_options(argc, argv, explain_usage, &store_opt, &json);
+	int rc = cli_evidence_options(argc, argv, explain_usage, &store_opt, &json);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {

@@ -4,6 +4,7 @@
 #ifndef HK_CLI_COMMANDS_H
 #define HK_CLI_COMMANDS_H
 
+#include <stdio.h>
 #include <stdbool.h>
 
 #include "engine/common/status.h"
@@ -37,5 +38,12 @@ int cmd_sweep(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 /* harkaq store base …: argv[0] is "base"; store_dir is --store or NULL (cmd_base.c). */
 int cmd_store_base(const char *store_dir, int argc, char **argv);
+
+/* The options `explain` and `evidence` take (--store DIR, --json, --help/-h), parsed from argv
+ * with getopt_long: usage(stdout) on --help, usage(stderr) on an unknown option.  Returns -1
+ * when the command goes on (optind is then its first operand), else the exit status to
+ * return. */
+int cli_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char **store_opt,
+			 bool *json);
 
 #endif

@@ -45,11 +45,6 @@ void hk_report_json(const struct hk_verdict *v, const struct hk_diagnosis *d,
  * (hk_evobj_free), empty on failure; `bytes` (if non-NULL) receives the object's exact bytes. */
 HK_MUST_CHECK int hk_explain_load(const char *store, const char *query, struct hk_evobj *ev,
 				  char id[HK_B3_ID_LEN], struct hk_buf *bytes, struct hk_error *err);
-/* The options both commands take (--store DIR, --json, --help/-h), parsed from argv with
- * getopt_long: usage(stdout) on --help, usage(stderr) on an unknown option.  Returns -1 when
- * the command goes on (optind is then its first operand), else the exit status to return. */
-int hk_evidence_options(int argc, char **argv, void (*usage)(FILE *), const char **store_opt,
-			bool *json);
 
 /* For a build: a suggester over the build's store, policy and closure (free with
  * hk_suggester_free), and the evidence object bytes of one phase that has a verdict. */
