@@ -5,7 +5,7 @@ sandbox, no cage, no harkaq.  bench/warm.sh times it against the whole `harkaq b
   bare.py RECIPE DESTDIR   -> the script on stdout (run it with `env -i sh SCRIPT` in a fresh
                               copy of the source)
 
-The environment is the one harkaq build gives every phase (build_run.c, build_env: PATH, HOME,
+The environment is the one harkaq build gives every phase (build_prepare.c, build_env: PATH, HOME,
 SOURCE_DATE_EPOCH, LC_ALL, TZ, then the recipe's [env]); each phase runs as harkaq runs it,
 `/bin/sh -ec` over its commands joined by newlines; `/out`, the sandbox's install directory,
 is DESTDIR.  HOME is DESTDIR's sibling `home` (the sandbox's /tmp is a fresh tmpfs).

@@ -5,7 +5,8 @@
  *
  *   cmd_build.c     the command: options, the JSON result on stdout or in a file
  *   build_plan.c    the plan: store, sandbox, derived policy
- *   build_run.c     the engine, step by step
+ *   build_prepare.c the engine's preparation, step by step (build_int.h)
+ *   build_run.c     the phases, the seal and the verdicts; hk_build_run
  *   build_result.c  the result as JSON */
 #include <errno.h>
 #include <getopt.h>

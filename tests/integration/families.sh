@@ -5,7 +5,8 @@
 # the families below it, never one above it nor one beside it (the same rank).  Checked twice,
 # as tests/integration/core_pure.sh checks the layers: on what the sources include, and on what
 # the compiled objects need (an undefined symbol of one family's object that another family's
-# object defines).  The rooms' size is held too: no folder of more than 15 source files.
+# object defines).  The rooms' size is held too: no folder of more than 15 source files, and
+# no source file of more than 1,200 lines.
 #
 # Every matcher is first run on a generated tree that breaks the rule, and must catch it.
 set -u
@@ -32,6 +33,7 @@ debian
 attest sweep'
 
 MAX_FILES=15
+MAX_LINES=1200
 
 # violations ROOT LAYER ORDER BUILD: one line per use of a family by one not above it:
 #   "FILE:LINE: FAMILY includes FAMILY2 (LAYER/FAMILY2/x.h)"  for a source's include, and
@@ -125,6 +127,18 @@ for layer in core engine; do
 done
 
 # ---- the rooms' size ----
+# long_files DIR: "FILE: N lines" for every source of DIR (.c, .h, at any depth) over MAX_LINES.
+long_files() {
+	find "$1" -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -z |
+		xargs -0 -r wc -l | awk -v max="$MAX_LINES" '$2 != "total" && $1 > max { print $2 ": " $1 " lines" }'
+}
+mkdir -p "$T/long/src/engine/x"
+seq 1 $((MAX_LINES + 1)) | sed 's|^|/* line |; s|$| */|' >"$T/long/src/engine/x/long.c"
+seq 1 "$MAX_LINES" | sed 's|^|/* line |; s|$| */|' >"$T/long/src/engine/x/at_limit.h"
+check_eq "control: a generated source of $((MAX_LINES + 1)) lines is caught, one of $MAX_LINES is not" \
+	"$T/long/src/engine/x/long.c: $((MAX_LINES + 1)) lines" "$(long_files "$T/long/src")"
+check_eq "no source file of src is over $MAX_LINES lines" "" "$(long_files src)"
+
 crowded=""
 for d in src/*/ src/*/*/; do
 	n=$(find "$d" -maxdepth 1 -name '*.c' | wc -l)

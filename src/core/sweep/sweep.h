@@ -1,7 +1,7 @@
 /* The sweep's pure part (design.md §11, docs/sweep.md): what one item's measurement is, how a
  * catalogue is cut into shards, how results are combined, summarised and rendered.
  *
- * The orchestrator (src/engine/sweep/sweep_run.c) runs the builds; everything that decides a number
+ * The orchestrator (src/engine/sweep/sweep_run.c, sweep_item.c) runs the builds; everything that decides a number
  * lives here, so it is testable on any machine and identical on every machine: a summary
  * computed from the merged results of N shards is byte for byte the summary of one sweep.
  *

@@ -661,7 +661,7 @@ static int check_reach(struct dsc_build *b)
 				  exec_path, NULL,
 				  b->bo->work_parent ? b->bo->work_parent : HK_BUILD_WORK_PARENT,
 				  b->err);
-	/* A path the build user cannot reach is bad input, as in the engine (build_run.c). */
+	/* A path the build user cannot reach is bad input, as in the engine (build_prepare.c). */
 	if (rc > 0)
 		return hk_error_set_class(b->err, HK_ERROR_INPUT);
 	return rc;

@@ -346,7 +346,7 @@ static void decide_json(const struct hk_dsc_result *r, struct hk_json *j)
 }
 
 /* The recipe the engine ran, as data: each phase's commands, the fixed environment and the
- * recipe's variables, which the phases get after it (build_run.c).  What a build run
+ * recipe's variables, which the phases get after it (build_prepare.c).  What a build run
  * elsewhere needs to do the same (bench/debian/pairs runs it bare). */
 static void recipe_json(const struct hk_dsc_result *r, struct hk_json *j)
 {

@@ -1,10 +1,12 @@
 /* harkaq sweep's own parts (docs/sweep.md):
  *
  *   cmd_sweep.c    the command: options, and the exit status of what the engine returned
- *   sweep_run.c    one sweep: finding the recipes, the store snapshot, the builds (each in a
- *                  child process; a Debian item's work in a directory of its own under --out),
- *                  their results, the one classification of debt paths a sweep and a merge
- *                  share, and the outputs both write
+ *   sweep_run.c    one sweep's scheduling: finding the recipes, the store snapshot, the
+ *                  workspace, resuming, --jobs builds at a time, and the outputs a sweep and
+ *                  a merge write
+ *   sweep_item.c   one item: its pre-flight, its child process (a Debian item's work in a
+ *                  directory of its own under --out), what it wrote read back
+ *   sweep_classify.c  the one classification of debt paths a sweep and a merge share
  *   sweep_merge.c  the merge of the shards of a sweep run on several machines
  *   sweep_deb.c    Debian source packages: the pin list, the fetch, the build of one package
  *

@@ -151,7 +151,7 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	return rc;
 }
 
-/* The child's document: what the sweep reads back (sweep_run.c), never a log. */
+/* The child's document: what the sweep reads back (sweep_item.c), never a log. */
 static void write_child_result(const char *path, int code, const char *fetch_what,
 			       const char *fetch_reason, const struct hk_dsc_result *r)
 {

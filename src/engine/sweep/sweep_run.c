@@ -1,14 +1,16 @@
 /* One sweep (engine/sweep/sweep.h): measure a whole catalogue (design.md §11, docs/sweep.md).
  *
- * Every recipe is built by its own `harkaq build` child process (its own reader, its own
- * canaries: concurrent builds are told apart by Landlock domain, design.md §6), its result JSON
- * read back, each debt path classified against the store and the base root, and the whole
- * summarised by src/core/sweep/sweep.c.  No recipe is dropped: one that cannot be read, resolved,
- * fetched or built is an item with outcome "failed" and its reason.
+ * Here the scheduling: the catalogue found and sharded, the store snapshot, the workspace,
+ * resuming from an earlier run's records, --jobs builds at a time with their limits, the
+ * progress, and the outputs.  Every item is run by sweep_item.c in its own child process (its
+ * own reader, its own canaries: concurrent builds are told apart by Landlock domain, design.md
+ * §6), what it wrote read back, each debt path classified against the store and the base root
+ * (sweep_classify.c), and the whole summarised by src/core/sweep/sweep.c.  No recipe is
+ * dropped: one that cannot be read, resolved, fetched or built is an item with outcome
+ * "failed" and its reason.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -17,7 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engine/common/status.h"
@@ -27,16 +28,14 @@
 #include "engine/common/proc.h"
 #include "engine/common/reach.h"
 #include "engine/common/sign.h"
-#include "engine/sweep/sweep.h"
+#include "engine/sweep/sweep_int.h"
 #include "engine/sweep/sweep_render.h"
-#include "engine/store/suggest_source.h"
 #include "sys/interrupt.h"
 #include "core/basic/hex.h"
 #include "core/policy/recipe.h"
 #include "core/policy/recipe_file.h"
 #include "core/basic/strset.h"
 #include "core/store/store.h"
-#include "core/evidence/suggest.h"
 #include "core/basic/file.h"
 #include "core/store/base.h"
 #include "core/basic/util.h"
@@ -152,353 +151,11 @@ static int find_recipes(char **args, size_t n_args, struct recipes *out, struct 
 	return 0;
 }
 
-/* ---- classification ---- */
-
-/* A debt path is classified by the build's own diagnosis (core/evidence/suggest.h, design.md §8):
- * declarable when an artifact of the store provides it, irreducible otherwise.  It asks a
- * store handle whose path index and symlink map were loaded once (sweep_open_classifier): for
- * a sweep, before the first build, so builds that seal new artifacts do not change the answer;
- * for a merge, the complete store it is given.  No closure is given: "declarable" is "the
- * store provides it". */
-static void classify(void *ctx, const char *path, struct hk_sweep_class *out)
-{
-	struct hk_suggester *sugg = ctx;
-	memset(out, 0, sizeof(*out));
-	struct hk_diag_item it;
-	struct hk_error e;
-	if (!sugg || hk_diagnose_path(sugg, path, NULL, &it, &e) < 0)
-		return;
-	if (it.cls == HK_DIAG_DECLARABLE) {
-		out->providers = hk_xcalloc(it.n_providers, sizeof(char *));
-		for (size_t i = 0; i < it.n_providers; i++) {
-			bool dup = false;
-			for (size_t k = 0; k < out->n_providers; k++)
-				dup |= strcmp(out->providers[k], it.providers[i].name) == 0;
-			if (!dup)
-				out->providers[out->n_providers++] = hk_xstrdup(it.providers[i].name);
-		}
-	}
-	hk_diag_item_free(&it);
-}
-
-/* The diagnosis a sweep or a merge classifies with: one suggester over the store snapshot for
- * recipes on no known base, and one more per base the recipes stood on, so that a denied file
- * of a base is named with that base's package as the build's own report names it
- * (core/debian/debroot.h). */
-struct sweep_classifier {
-	struct hk_store *store;
-	struct hk_suggester *sugg;
-	struct base_sugg {
-		char *key;       /* the base's id, or "host" */
-		char *root;      /* its tree (owned) */
-		struct hk_suggester *sugg;
-	} *bases;
-	size_t n_bases;
-};
-
-static struct hk_suggester *prime(struct hk_suggester *s)
-{
-	struct hk_diag_item primed;
-	struct hk_error e;
-	if (hk_diagnose_path(s, "/", NULL, &primed, &e) == 0)
-		hk_diag_item_free(&primed);
-	return s;
-}
-
-/* The suggester for the base `key` whose tree is `root`, made (and primed) on first need. */
-static struct hk_suggester *base_suggester(struct sweep_classifier *c, const char *key,
-					   const char *root)
-{
-	for (size_t i = 0; i < c->n_bases; i++)
-		if (strcmp(c->bases[i].key, key) == 0)
-			return c->bases[i].sugg;
-	c->bases = hk_xrealloc(c->bases, (c->n_bases + 1) * sizeof(*c->bases));
-	struct base_sugg *b = &c->bases[c->n_bases++];
-	b->key = hk_xstrdup(key);
-	b->root = hk_xstrdup(root);
-	const struct hk_suggest_source source = hk_suggest_source_disk(c->store, b->root);
-	const struct hk_suggest_input in = { .source = &source, .sandbox_contract = true };
-	b->sugg = prime(hk_suggester_new(&in));
-	return b->sugg;
-}
-
-/* The suggester for recipes standing on a pinned base of id `id` (found in the classifier's
- * store), on "host", or on anything else (the plain one). */
-static struct hk_suggester *suggester_for_base(struct sweep_classifier *c, const char *id,
-					       const char *name, bool pinned)
-{
-	if (pinned && id) {
-		const struct hk_artifact *a = NULL;
-		struct hk_error e;
-		if (hk_store_find(c->store, id, &a, &e) == 0 && a->origin == HK_ORIGIN_BASE)
-			return base_suggester(c, a->id, a->path);
-	} else if (name && strcmp(name, "host") == 0) {
-		return base_suggester(c, "host", "/");
-	}
-	return c->sugg;
-}
-
-void sweep_classify(struct hk_sweep_doc *d, struct sweep_classifier *c)
-{
-	for (size_t i = 0; i < d->n_items; i++) {
-		struct hk_sweep_item *it = &d->items[i];
-		struct hk_suggester *s = c ? suggester_for_base(c, it->base_id, it->base_name,
-								it->base_pinned)
-					   : NULL;
-		hk_sweep_classify(it, 1, classify, s);
-	}
-}
-
-void sweep_classifier_free(struct sweep_classifier *c)
-{
-	if (!c)
-		return;
-	hk_suggester_free(c->sugg);
-	for (size_t i = 0; i < c->n_bases; i++) {
-		hk_suggester_free(c->bases[i].sugg);
-		free(c->bases[i].key);
-		free(c->bases[i].root);
-	}
-	free(c->bases);
-	if (c->store)
-		hk_store_close(c->store);
-	free(c);
-}
-
-struct hk_store *sweep_classifier_store(const struct sweep_classifier *c)
-{
-	return c ? c->store : NULL;
-}
-
-int sweep_open_classifier(const char *store_dir, struct sweep_classifier **out,
-			  struct hk_error *err)
-{
-	struct sweep_classifier *c = hk_xcalloc(1, sizeof(*c));
-	*out = c;
-	const struct hk_artifact **p = NULL;
-	size_t np = 0;
-	int rc = hk_store_open(store_dir, false, &c->store, err);
-	if (rc < 0)
-		return rc;
-	rc = hk_store_providers(c->store, "/", &p, &np, err);
-	if (rc < 0)
-		return rc;
-	free(p);
-	const struct hk_suggest_source source = hk_suggest_source_disk(c->store, NULL);
-	const struct hk_suggest_input in = { .source = &source, .sandbox_contract = true };
-	c->sugg = hk_suggester_new(&in);
-	struct hk_diag_item primed;
-	rc = hk_diagnose_path(c->sugg, "/", NULL, &primed, err);
-	if (rc < 0)
-		return rc;
-	hk_diag_item_free(&primed);
-	return 0;
-}
-
-/* The tree a recipe's base is: a pinned base's in the store, a root: directory, or "/". */
-static char *base_root_of(struct hk_store *store, const struct hk_recipe *r)
-{
-	if (r->base_kind == HK_BASE_ROOT)
-		return hk_xstrdup(r->base_root);
-	const struct hk_artifact *a = NULL;
-	struct hk_error e;
-	if (r->base_kind == HK_BASE_STORE && store && hk_base_find(store, r->base, &a, &e) == 0)
-		return hk_xstrdup(a->path);
-	return hk_xstrdup("/");
-}
-
-/* Before any build seals anything into the store: the suggester of every base the recipes
- * name, so that builds of this sweep cannot change a classification. */
-static void prime_bases(struct sweep_classifier *c, const struct hk_sweep_doc *d)
-{
-	for (size_t i = 0; c && i < d->n_items; i++) {
-		struct hk_recipe r;
-		struct hk_error e;
-		if (d->items[i].deb || hk_recipe_load(d->items[i].key, &r, &e) < 0)
-			continue;
-		const struct hk_artifact *a = NULL;
-		if (r.base_kind == HK_BASE_STORE && hk_base_find(c->store, r.base, &a, &e) == 0)
-			base_suggester(c, a->id, a->path);
-		else if (r.base_kind == HK_BASE_HOST)
-			base_suggester(c, "host", "/");
-		hk_recipe_free(&r);
-	}
-}
-
-/* The base-debt measure: would `policy = closure + whole base root` have granted it?  Not
- * what the sandbox itself mounts there (its contract surfaces). */
-static bool in_base_root(void *ctx, const char *path)
-{
-	const char *root = ctx ? ctx : "/";
-	if (hk_contract_surface(path))
-		return false;
-	size_t rl = strlen(root);
-	hk_autofree char *host = hk_xasprintf("%.*s%s", (int)(rl && root[rl - 1] == '/' ? rl - 1 : rl),
-					      root, path);
-	struct stat st;
-	return lstat(host, &st) == 0;
-}
-
 /* ---- running the builds ---- */
 
 /* A stop (SIGINT, SIGTERM, SIGHUP) is asked of the process's one interrupt context, which main
  * installed before the sweep began (sys/interrupt.h): a signal that came while the sweep found
  * its recipes or opened its store stops it too. */
-
-struct job {
-	size_t item;             /* index into the doc's items */
-	pid_t pid;               /* also its process group: each build leads its own */
-	long long t0;
-	char *result_path, *log_path, *abs_recipe, *base_root;
-	bool deb;                /* a Debian source package (sweep_deb.c) */
-	/* A Debian item's own directory: its build's work directories and TMPDIR, removed
-	 * however the build ended. */
-	char *workdir;
-	char *record;            /* where its resume record goes (--out), or NULL */
-	long long term_at;       /* when the item's limit ran out and SIGTERM was sent; 0 */
-	bool killed;             /* ... and SIGKILL, when it did not stop in time */
-};
-
-static char *file_slug(size_t pos, const char *key)
-{
-	struct hk_buf b = HK_BUF_INIT;
-	hk_buf_printf(&b, "%04zu-", pos);
-	for (const char *p = key; *p && b.len < 100; p++)
-		hk_buf_putc(&b, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-					(*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'
-				       ? *p
-				       : '_');
-	return hk_buf_steal(&b);
-}
-
-/* Replaces every occurrence of `from` in *s by `to`. */
-static void replace_all(char **s, const char *from, const char *to)
-{
-	if (!from || !*from || !strstr(*s, from))
-		return;
-	struct hk_buf b = HK_BUF_INIT;
-	const char *p = *s, *q;
-	while ((q = strstr(p, from))) {
-		hk_buf_append(&b, p, (size_t)(q - p));
-		hk_buf_puts(&b, to);
-		p = q + strlen(from);
-	}
-	hk_buf_puts(&b, p);
-	free(*s);
-	*s = hk_buf_steal(&b);
-}
-
-static bool is_alnum(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Elides the random part of every "TAG<random>" in s: from `min` to `max` characters, of hex
- * digits only when `hex`. */
-static void elide_nonces(char *s, const char *tag, size_t min, size_t max, bool hex)
-{
-	for (char *q = s; (q = strstr(q, tag));) {
-		char *h = q + strlen(tag), *e = h;
-		while (hex ? (*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f') : is_alnum(*e))
-			e++;
-		if ((size_t)(e - h) >= min && (size_t)(e - h) <= max) {
-			memmove(h + 3, e, strlen(e) + 1);
-			memcpy(h, "\xe2\x80\xa6", 3);   /* … */
-		}
-		q = h;
-	}
-}
-
-/* A reason must read the same on every machine (it is part of the summary): the recipe is
- * named as the sweep names it, the sweep's own directory as OUT, and a build's random work
- * directory is elided. */
-static char *clean_reason(const char *msg, const char *out_dir, const char *abs_recipe,
-			  const char *key)
-{
-	char *s = hk_xstrdup(msg);
-	replace_all(&s, abs_recipe, key);
-	replace_all(&s, out_dir, "OUT");
-	/* The Debian front end's (mkdtemp: six letters or digits) and the engine's (a hex
-	 * nonce), wherever they were made. */
-	elide_nonces(s, "/harkaq-dsc-", 6, 6, false);
-	elide_nonces(s, "/harkaq-build-", 8, SIZE_MAX, true);
-	return s;
-}
-
-/* Reads what the item's build wrote, with the one decoder of its kind; a build that left
- * nothing readable is said by how its process ended (hk_sweep_item_without_result). */
-static void read_result(const struct job *jb, int status, struct hk_sweep_item *it)
-{
-	const struct hk_sweep_proc_end end = {
-		.signaled = WIFSIGNALED(status),
-		.code = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-	};
-	if (access(jb->result_path, F_OK) < 0) {
-		hk_sweep_item_without_result(it, &end, NULL);
-		return;
-	}
-	struct hk_buf text = HK_BUF_INIT;
-	struct hk_error e = { 0 };
-	int rc = hk_file_read(jb->result_path, &text, &e);
-	if (rc == 0)
-		rc = jb->deb ? hk_sweep_item_from_debian_build(it, text.data, text.len, &e)
-			     : hk_sweep_item_from_build(it, text.data, text.len, in_base_root,
-							jb->base_root, &e);
-	hk_buf_free(&text);
-	if (rc < 0) {
-		hk_autofree char *why = hk_xasprintf("its result is unreadable: %s", e.msg);
-		hk_sweep_item_without_result(it, &end, why);
-	}
-}
-
-/* Pre-flight in the sweep itself, so the most common reasons (a recipe that does not parse,
- * a dep the store lacks) are stated exactly and cost no build. */
-static bool preflight(struct hk_sweep_item *it, struct hk_store *store, const char *store_dir,
-		      struct hk_recipe *r)
-{
-	struct hk_error e = { 0 };
-	if (hk_recipe_load(it->key, r, &e) < 0) {
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_RECIPE, e.msg);
-		return false;
-	}
-	free(it->name);
-	free(it->version);
-	it->name = hk_xstrdup(r->name);
-	it->version = hk_xstrdup(r->version);
-	char hash[HK_B3_ID_LEN];
-	hk_recipe_hash(r, hash);
-	free(it->recipe_hash);
-	it->recipe_hash = hk_xstrdup(hash);
-	for (size_t i = 0; i < r->n_build_deps; i++) {
-		const struct hk_recipe_dep *d = &r->build_deps[i];
-		const struct hk_artifact *a;
-		if (store && hk_store_find(store, d->spec, &a, &e) == 0)
-			continue;
-		/* A package of the recipe's base may be declared by name, as the build allows. */
-		if (store && e.code == ENOENT && d->name && !d->version && !d->b3) {
-			hk_autofree char *root = base_root_of(store, r);
-			if (hk_build_base_has_package(root, d->name))
-				continue;
-		}
-		char *msg;
-		if (!store)
-			msg = hk_xasprintf("%s:%u:%u: build dep '%s': there is no store (--store, "
-					   "$HARKAQ_STORE or a store/ above the recipe)",
-					   it->key, d->pos.line, d->pos.col, d->spec);
-		else if (e.code == EEXIST)
-			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is ambiguous in the store",
-					   it->key, d->pos.line, d->pos.col, d->spec);
-		else
-			msg = hk_xasprintf("%s:%u:%u: build dep '%s' is not in the store (import it "
-					   "with 'harkaq store import-apt' or build its recipe first)",
-					   it->key, d->pos.line, d->pos.col, d->spec);
-		(void)store_dir;
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_DEPS, msg);
-		free(msg);
-		return false;
-	}
-	return true;
-}
 
 static bool tty_progress;
 
@@ -526,102 +183,6 @@ static char *self_exe(void)
 	return hk_xstrdup(buf);
 }
 
-/* What an item's child process runs once it stands on its own: `harkaq build` exec'd for a
- * recipe (exec_build), the Debian build itself for a Debian item (run_deb).  Returns the
- * child's exit status, which the sweep reads as a build's (finish_job). */
-typedef int (*item_child_fn)(const void *ctx);
-
-static int exec_build(const void *ctx)
-{
-	char *const *argv = ctx;
-	execv(argv[0], argv);
-	fprintf(stderr, "harkaq build: could not run %s: %s\n", argv[0], strerror(errno));
-	/* As a shell says a command it could not run: no `harkaq build` ran to choose one. */
-	return 127;
-}
-
-/* The child stands for `harkaq build --dsc` and exits as it would, through the one table. */
-static int run_deb(const void *ctx)
-{
-	struct hk_error err = { 0 };
-	int rc = sweep_deb_child(ctx, &err);
-	return hk_exit_status(rc, &err);
-}
-
-/* Forks the child of one item: its own process group (the item's limit stops the build and
- * everything it started, and a terminal's ^C reaches the sweep only, which stops the builds
- * cleanly: run_builds), its log as stderr, nothing blocked (the sweep blocks SIGCHLD to wait
- * for it), the default stop signals, and TMPDIR its own directory when it has one. */
-static pid_t spawn_item(const struct job *jb, item_child_fn run, const void *ctx,
-			struct hk_error *err)
-{
-	int logfd = open(jb->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		return hk_fail_errno(err, errno, "creating the log %s", jb->log_path);
-	/* What the sweep buffered must not be written twice, by the child too. */
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(logfd);
-		return hk_fail_errno(err, e, "fork");
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-		}
-		dup2(logfd, 2);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (jb->workdir)
-			setenv("TMPDIR", jb->workdir, 1);
-		int code = run(ctx);
-		fflush(NULL);
-		_exit(code & 0xff);
-	}
-	setpgid(pid, pid);
-	close(logfd);
-	return pid;
-}
-
-/* `harkaq build --store S --result-out F [options] -- KEY`: a recipe's build. */
-static char **build_argv(const char *self, const struct sweep_opts *o, const char *store_dir,
-			 const struct job *jb, const char *key)
-{
-	struct hk_argv a = { 0 };
-	hk_argv_push(&a, self);
-	hk_argv_push(&a, "build");
-	if (store_dir) {
-		hk_argv_push(&a, "--store");
-		hk_argv_push(&a, store_dir);
-	}
-	hk_argv_push(&a, "--result-out");
-	hk_argv_push(&a, jb->result_path);
-	if (o->timeout) {
-		hk_argv_push(&a, "--timeout");
-		hk_argv_push(&a, o->timeout);
-	}
-	if (o->profile) {
-		hk_argv_push(&a, "--profile");
-		hk_argv_push(&a, o->profile);
-	}
-	if (o->user) {
-		hk_argv_push(&a, "--user");
-		hk_argv_push(&a, o->user);
-	}
-	hk_argv_push(&a, "--");
-	hk_argv_push(&a, key);
-	return a.v;
-}
-
 /* ---- one sweep, step by step ---- */
 
 /* Everything one sweep holds while it runs; released by release_sweep(). */
@@ -636,7 +197,7 @@ struct sweep_run {
 	char *work;                 /* logs and build results: --out, or a scratch directory */
 	bool scratch;
 	char *logs, *builds, *self;
-	struct job *jobs;
+	struct sweep_job *jobs;
 	size_t n_jobs, next, done;
 	size_t built;               /* items whose build ended in this run */
 	size_t resumed;             /* items taken from an earlier run's records */
@@ -830,7 +391,7 @@ static int open_snapshot(struct sweep_run *sr)
 	if (oc < 0)
 		/* The store the user named, or the one found above the recipes: theirs to fix. */
 		return hk_error_set_class(sr->err, HK_ERROR_INPUT);
-	prime_bases(sr->cls, &sr->d);
+	sweep_prime_bases(sr->cls, &sr->d);
 	char *abs = realpath(sr->store_dir, NULL);
 	if (abs) {
 		free(sr->store_dir);
@@ -973,16 +534,6 @@ static int make_workspace(struct sweep_run *sr)
 	return 0;
 }
 
-static void job_free(struct job *jb)
-{
-	free(jb->result_path);
-	free(jb->log_path);
-	free(jb->abs_recipe);
-	free(jb->base_root);
-	free(jb->workdir);
-	free(jb->record);
-}
-
 /* ---- resuming (docs/sweep.md, "Resuming") ---- */
 
 /* The record of a finished item: OUT/done/<BLAKE3>.json, the hash over the item (its key and
@@ -1067,7 +618,7 @@ static void item_identity(const struct sweep_run *sr, const struct hk_sweep_item
 		    hk_base_find(sr->store, r->base, &a, &e) == 0)
 			*base = hk_xstrdup(a->id);
 		else
-			*base = base_root_of(sr->store, r);
+			*base = sweep_base_root_of(sr->store, r);
 		return;
 	}
 	*base = hk_xstrdup(sr->deb_base ? sr->deb_base : "");
@@ -1081,59 +632,6 @@ static void item_identity(const struct sweep_run *sr, const struct hk_sweep_item
 	*content = hk_sha256_file(it->key, sha, &e) == 0 ? hk_xstrdup(sha) : NULL;
 }
 
-/* ---- the builds ---- */
-
-/* Removes a Debian item's own directory, with every work directory its build made in it,
- * however the build ended.  Its processes were killed with their group (reap_job); one still
- * dying may write a file meanwhile, so the removal is tried again for a second. */
-static void remove_workdir(const struct job *jb)
-{
-	if (!jb->workdir)
-		return;
-	struct hk_error e = { 0 };
-	for (int attempt = 0; attempt < 10; attempt++) {
-		if (hk_store_remove_tree(jb->workdir, &e) == 0 || access(jb->workdir, F_OK) < 0)
-			return;
-		const struct timespec ts = { 0, 100 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	fprintf(stderr, "harkaq sweep: %s\n", e.msg);
-}
-
-/* The item of a build that ended: its time and status, then what it measured (read_result),
- * unless the sweep's limit ended it. */
-static void finish_job(const struct sweep_run *sr, const struct job *jb, int status,
-		       struct hk_sweep_item *it)
-{
-	it->ms = hk_now_ms() - jb->t0;
-	it->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (jb->term_at) {
-		/* The sweep's limit, not the build, ended it: whatever the build wrote is not a
-		 * measurement of the item. */
-		unlink(jb->result_path);
-		hk_autofree char *r = hk_xasprintf(
-			"still running after the sweep's limit of %lld s per item (--item-timeout): "
-			"stopped with SIGTERM%s; its processes are gone and its work removed",
-			(jb->term_at - jb->t0) / 1000, jb->killed ? ", then SIGKILL" : "");
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_TIMEOUT, r);
-		return;
-	}
-	read_result(jb, status, it);
-	/* A result written for a status >= 64 without saying why (its "error" null). */
-	if (it->exit_status >= HK_EXIT_USAGE && !it->fail_code) {
-		hk_autofree char *r = hk_xasprintf("harkaq build%s exited with status %d without "
-						   "saying why in its result",
-						   jb->deb ? " --dsc" : "", it->exit_status);
-		hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, r);
-	}
-	if (it->reason) {
-		char *r = clean_reason(it->reason, sr->work, jb->abs_recipe, it->key);
-		free(it->reason);
-		it->reason = r;
-	}
-}
-
-
 /* Starts builds while there are slots and items: a recipe checked first (preflight), an item
  * an earlier run finished taken from its record, the others built each by its own child. */
 static void start_jobs(struct sweep_run *sr)
@@ -1146,7 +644,7 @@ static void start_jobs(struct sweep_run *sr)
 		enum item_kind k = item_kind(sr, it->key);
 		struct hk_recipe r;
 		memset(&r, 0, sizeof(r));
-		if (k == ITEM_RECIPE && !preflight(it, sr->store, sr->store_dir, &r)) {
+		if (k == ITEM_RECIPE && !sweep_job_preflight(it, sr->store, sr->store_dir, &r)) {
 			sr->done++;
 			char *line = hk_xasprintf("%s: failed (%s)", it->name ? it->name : it->key,
 						  it->fail_code);
@@ -1173,12 +671,12 @@ static void start_jobs(struct sweep_run *sr)
 			free(line);
 			continue;
 		}
-		struct job *jb = &sr->jobs[sr->n_jobs];
+		struct sweep_job *jb = &sr->jobs[sr->n_jobs];
 		memset(jb, 0, sizeof(*jb));
 		jb->item = (size_t)(it - d->items);
 		jb->record = record;
 		record = NULL;
-		hk_autofree char *slug = file_slug(pos, it->key);
+		hk_autofree char *slug = sweep_file_slug(pos, it->key);
 		jb->result_path = hk_xasprintf("%s/%s.json", sr->builds, slug);
 		jb->log_path = hk_xasprintf("%s/%s.log", sr->logs, slug);
 		/* An item's failure to start, said in its reason; the sweep goes on. */
@@ -1191,12 +689,10 @@ static void start_jobs(struct sweep_run *sr)
 			jb->pid = -1;
 		} else if (k == ITEM_RECIPE) {
 			jb->abs_recipe = r.path ? hk_xstrdup(r.path) : NULL;
-			jb->base_root = base_root_of(sr->store, &r);
+			jb->base_root = sweep_base_root_of(sr->store, &r);
 			hk_recipe_free(&r);
-			char **argv = build_argv(sr->self, sr->o, sr->store_dir, jb, it->key);
-			jb->t0 = hk_now_ms();
-			jb->pid = spawn_item(jb, exec_build, argv, &item_err);
-			hk_argv_free(argv);
+			jb->pid = sweep_job_spawn_build(jb, sr->self, sr->o, sr->store_dir, it->key,
+							&item_err);
 		} else {
 			jb->deb = true;
 			jb->workdir = hk_xasprintf("%s/%s", sr->items_dir, slug);
@@ -1206,19 +702,19 @@ static void start_jobs(struct sweep_run *sr)
 				.result_path = jb->result_path, .workdir = jb->workdir,
 			};
 			jb->t0 = hk_now_ms();
-			remove_workdir(jb);
+			sweep_job_remove_workdir(jb);
 			if (make_reachable_dir(jb->workdir, &item_err) < 0 ||
 			    hk_mkdir_p(sr->sources, &item_err) < 0)
 				jb->pid = -1;
 			else
-				jb->pid = spawn_item(jb, run_deb, &dj, &item_err);
+				jb->pid = sweep_job_spawn_deb(jb, &dj, &item_err);
 		}
 		if (jb->pid < 0) {
 			/* Said as a build's reason is (finish_job): the same on every machine. */
-			hk_autofree char *why = clean_reason(item_err.msg, sr->work, NULL, it->key);
+			hk_autofree char *why = sweep_clean_reason(item_err.msg, sr->work, NULL, it->key);
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_SETUP, why);
-			remove_workdir(jb);
-			job_free(jb);
+			sweep_job_remove_workdir(jb);
+			sweep_job_free(jb);
 			sr->done++;
 			continue;
 		}
@@ -1241,7 +737,7 @@ static void enforce_limits(struct sweep_run *sr)
 		return;
 	long long now = hk_now_ms();
 	for (size_t i = 0; i < sr->n_jobs; i++) {
-		struct job *jb = &sr->jobs[i];
+		struct sweep_job *jb = &sr->jobs[i];
 		if (!jb->term_at && now - jb->t0 >= sr->o->item_timeout * 1000) {
 			kill(jb->pid, SIGTERM);
 			jb->term_at = now;
@@ -1260,13 +756,13 @@ static bool reap_job(struct sweep_run *sr)
 	if (pid <= 0)
 		return false;
 	for (size_t i = 0; i < sr->n_jobs; i++) {
-		struct job *jb = &sr->jobs[i];
+		struct sweep_job *jb = &sr->jobs[i];
 		if (jb->pid != pid)
 			continue;
 		/* Whatever the build left running in its process group goes with it. */
 		kill(-jb->pid, SIGKILL);
 		struct hk_sweep_item *it = &sr->d.items[jb->item];
-		finish_job(sr, jb, status, it);
+		sweep_job_finish(jb, status, sr->work, it);
 		/* Stopped by the sweep's own stop (the SIGTERM it passed on): whatever the build
 		 * said, it was cut short, not measured. */
 		if (hk_interrupted() && !jb->term_at && it->fail_code) {
@@ -1275,7 +771,7 @@ static bool reap_job(struct sweep_run *sr)
 							   hk_interrupted());
 			hk_sweep_item_fail(it, NULL, HK_SWEEP_FAIL_INTERRUPTED, r);
 		}
-		remove_workdir(jb);
+		sweep_job_remove_workdir(jb);
 		/* A build the sweep's own stop interrupted is not finished, nor one a signal sent to
 		 * it stopped (its result names the signal), nor is one that could
 		 * not fetch (the mirror may answer next time) or whose process died: those are
@@ -1284,7 +780,7 @@ static bool reap_job(struct sweep_run *sr)
 		    it->outcome != HK_SWEEP_FETCH_FAILED &&
 		    !(it->fail_code && strcmp(it->fail_code, HK_SWEEP_FAIL_CRASH) == 0))
 			write_record(sr, it, jb->record);
-		job_free(jb);
+		sweep_job_free(jb);
 		sr->jobs[i] = sr->jobs[--sr->n_jobs];
 		sr->done++;
 		sr->built++;
