@@ -123,23 +123,23 @@ int hk_dsse_parse(const char *text, size_t len, struct hk_dsse_envelope *out,
 	int rc = 0;
 	if (root->type != HK_JOBJ) {
 		rc = hk_fail(err, EINVAL, "envelope: not a JSON object");
-		goto done;
+		goto free_root;
 	}
 	const struct hk_jval *type = hk_jobj_get(root, "payloadType");
 	if (!type || type->type != HK_JSTR || type->len == 0 || strlen(type->str) != type->len) {
 		rc = hk_fail(err, EINVAL, "envelope: member \"payloadType\" is %s",
 			     type ? "not a non-empty string" : "missing");
-		goto done;
+		goto free_root;
 	}
 	out->payload_type = hk_xstrdup(type->str);
 	rc = member_b64(root, "payload", "envelope", &out->payload, &out->payload_len, err);
 	if (rc < 0)
-		goto done;
+		goto free_root;
 	const struct hk_jval *sigs = hk_jobj_get(root, "signatures");
 	if (!sigs || sigs->type != HK_JARR) {
 		rc = hk_fail(err, EINVAL, "envelope: member \"signatures\" is %s",
 			     sigs ? "not an array" : "missing");
-		goto done;
+		goto free_root;
 	}
 	out->sigs = hk_xcalloc(sigs->len + 1, sizeof(*out->sigs));
 	for (size_t i = 0; i < sigs->len; i++) {
@@ -148,21 +148,21 @@ int hk_dsse_parse(const char *text, size_t len, struct hk_dsse_envelope *out,
 		snprintf(where, sizeof(where), "envelope: signatures[%zu]", i);
 		if (s->type != HK_JOBJ) {
 			rc = hk_fail(err, EINVAL, "%s: not an object", where);
-			goto done;
+			goto free_root;
 		}
 		struct hk_dsse_sig *d = &out->sigs[out->n_sigs++];
 		rc = member_b64(s, "sig", where, &d->sig, &d->sig_len, err);
 		if (rc < 0)
-			goto done;
+			goto free_root;
 		const struct hk_jval *kid = hk_jobj_get(s, "keyid");
 		if (kid && kid->type != HK_JSTR) {
 			rc = hk_fail(err, EINVAL, "%s: member \"keyid\" is not a string", where);
-			goto done;
+			goto free_root;
 		}
 		if (kid && kid->len > 0)
 			d->keyid = hk_xmemdupz(kid->str, kid->len);
 	}
-done:
+free_root:
 	hk_jval_free(root);
 	if (rc < 0)
 		hk_dsse_free(out);

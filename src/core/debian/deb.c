@@ -158,14 +158,14 @@ static int parse_rel(const char *p, const char *end, const char *field, const ch
 	while (p < end && pkg_char(*p))
 		p++;
 	if (p == s || !isalnum((unsigned char)*s))
-		goto bad;
+		goto err_free_relation;
 	rel->name = hk_xstrndup(s, (size_t)(p - s));
 	if (p < end && *p == ':') {
 		s = ++p;
 		while (p < end && pkg_char(*p))
 			p++;
 		if (p == s)
-			goto bad;
+			goto err_free_relation;
 		rel->arch = hk_xstrndup(s, (size_t)(p - s));
 	}
 	while (p < end && rel_space(*p))
@@ -184,7 +184,7 @@ static int parse_rel(const char *p, const char *end, const char *field, const ch
 			if (strlen(ops[i]) == ol && strncmp(ops[i], s, ol) == 0)
 				known = true;
 		if (!known)
-			goto bad;
+			goto err_free_relation;
 		rel->op = hk_xstrndup(s, ol);
 		while (p < end && rel_space(*p))
 			p++;
@@ -192,20 +192,20 @@ static int parse_rel(const char *p, const char *end, const char *field, const ch
 		while (p < end && *p != ')' && !rel_space(*p))
 			p++;
 		if (p == s)
-			goto bad;
+			goto err_free_relation;
 		rel->version = hk_xstrndup(s, (size_t)(p - s));
 		while (p < end && rel_space(*p))
 			p++;
 		if (p >= end || *p != ')')
-			goto bad;
+			goto err_free_relation;
 		p++;
 	}
 	while (p < end && rel_space(*p))
 		p++;
 	if (p < end)
-		goto bad;
+		goto err_free_relation;
 	return 0;
-bad:
+err_free_relation:
 	rel_free(rel);
 	if (p < end && (*p == '[' || *p == '<'))
 		return hk_fail(err, EINVAL,

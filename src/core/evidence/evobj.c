@@ -182,11 +182,11 @@ int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk
 	const struct hk_jval *kind = hk_jobj_get(v, "kind");
 	if (v->type != HK_JOBJ) {
 		rc = hk_fail(err, EBADMSG, "it is not a JSON object");
-		goto out;
+		goto hand_over_value;
 	}
 	if (!kind || kind->type != HK_JSTR || strcmp(kind->str, HK_EVOBJ_KIND) != 0) {
 		rc = hk_fail(err, EBADMSG, "its kind is not %s", HK_EVOBJ_KIND);
-		goto out;
+		goto hand_over_value;
 	}
 	struct hk_jval *vm = verdict_members();
 	size_t want = vm->len + HK_ARRAY_LEN(own_members);
@@ -203,11 +203,11 @@ int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk
 			     HK_EVOBJ_KIND, want);
 	hk_jval_free(vm);
 	if (rc < 0)
-		goto out;
+		goto hand_over_value;
 	const struct hk_jval *den = hk_jobj_get(v, "denials"), *dia = hk_jobj_get(v, "diagnosis");
 	if (den->type != HK_JARR || dia->type != HK_JARR || den->len != dia->len) {
 		rc = hk_fail(err, EBADMSG, "'diagnosis' must have one entry per denial");
-		goto out;
+		goto hand_over_value;
 	}
 	/* Canonical: the writer's own rendering of what was parsed is the same bytes.  This
 	 * rejects whitespace, other escapes, non-integer numbers and a trailing newline. */
@@ -220,9 +220,9 @@ int hk_evobj_check(const void *bytes, size_t n, const char *expect_id, struct hk
 	if (!same) {
 		rc = hk_fail(err, EBADMSG, "it is not in canonical form (compact JSON, integers "
 			     "only, the writer's escapes, no trailing newline)");
-		goto out;
+		goto hand_over_value;
 	}
-out:
+hand_over_value:
 	if (rc == 0 && out)
 		*out = v;
 	else

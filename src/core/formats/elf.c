@@ -407,18 +407,18 @@ static int read_elf(int fd, const char *name, struct hk_exec_info *out, struct h
 	size_t phnum = 0;
 	if (elf_kind(elf) != ELF_K_ELF) {
 		r = hk_fail(err, ENOEXEC, "%s: not an ELF object", name);
-		goto out_end;
+		goto end_elf;
 	}
 	if (!gelf_getehdr(elf, &eh)) {
 		r = fail_libelf(err, name, "cannot read the ELF header");
-		goto out_end;
+		goto end_elf;
 	}
 	out->format = HK_EXEC_ELF;
 	ident_from_ehdr(&eh, &out->ident);
 	out->elf_type = eh.e_type;
 	if (elf_getphdrnum(elf, &phnum) != 0) {
 		r = fail_libelf(err, name, "cannot count program headers");
-		goto out_end;
+		goto end_elf;
 	}
 	for (size_t i = 0; i < phnum && r == 0; i++) {
 		GElf_Phdr ph;
@@ -449,7 +449,7 @@ static int read_elf(int fd, const char *name, struct hk_exec_info *out, struct h
 			r = read_dynamic(elf, phnum, &ph, name, out, err);
 		}
 	}
-out_end:
+end_elf:
 	elf_end(elf);
 	if (r < 0)
 		hk_exec_info_free(out);

@@ -777,7 +777,7 @@ static int parse_header(struct parser *p, struct hk_toml_table *root,
 		}
 		r = parse_key(p, &parts[n].key, &parts[n].at);
 		if (r < 0)
-			goto out;
+			goto free_parts;
 		n++;
 		skip_spaces(p);
 		if (peek(p) == '.') {
@@ -790,12 +790,12 @@ static int parse_header(struct parser *p, struct hk_toml_table *root,
 		}
 		r = fail_at(p, here(p), "expected '.' or ']' in the table header, found %s",
 			    describe_next(p, buf));
-		goto out;
+		goto free_parts;
 	}
 	r = define_table(p, root, parts, n, current);
 	if (r == 0)
 		r = expect_line_end(p, "a table header");
-out:
+free_parts:
 	for (size_t i = 0; i < n; i++)
 		free(parts[i].key);
 	free(parts);

@@ -329,13 +329,13 @@ int hk_policy_finish(struct hk_policy *p, struct hk_error *err)
 		if ((unsigned)g->kind >= HK_ARRAY_LEN(kind_names)) {
 			r = hk_fail(err, EINVAL, "policy grant of '%s': unknown grant kind %d",
 				    g->path, (int)g->kind);
-			goto out;
+			goto free_shown;
 		}
 		if (path_problem_find(g->path, strlen(g->path), false, &pp)) {
 			show_path(&shown, g->path, strlen(g->path));
 			r = hk_fail(err, EINVAL, "policy grant '%s': %s '%s'%s",
 				    hk_grant_kind_name(g->kind), pp.what, hk_buf_str(&shown), pp.why);
-			goto out;
+			goto free_shown;
 		}
 	}
 	for (size_t i = 0; i < p->n_expects; i++) {
@@ -344,7 +344,7 @@ int hk_policy_finish(struct hk_policy *p, struct hk_error *err)
 			show_path(&shown, e, strlen(e));
 			r = hk_fail(err, EINVAL, "policy expectation: %s '%s'%s", pp.what,
 				    hk_buf_str(&shown), pp.why);
-			goto out;
+			goto free_shown;
 		}
 	}
 
@@ -366,7 +366,7 @@ int hk_policy_finish(struct hk_policy *p, struct hk_error *err)
 				memmove(&p->grants[kept], &p->grants[i],
 					(p->n_grants - i) * sizeof(*p->grants));
 				p->n_grants -= i - kept;
-				goto out;
+				goto free_shown;
 			}
 			free(g->path);
 			continue;
@@ -400,10 +400,10 @@ int hk_policy_finish(struct hk_policy *p, struct hk_error *err)
 			r = hk_fail(err, EINVAL, "policy: '%s' is both expected and granted ('%s')",
 				    hk_buf_str(&shown), hk_grant_kind_name(g->kind));
 			p->finished = false;
-			goto out;
+			goto free_shown;
 		}
 	}
-out:
+free_shown:
 	hk_buf_free(&shown);
 	return r;
 }
@@ -1006,7 +1006,7 @@ int hk_policy_parse(const char *text, size_t len, const char *filename, struct h
 		ps.line_no++;
 		r = parse_line(&ps, line, line_len);
 		if (r < 0)
-			goto fail;
+			goto err_free_policy;
 		pos += line_len + (nl ? 1 : 0);
 		last_len = line_len;
 		ends_with_newline = nl != NULL;
@@ -1017,17 +1017,17 @@ int hk_policy_parse(const char *text, size_t len, const char *filename, struct h
 		size_t col = ends_with_newline ? 1 : last_len + 1;
 		r = fail_at(&ps, line, col,
 			    "missing header: expected 'harkaq-policy 1' as the first directive");
-		goto fail;
+		goto err_free_policy;
 	}
 	r = check_duplicates(&ps);
 	if (r < 0)
-		goto fail;
+		goto err_free_policy;
 	free(ps.path);
 	free(ps.path_src);
 	hk_buf_free(&ps.shown);
 	return 0;
 
-fail:
+err_free_policy:
 	free(ps.path);
 	free(ps.path_src);
 	hk_buf_free(&ps.shown);

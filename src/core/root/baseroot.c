@@ -447,20 +447,20 @@ static int expand_program(struct closure *c, const char *name, int script_depth)
 	struct hk_exec_info info = HK_EXEC_INFO_INIT;
 	r = read_exec(c, res.path, &info);
 	if (r < 0)
-		goto out;
+		goto free_resolved;
 	if (info.format == HK_EXEC_SCRIPT) {
 		/* Scripts are re-read on every visit (they are small) so that a chain of "#!"
 		 * interpreters is measured against the kernel's limit even when it loops. */
 		if (script_depth >= MAX_SCRIPT_REWRITES) {
 			r = hk_fail(c->err, ELOOP, "%s: more than %d nested \"#!\" interpreters",
 				    res.path, MAX_SCRIPT_REWRITES);
-			goto out;
+			goto free_resolved;
 		}
 		if (info.script_interp[0] != '/') {
 			r = hk_fail(c->err, ENOEXEC,
 				    "%s: \"#!%s\" is relative to the build's working directory",
 				    res.path, info.script_interp);
-			goto out;
+			goto free_resolved;
 		}
 		r = expand_program(c, info.script_interp, script_depth + 1);
 		/* env execs its program afresh: a new chain, walked once per script (a script
@@ -470,11 +470,11 @@ static int expand_program(struct closure *c, const char *name, int script_depth)
 			r = expand_program(c, info.script_program, 0);
 		if (r < 0)
 			hk_wrap(c->err, "interpreter of script %s", res.path);
-		goto out;
+		goto free_resolved;
 	}
 	key = chain_key("P", res.path, NULL);
 	if (!hk_strset_add(&c->expanded, key))
-		goto out;
+		goto free_resolved;
 	if (info.interp)
 		r = expand_interp(c, info.interp, res.path, &interp_soname);
 	struct program prog = { interp_soname };
@@ -482,7 +482,7 @@ static int expand_program(struct closure *c, const char *name, int script_depth)
 		r = load_deps(c, &prog, &info, res.path, res.path, NULL);
 	if (r == 0 && info.interp)
 		r = apply_preload(c, &prog, &info, res.path);
-out:
+free_resolved:
 	hk_exec_info_free(&info);
 	hk_resolved_free(&res);
 	return r;

@@ -137,14 +137,14 @@ int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_reso
 		if (fstatat(walk_fd(&w), comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = hk_fail_errno(err, errno, "%s inside root %s: %s%s%s", path, root->path,
 					  w.canon.len ? w.canon.data : "", "/", comp);
-			goto out;
+			goto free_walk;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			if (n_links == MAX_LINKS) {
 				r = hk_fail(err, ELOOP,
 					    "%s inside root %s: more than %d symbolic links", path,
 					    root->path, MAX_LINKS);
-				goto out;
+				goto free_walk;
 			}
 			ssize_t n = readlinkat(walk_fd(&w), comp, target, PATH_MAX + 1);
 			if (n < 0 || n > PATH_MAX) {
@@ -153,7 +153,7 @@ int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_reso
 					  : hk_fail(err, ENAMETOOLONG,
 						    "%s inside root %s: link %s/%s is too long", path,
 						    root->path, w.canon.data, comp);
-				goto out;
+				goto free_walk;
 			}
 			target[n] = '\0';
 			links = hk_xrealloc(links, (n_links + 1) * sizeof(*links));
@@ -176,7 +176,7 @@ int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_reso
 			if (fd < 0) {
 				r = hk_fail_errno(err, errno, "%s inside root %s: open %s/%s", path,
 						  root->path, w.canon.data, comp);
-				goto out;
+				goto free_walk;
 			}
 			walk_push(&w, fd, comp);
 			p = end;
@@ -185,7 +185,7 @@ int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_reso
 		if (!last || trailing_slash) {
 			r = hk_fail_errno(err, ENOTDIR, "%s inside root %s: %s/%s", path, root->path,
 					  w.canon.data, comp);
-			goto out;
+			goto free_walk;
 		}
 		hk_buf_putc(&w.canon, '/');
 		hk_buf_puts(&w.canon, comp);
@@ -194,7 +194,7 @@ int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_reso
 	}
 	if (final_is_dir && fstat(walk_fd(&w), &st) < 0) {
 		r = hk_fail_errno(err, errno, "%s inside root %s: fstat", path, root->path);
-		goto out;
+		goto free_walk;
 	}
 	out->path = hk_xstrdup(w.canon.len ? w.canon.data : "/");
 	out->mode = st.st_mode;
@@ -202,7 +202,7 @@ int hk_root_resolve(const struct hk_root *root, const char *path, struct hk_reso
 		bool file_link = links[i].terminal && !S_ISDIR(st.st_mode);
 		hk_strset_add(file_link ? &out->file_links : &out->dir_links, links[i].path);
 	}
-out:
+free_walk:
 	for (size_t i = 0; i < n_links; i++)
 		free(links[i].path);
 	free(links);
