@@ -1,5 +1,5 @@
 /* The rules `harkaq attest verify` checks a Statement by, as pure functions over the parsed
- * Statement (docs/attestations.md, "Verifying"): where its subjects may point, which store
+ * Statement (docs/attestations.md, "Verification"): where its subjects may point, which store
  * artifact it names, whether the evidence objects it embeds are the ones it claims.  The
  * engine reads the files and hashes them (engine/attest/verify.h). */
 #ifndef HK_CORE_ATTEST_VERIFY_RULES_H

@@ -1,4 +1,4 @@
-/* `harkaq attest verify`: one DSSE envelope checked (docs/attestations.md, "Verifying"): its
+/* `harkaq attest verify`: one DSSE envelope checked (docs/attestations.md, "Verification"): its
  * signature by a given key, its payload as an in-toto Statement, the evidence objects a
  * verdict Statement embeds, its subjects' digests against an artifact of the store or a
  * directory, and, when asked, a policy over a verdict Statement's claims.
