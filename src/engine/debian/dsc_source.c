@@ -10,6 +10,7 @@
  * attestations name, stands for what was built.  Nothing of the tree is run on the host:
  * dpkg-source only reads it (a 3.0 (quilt) tree whose patches are not applied is patched in
  * place, as dpkg-source -b does for a maintainer). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,9 +25,6 @@
 #include "engine/common/proc.h"
 #include "core/basic/file.h"
 #include "core/basic/util.h"
-
-/* A .dsc is a small control file (build_dsc.c reads at most as much). */
-#define MADE_DSC_MAX (1024 * 1024)
 
 static bool ends_with(const char *s, const char *tail)
 {
@@ -59,39 +57,75 @@ static int the_dsc(struct dsc_build *b, const char *dir, const char *tree)
 	return 0;
 }
 
-/* The files the .dsc lists that dpkg-source -b did not write but found beside the tree (the
- * upstream tarballs of a non-native format: ../NAME_VERSION.orig.tar.*), copied next to the
- * .dsc, where a .dsc's files lie.  One it names and neither place has is left for the checks
- * to name (build_dsc.c, verify_files). */
-static int gather_files(struct dsc_build *b, const char *dir, const char *tree)
+/* Every file of the tree's parent whose name starts with `prefix` and goes on with ".tar." or
+ * "-", copied into `dir`. */
+static int copy_beside(struct dsc_build *b, const char *tree, const char *dir, const char *prefix)
 {
-	struct hk_buf text = HK_BUF_INIT;
-	struct hk_dsc d;
-	int rc = hk_file_read(b->dsc_made, &text, b->err);
-	if (rc == 0 && text.len > MADE_DSC_MAX)
-		rc = hk_fail(b->err, EINVAL, "%s: %zu bytes is not a .dsc", b->dsc_made, text.len);
-	if (rc == 0)
-		rc = hk_dsc_parse(hk_buf_str(&text), text.len, b->dsc_made, &d, b->err);
-	hk_buf_free(&text);
-	if (rc < 0)
-		return rc;
 	hk_autofree char *parent = hk_xstrdup(tree);
 	char *slash = strrchr(parent, '/');
 	if (slash == parent)
 		parent[1] = '\0';
 	else if (slash)
 		*slash = '\0';
-	for (size_t i = 0; rc == 0 && i < d.n_files; i++) {
-		hk_autofree char *here = hk_xasprintf("%s/%s", dir, d.files[i].name);
-		hk_autofree char *there = hk_xasprintf("%s/%s", parent, d.files[i].name);
-		if (access(here, F_OK) == 0 || access(there, F_OK) != 0)
+	DIR *d = opendir(parent);
+	if (!d)
+		return 0;   /* nothing beside it to take: dpkg-source says what it misses */
+	size_t pl = strlen(prefix);
+	int rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, pl) != 0 ||
+		    (strncmp(e->d_name + pl, ".tar.", 5) != 0 && e->d_name[pl] != '-'))
 			continue;
-		dsc_say(b, "%s: from beside the tree (%s)", d.files[i].name, parent);
-		rc = hk_spawnl(NULL, true, b->err, "cp", "--", there, here, NULL);
+		hk_autofree char *from = hk_xasprintf("%s/%s", parent, e->d_name);
+		struct stat st;
+		if (stat(from, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		dsc_say(b, "%s: from beside the tree (%s)", e->d_name, parent);
+		rc = hk_spawnl(NULL, true, b->err, "cp", "--reflink=auto", "--", from, dir, NULL);
 		if (rc > 0)
-			rc = hk_fail(b->err, EIO, "copying %s next to the .dsc failed", there);
+			rc = hk_fail(b->err, EIO, "copying %s into the work directory failed", from);
 	}
-	hk_dsc_free(&d);
+	closedir(d);
+	return rc;
+}
+
+/* The upstream tarballs of a non-native tree lie beside it (../NAME_UPSTREAM.orig.tar.*, and
+ * .orig-COMPONENT.tar.*, with their .asc signatures), where dpkg-source -b looks when it runs
+ * in the tree's parent; it runs in work/dsc, so they are copied there first, and lie next to
+ * the .dsc it writes, where a .dsc's files lie.  NAME and the upstream version are the first
+ * line of debian/changelog's ("hello (2.10-3) unstable; …"); a line that is not so is left for
+ * dpkg-source to refuse. */
+static int take_orig_tarballs(struct dsc_build *b, const char *tree, const char *dir)
+{
+	hk_autofree char *path = hk_xasprintf("%s/debian/changelog", tree);
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error ignored;
+	if (hk_file_read(path, &text, &ignored) < 0)
+		return 0;
+	const char *l = hk_buf_str(&text);
+	size_t name_len = strcspn(l, " (\n");
+	const char *open = l + name_len;
+	while (*open == ' ')
+		open++;
+	int rc = 0;
+	if (name_len > 0 && *open == '(') {
+		const char *v = open + 1, *close = strchr(v, ')');
+		const char *nl = strchr(l, '\n');
+		if (close && (!nl || close < nl)) {
+			const char *colon = memchr(v, ':', (size_t)(close - v));
+			if (colon)
+				v = colon + 1;
+			const char *end = close;
+			for (const char *p = v; p < close; p++)
+				if (*p == '-')
+					end = p;
+			hk_autofree char *prefix = hk_xasprintf("%.*s_%.*s.orig", (int)name_len, l,
+								(int)(end - v), v);
+			rc = copy_beside(b, tree, dir, prefix);
+		}
+	}
+	hk_buf_free(&text);
 	return rc;
 }
 
@@ -112,6 +146,9 @@ static int from_tree(struct dsc_build *b, const char *arg)
 	if (rc < 0)
 		return rc;
 	dsc_say(b, "the source package of %s, made with dpkg-source -b in %s", tree, dir);
+	rc = take_orig_tarballs(b, tree, dir);
+	if (rc < 0)
+		return rc;
 	const char *argv[] = { "dpkg-source", "-b", tree, NULL };
 	struct hk_run_result res;
 	rc = hk_run_capture(argv, dir, &res, b->err);
@@ -128,8 +165,6 @@ static int from_tree(struct dsc_build *b, const char *arg)
 	hk_run_result_free(&res);
 	if (rc == 0)
 		rc = the_dsc(b, dir, tree);
-	if (rc == 0)
-		rc = gather_files(b, dir, tree);
 	if (rc == 0)
 		b->r->dsc_made_from = hk_xasprintf("dpkg-source -b %s", tree);
 	return rc;
