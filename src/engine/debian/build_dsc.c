@@ -191,33 +191,6 @@ static char *upstream_version(const char *v)
 	return hk_xstrndup(s, dash ? (size_t)(dash - s) : strlen(s));
 }
 
-/* The front end's work directory (in the caller's work_parent, else $TMPDIR, else /var/tmp):
- * the unpacked source, the recipe, the downloaded .debs.  Removed at the end unless --keep. */
-int dsc_make_work(struct dsc_build *b)
-{
-	if (b->work_made)
-		return 0;
-	const char *parent = b->bo->work_parent;
-	if (!parent) {
-		const char *tmp = getenv("TMPDIR");
-		parent = tmp && *tmp ? tmp : "/var/tmp";
-	}
-	hk_autofree char *tmpl = hk_xasprintf("%s/harkaq-dsc-XXXXXX", parent);
-	if (!mkdtemp(tmpl))
-		return hk_fail_errno(b->err, errno, "creating a work directory %s", tmpl);
-	b->r->work = hk_xstrdup(tmpl);
-	b->work_made = true;
-	if (chmod(tmpl, 0755) < 0)
-		return hk_fail_errno(b->err, errno, "chmod %s", tmpl);
-	b->recipe_dir = hk_xasprintf("%s/recipe", tmpl);
-	b->src_parent = hk_xasprintf("%s/src", b->recipe_dir);
-	b->debs_dir = hk_xasprintf("%s/debs", tmpl);
-	if (mkdir(b->recipe_dir, 0755) < 0 || mkdir(b->src_parent, 0755) < 0 ||
-	    mkdir(b->debs_dir, 0755) < 0)
-		return hk_fail_errno(b->err, errno, "creating the work directory %s", tmpl);
-	return 0;
-}
-
 /* dpkg-source -x on the host, into src/<source>-<upstream version>.  A source dpkg-source
  * refuses (an unknown format, a patch that does not apply, a missing file) is bad input.
  * --no-check: dpkg-source's own checks before unpacking are the files' checksums, which

@@ -77,7 +77,7 @@ struct dsc_build {
 	size_t sde_slot;
 };
 
-/* The front end's work directory, made once (build_dsc.c). */
+/* The front end's work directory, made once (dsc_source.c). */
 HK_MUST_CHECK int dsc_make_work(struct dsc_build *b);
 
 /* What --dsc names, made a .dsc (dsc_source.c; docs/debian-builds.md, "What --dsc takes"): a

@@ -1,5 +1,5 @@
-/* What `harkaq build --dsc` names, made a .dsc (engine/debian/dsc_int.h; docs/debian-builds.md,
- * "What --dsc takes"): a .dsc file as it is, an unpacked source tree, or a source package of
+/* The front end's work directory, and what `harkaq build --dsc` names made a .dsc in it
+ * (engine/debian/dsc_int.h; docs/debian-builds.md, "What --dsc takes"): a .dsc file as it is, an unpacked source tree, or a source package of
  * the archive by NAME[=VERSION].
  *
  * A tree is made a source package first, with `dpkg-source -b`, into the work directory, and
@@ -25,6 +25,33 @@
 #include "engine/common/proc.h"
 #include "core/basic/file.h"
 #include "core/basic/util.h"
+
+/* The front end's work directory (in the caller's work_parent, else $TMPDIR, else /var/tmp):
+ * the unpacked source, the recipe, the downloaded .debs.  Removed at the end unless --keep. */
+int dsc_make_work(struct dsc_build *b)
+{
+	if (b->work_made)
+		return 0;
+	const char *parent = b->bo->work_parent;
+	if (!parent) {
+		const char *tmp = getenv("TMPDIR");
+		parent = tmp && *tmp ? tmp : "/var/tmp";
+	}
+	hk_autofree char *tmpl = hk_xasprintf("%s/harkaq-dsc-XXXXXX", parent);
+	if (!mkdtemp(tmpl))
+		return hk_fail_errno(b->err, errno, "creating a work directory %s", tmpl);
+	b->r->work = hk_xstrdup(tmpl);
+	b->work_made = true;
+	if (chmod(tmpl, 0755) < 0)
+		return hk_fail_errno(b->err, errno, "chmod %s", tmpl);
+	b->recipe_dir = hk_xasprintf("%s/recipe", tmpl);
+	b->src_parent = hk_xasprintf("%s/src", b->recipe_dir);
+	b->debs_dir = hk_xasprintf("%s/debs", tmpl);
+	if (mkdir(b->recipe_dir, 0755) < 0 || mkdir(b->src_parent, 0755) < 0 ||
+	    mkdir(b->debs_dir, 0755) < 0)
+		return hk_fail_errno(b->err, errno, "creating the work directory %s", tmpl);
+	return 0;
+}
 
 static bool ends_with(const char *s, const char *tail)
 {
