@@ -89,6 +89,29 @@ check_eq "MANPATH=… man -w harkaq-audit finds section 8" "$M/man8/harkaq-audit
 check_eq "harkaq --version is debian/changelog's" \
 	"harkaq $(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)" "$("$HARKAQ" --version)"
 
+# --- the reader's privilege, as make install gives it into the running system -------------
+# deploy/audit-privilege on a copy of the reader (the package's postinst does the same:
+# tests/integration/selfcheck.sh).
+cp "$HARKAQ_AUDIT" "$D/reader"
+chmod 755 "$D/reader"
+if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
+	skip "deploy/audit-privilege" "needs root and the user nobody"
+elif getent group harkaq >/dev/null; then
+	skip "deploy/audit-privilege" "a group harkaq exists already, which this test would remove"
+else
+	out=$(runuser -u nobody -- "$ROOT/deploy/audit-privilege" set "$D/reader" 2>&1)
+	check_eq "audit-privilege, not as root: exit 0" 0 $?
+	check_contains "...says what root must run" "$out" "as root, run: $ROOT/deploy/audit-privilege set $D/reader"
+	check_eq "...and changes nothing" "root:root 755 " \
+		"$(stat -c '%U:%G %a' "$D/reader") $(getcap "$D/reader")"
+	out=$("$ROOT/deploy/audit-privilege" set "$D/reader" 2>&1)
+	check_eq "audit-privilege, as root: exit 0" 0 $?
+	check_eq "...the reader root:harkaq 0750" "root:harkaq 750" "$(stat -c '%U:%G %a' "$D/reader")"
+	check_contains "...with cap_audit_read,cap_audit_control+ep" "$(getcap "$D/reader")" \
+		"cap_audit_control,cap_audit_read=ep"
+	groupdel harkaq
+fi
+
 # uninstall takes back what install put.
 make -s -C "$ROOT" uninstall DESTDIR="$DEST" >/dev/null 2>&1
 check_eq "make uninstall leaves no file" "" "$(find "$DEST" -type f)"
