@@ -3,6 +3,10 @@
 #   make            release build into build/
 #   make SAN=1      ASan+UBSan build into build-san/ (used by the test suite's unit tests)
 #   make test       build, then run every test (tests/run)
+#   make install    harkaq in $(BINDIR), its helpers in $(LIBEXECDIR), the man pages in
+#                   $(MANDIR) (PREFIX=/usr/local by default; DESTDIR stages it elsewhere:
+#                   docs/install.md); installed into the running system, harkaq-audit is
+#                   then given its group and capabilities
 #
 # Layout mirrors the dependency law (design.md §2):
 #   src/core   pure library: no Landlock/seccomp/netlink calls, unit-testable anywhere
@@ -19,6 +23,11 @@
 
 CC      ?= cc
 SAN     ?= 0
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/harkaq
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
 ifeq ($(SAN),1)
 BUILD   ?= build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -31,7 +40,8 @@ WARN    = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissin
           -Wpointer-arith -Wcast-qual -Wvla -Wnull-dereference -Wimplicit-fallthrough \
           -Wundef -Wwrite-strings -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -Isrc -MMD -MP
+ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -Isrc -I$(BUILD)/gen \
+            -MMD -MP
 LDFLAGS ?=
 
 CORE_SRC  := $(sort $(wildcard src/core/*/*.c))
@@ -74,6 +84,25 @@ BINS := $(if $(CLI_SRC),$(BUILD)/harkaq) $(if $(EXEC_SRC),$(BUILD)/harkaq-exec) 
         $(if $(AUDIT_SRC),$(BUILD)/harkaq-audit)
 
 all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(PRELOAD_LIBS)
+
+# What is installed, and nothing of the tests (debian/rules builds these).
+programs: $(BINS) man
+
+# The directories harkaq looks for its helpers in (hk_helper_path, src/engine/common/proc.c),
+# rewritten only when they change, so another PREFIX rebuilds that one file.
+INSTALL_DIRS_H := $(BUILD)/gen/install_dirs.h
+$(INSTALL_DIRS_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define HK_BINDIR "%s"\n#define HK_LIBEXECDIR "%s"\n' '$(BINDIR)' '$(LIBEXECDIR)' >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+$(BUILD)/obj/src/engine/common/proc.o: $(INSTALL_DIRS_H)
+
+# The man pages, made by help2man from each command's --help (man/gen): one page per command
+# `harkaq --help` lists, harkaq(1) and harkaq-audit(8).
+$(BUILD)/man/.made: $(BINS) man/gen $(wildcard man/*.h2m)
+	man/gen $(BUILD) $(BUILD)/man
+	@touch $@
+man: $(BUILD)/man/.made
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -141,8 +170,30 @@ $(BUILD)/tests/preload/%.so: tests/preload/%.c
 test: all
 	tests/run
 
+# harkaq-audit is installed without privilege (0755): the group and the capabilities are set
+# where it is installed for real, by the package's postinst (debian/postinst) or below, never
+# in a DESTDIR, whose files are not yet anyone's (docs/install.md).
+install: programs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(BUILD)/harkaq $(DESTDIR)$(BINDIR)/harkaq
+	install -m 0755 $(BUILD)/harkaq-exec $(BUILD)/harkaq-audit $(DESTDIR)$(LIBEXECDIR)/
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(BUILD)/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+ifeq ($(DESTDIR),)
+	deploy/audit-privilege set $(LIBEXECDIR)/harkaq-audit
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/harkaq $(DESTDIR)$(LIBEXECDIR)/harkaq-exec \
+		$(DESTDIR)$(LIBEXECDIR)/harkaq-audit
+	-rmdir $(DESTDIR)$(LIBEXECDIR)
+	cd $(BUILD)/man && for f in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$f; done
+	cd $(BUILD)/man && for f in *.8; do rm -f $(DESTDIR)$(MANDIR)/man8/$$f; done
+
 clean:
 	rm -rf build build-san
 
-.PHONY: all test clean
+FORCE:
+.PHONY: all programs man test install uninstall clean FORCE
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -29,7 +29,8 @@ static void build_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: harkaq build RECIPE [OPTIONS]\n"
-		"       harkaq build --dsc FILE.dsc [--base NAME] [--build binary|any|all] [OPTIONS]\n"
+		"       harkaq build --dsc FILE.dsc|DIR|NAME[=VERSION] [--base NAME]\n"
+		"                    [--build binary|any|all] [OPTIONS]\n"
 		"\n"
 		"Builds RECIPE in bubblewrap (no network, base root read-only, the declared deps\n"
 		"merged over it, /src and /out the only writable surfaces), each phase under the\n"
@@ -75,6 +76,13 @@ static void build_usage(FILE *f)
 		"                     dpkg-buildpackage's clean, build and binary as three phases;\n"
 		"                     the report names what was used in Build-Depends terms; the\n"
 		"                     .debs enter the store whatever the verdicts, unless --no-seal\n"
+		"  --dsc DIR          an unpacked source tree (with debian/control): made a source\n"
+		"                     package with dpkg-source -b in the work directory first, and\n"
+		"                     that .dsc built (its upstream tarballs taken from beside DIR)\n"
+		"  --dsc NAME[=VERSION]\n"
+		"                     a source package of the archive, fetched as 'apt-get source\n"
+		"                     --download-only' fetches it (a deb-src entry is needed), and\n"
+		"                     built; a path that exists is taken as a path\n"
 		"  --base NAME|ID     the base (default " HK_DSC_DEFAULT_BASE ", made with 'harkaq\n"
 		"                     store base create " HK_DSC_DEFAULT_BASE " --variant buildd')\n"
 		"  --build WHAT       binary (-b, the default), any (-B) or all (-A)\n"

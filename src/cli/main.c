@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "engine/common/version.h"
 #include "sys/interrupt.h"
 
 static const struct hk_command commands[] = {
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 		"  70  environment or internal error (e.g. a protection could not be installed)\n"
 		"  128+N  a signal N stopped build, sweep or store base create (they stop cleanly)\n"
 		"\n"
-		"Run 'harkaq COMMAND --help' for a command's options.\n");
+		"Run 'harkaq COMMAND --help' for a command's options, 'harkaq --version' for the\n"
+		"version.\n");
 }
 
 int main(int argc, char **argv)
@@ -51,6 +53,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
+		return HK_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("harkaq %s\n", HK_VERSION);
 		return HK_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

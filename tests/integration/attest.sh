@@ -17,7 +17,7 @@ PY=/usr/bin/python3
 VEC=$ROOT/tests/data/dsse
 
 if ! "$PY" -c 'import cryptography' 2>/dev/null; then
-	not_ok "python3-cryptography is installed (./setup --deps-only)"; finish; exit
+	not_ok "python3-cryptography is installed (tests/setup-deps)"; finish; exit
 fi
 FIX=$("$ROOT/tests/fixtures/debstore.sh") || { not_ok "fixture store" "debstore.sh failed"; finish; exit 1; }
 W=$(hk_scratch)

@@ -21,7 +21,7 @@ PY=/usr/bin/python3
 PYDSSE=$ROOT/tests/interop/dsse_ed25519.py
 TYPE=application/vnd.in-toto+json
 if ! "$PY" -c 'import cryptography' 2>/dev/null; then
-	not_ok "python3-cryptography is installed (./setup --deps-only)"; finish; exit
+	not_ok "python3-cryptography is installed (tests/setup-deps)"; finish; exit
 fi
 BASESTORE=$("$ROOT/tests/fixtures/base.sh" buildd) || { not_ok "buildd base fixture"; finish; exit 1; }
 W=$(hk_scratch)

@@ -13,7 +13,8 @@ FIX=$("$ROOT/tests/fixtures/debstore.sh") || { not_ok "fixture store" "debstore.
 W=$(hk_scratch)
 T=$(mktemp -d /tmp/harkaq-it-build.XXXXXX)
 chmod 755 "$T"
-cleanup() { [ -n "${HK_KEEP:-}" ] && { echo "# kept $W $T"; return; }; rm -rf "$W" "$T"; }
+PRIV=
+cleanup() { [ -n "${HK_KEEP:-}" ] && { echo "# kept $W $T"; return; }; rm -rf "$W" "$T" ${PRIV:+"$PRIV"}; }
 sec() { echo "# [${SECONDS}s] $*"; }
 trap cleanup EXIT
 
@@ -305,7 +306,8 @@ if [ "$(jget "$T/small1.json" closure)" != "$(jget "$T/small3.json" closure)" ];
 # --- 6. malformed recipes, a missing dep: rejected before any sandbox -------------------------
 sec "section 6"
 # In a private mount namespace with its own empty /var/tmp, so "no work directory was created"
-# is exact even while other builds run on the machine.
+# is exact even while other builds run on the machine; harkaq is run from a copy outside
+# /var/tmp, where this tree may be (hk_private_bin).
 TS=$T/tiny
 "$HARKAQ" store --store "$TS" add "$W/demo1/tree" --name hkdemo --version 1 >/dev/null 2>&1
 mkdir -p "$T/bad/src"
@@ -316,6 +318,7 @@ printf 'version = "1"\n[source]\ndir = "src"\n[phases]\ncompile = "true"\n' >"$T
 printf 'name = "x"\nversion = "1"\n[source]\ndir = "src"\n[deps]\nbuild = ["b3:12ab"]\n[phases]\ncompile = "true"\n' >"$T/bad/baddep.toml"
 printf 'name = "x"\nversion = "1"\nbase = "host"\n[source]\ndir = "src"\n[deps]\nbuild = ["hkdemo", "nosuchpkg"]\n[phases]\ncompile = "true"\n' >"$T/bad/missing.toml"
 printf 'name = "x"\nversion = "1"\nbase = "host"\n[source]\ndir = "src"\n[phases]\ncompile = "true"\n' >"$T/bad/good.toml"
+PRIV=$(hk_private_bin) || not_ok "a copy of harkaq outside /var/tmp"
 in_private_vartmp() { # RESULT-FILE CMD... : runs CMD with an empty private /var/tmp, then lists it
 	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs tmpfs /var/tmp && chmod 1777 /var/tmp &&
 		"$@" >"$OUT.out" 2>"$OUT.err"; echo "rc=$?" >"$OUT"; ls -A /var/tmp >>"$OUT"' sh "$@"
@@ -324,7 +327,7 @@ list_store() { "$HARKAQ" store --store "$TS" list 2>&1; ls -A "$TS"; }
 before=$(list_store)
 expect_rejected() { # NAME FILE WHERE-REGEX MESSAGE
 	# --keep: a work directory made and then removed on the error would be kept, and seen.
-	OUT=$T/r-$1 in_private_vartmp "$HARKAQ" build --keep --store "$TS" "$T/bad/$2"
+	OUT=$T/r-$1 in_private_vartmp "$PRIV/harkaq" build --keep --store "$TS" "$T/bad/$2"
 	check_eq "$1: exit 65, no work directory created" "rc=65" "$(cat "$T/r-$1")"
 	if grep -qE "$3" "$T/r-$1.err"; then ok "$1: named at file:line:column"; else not_ok "$1: named at file:line:column" "$(cat "$T/r-$1.err")"; fi
 	check_contains "$1: the message says what is wrong" "$(cat "$T/r-$1.err")" "$4"
@@ -336,7 +339,7 @@ expect_rejected "bad dep" baddep.toml "bad/baddep.toml:6:[0-9]+: " "b3:12ab"
 expect_rejected "missing dep" missing.toml "bad/missing.toml:7:[0-9]+: " "nosuchpkg"
 check_eq "nothing was added to the store" "$before" "$(list_store)"
 # Positive control: a recipe that does reach the sandbox leaves its (kept) work directory.
-OUT=$T/r-good in_private_vartmp "$HARKAQ" build --keep --store "$TS" "$T/bad/good.toml"
+OUT=$T/r-good in_private_vartmp "$PRIV/harkaq" build --keep --store "$TS" "$T/bad/good.toml"
 check_contains "control: a valid build in the same namespace creates its work directory" \
 	"$(cat "$T/r-good")" "harkaq-build-"
 check_contains "control: ... and succeeds" "$(cat "$T/r-good")" "rc=0"

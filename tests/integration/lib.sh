@@ -42,6 +42,16 @@ hk_scratch() {
 	echo "$d"
 }
 
+# hk_private_bin: harkaq and its helpers copied into a directory of their own under /tmp, for
+# a test that mounts another /var/tmp over the machine's: the tree, so build/, may live under
+# /var/tmp, and would be hidden with it.  Prints the directory (the caller removes it); harkaq
+# finds its helpers beside it there, as in build/.
+hk_private_bin() {
+	local d
+	d=$(mktemp -d /tmp/harkaq-it-bin.XXXXXX) || return 1
+	chmod 755 "$d" && cp "$HARKAQ" "$HARKAQ_EXEC" "$HARKAQ_AUDIT" "$d/" && echo "$d"
+}
+
 # check_seen NAME FILE [JQ]: the positive control for a Hermetic verdict (a broken reader and a
 # hermetic build both show no denial): every Hermetic verdict selected by JQ (default: the
 # phases of a build result) saw its canary, and the kernel's denial count arrived and equals

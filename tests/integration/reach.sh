@@ -14,7 +14,9 @@ unset HARKAQ_STORE HARKAQ_LIBEXEC
 D=$(mktemp -d /tmp/harkaq-it-reach.XXXXXX)
 L=$(mktemp -d /tmp/harkaq-it-reach-libexec.XXXXXX)
 V=$(mktemp -d /tmp/harkaq-it-reach-vartmp.XXXXXX)
-cleanup() { [ -n "${HK_KEEP:-}" ] && { echo "# kept $D $L $V"; return; }; rm -rf "$D" "$L" "$V"; }
+# harkaq run where /var/tmp is replaced: a copy outside it, where this tree may be.
+PRIV=$(hk_private_bin) || { not_ok "a copy of harkaq outside /var/tmp"; finish; exit 1; }
+cleanup() { [ -n "${HK_KEEP:-}" ] && { echo "# kept $D $L $V $PRIV"; return; }; rm -rf "$D" "$L" "$V" "$PRIV"; }
 trap cleanup EXIT
 
 S=$D/store
@@ -108,14 +110,14 @@ built "control: after chmod o+x of the view's directory, the same build" "$rc" "
 # namespace of this test's own.
 chmod 0700 "$V"
 out=$(unshare -m --propagation private sh -c 'mount --bind "$1" /var/tmp && shift && exec "$@"' \
-	sh "$V" "$HARKAQ" build --store "$S" "$R" 2>&1); rc=$?
+	sh "$V" "$PRIV/harkaq" build --store "$S" "$R" 2>&1); rc=$?
 check_eq "/var/tmp of mode 0700: exit 65" 65 "$rc"
 check_contains "/var/tmp of mode 0700: named as where work directories are made" "$out" \
 	"the build user nobody cannot reach /var/tmp (where work directories are made): /var/tmp is mode 0700 owned by root:root; run 'chmod o+x /var/tmp'"
 check_eq "/var/tmp of mode 0700: no work directory left in it" "" "$(ls -A "$V")"
 chmod 1777 "$V"
 unshare -m --propagation private sh -c 'mount --bind "$1" /var/tmp && shift && exec "$@"' \
-	sh "$V" "$HARKAQ" build --store "$S" "$R" --json >"$D/t.json" 2>"$D/t.log"; rc=$?
+	sh "$V" "$PRIV/harkaq" build --store "$S" "$R" --json >"$D/t.json" 2>"$D/t.log"; rc=$?
 built "control: /var/tmp of mode 1777, the same build" "$rc" "$D/t.json"
 check_eq "control: no work directory left in it either" "" "$(ls -A "$V")"
 

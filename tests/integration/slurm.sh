@@ -18,7 +18,7 @@ cd "$ROOT" || exit 1
 
 for tool in munged slurmctld slurmd sbatch squeue scancel sinfo; do
 	if ! command -v "$tool" >/dev/null; then
-		not_ok "$tool is installed" "./setup --deps-only installs munge, slurmctld, slurmd and slurm-client"
+		not_ok "$tool is installed" "tests/setup-deps installs munge, slurmctld, slurmd and slurm-client"
 		finish
 		exit 1
 	fi

@@ -283,6 +283,21 @@ void hk_build_result_free(struct hk_build_result *r);
 HK_MUST_CHECK int hk_source_verify_tarball(const struct hk_recipe *r, struct hk_error *err);
 /* A tarball that unpacked into one top directory: move its content up into `dir`. */
 HK_MUST_CHECK int hk_source_flatten_single_dir(const char *dir, struct hk_error *err);
+/* A Debian source package fetched as `apt-get source` fetches it, on the host: the one fetcher
+ * of a recipe's `[source] apt`, `harkaq build --dsc NAME[=VERSION]` and a sweep's pins.  `spec`
+ * is NAME or NAME=VERSION (hk_apt_source_spec_ok); into the existing directory `dir`, the .dsc
+ * and its files only (download_only), or unpacked too.  A source package or version apt does
+ * not know is ENOENT, bad input; any other failure (no deb-src entry, the mirror, the network)
+ * EIO; both with apt's own words. */
+HK_MUST_CHECK int hk_apt_source(const char *dir, const char *spec, bool download_only,
+				struct hk_error *err);
+/* The .dsc `apt-get source` left in `dir`: the one named NAME_…, else the only one. */
+HK_MUST_CHECK int hk_apt_source_dsc(const char *dir, const char *name, char **out,
+				    struct hk_error *err);
+/* Whether `s` is what apt-get source takes and a directory can be named by: a Debian source
+ * package name (Debian Policy §5.6.1), then "=VERSION" (a version without blanks or slashes),
+ * which `need_version` requires. */
+bool hk_apt_source_spec_ok(const char *s, bool need_version);
 /* After `apt-get source` in `fetch`: copy the unpacked source tree into `dst`. */
 HK_MUST_CHECK int hk_source_take_apt_dir(const char *fetch, const char *package, const char *dst,
 			   struct hk_error *err);

@@ -134,12 +134,11 @@ static int prepare_source(const struct hk_recipe *r, const char *work, const cha
 		char *pin = hk_xasprintf("%s=%s", r->source.apt_package, r->source.apt_version);
 		if (!quiet)
 			fprintf(stderr, "[source] apt-get source %s\n", pin);
-		int rc = hk_spawnl(fetch, true, err, "apt-get", "source", "-qq", pin, NULL);
+		int rc = hk_apt_source(fetch, pin, false, err);
 		free(pin);
 		if (rc != 0) {
 			free(fetch);
-			return hk_wrap(err, "fetching the source on the host (is there a deb-src entry? "
-					    "run ./setup)");
+			return hk_wrap(err, "fetching the source on the host");
 		}
 		int r2 = hk_source_take_apt_dir(fetch, r->source.apt_package, src, err);
 		free(fetch);

@@ -12,6 +12,7 @@
 #include "engine/build/build.h"
 #include "engine/common/proc.h"
 #include "engine/common/sign.h"
+#include "engine/store/store_import.h"
 #include "core/basic/blake3.h"
 #include "core/basic/blake3_file.h"
 #include "core/basic/util.h"
@@ -119,4 +120,69 @@ int hk_source_take_apt_dir(const char *fetch, const char *package, const char *d
 	free(src);
 	free(found);
 	return r == 0 ? 0 : (r < 0 ? r : -EIO);
+}
+
+bool hk_apt_source_spec_ok(const char *s, bool need_version)
+{
+	const char *eq = strchr(s, '=');
+	const char *end = eq ? eq : s + strlen(s);
+	if (end - s < 2 || (eq && !eq[1]) || (need_version && !eq))
+		return false;
+	for (const char *p = s; p < end; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      (p > s && (*p == '+' || *p == '-' || *p == '.'))))
+			return false;
+	for (const char *p = eq ? eq + 1 : end; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("+-.:~", *p)))
+			return false;
+	return true;
+}
+
+int hk_apt_source(const char *dir, const char *spec, bool download_only, struct hk_error *err)
+{
+	const char *argv[] = { "apt-get", "source", "-qq", spec, NULL, NULL };
+	if (download_only) {
+		argv[3] = "--download-only";
+		argv[4] = spec;
+	}
+	struct hk_run_result res;
+	int rc = hk_run_capture(argv, dir, &res, err);
+	if (rc == 0 && res.status != 0) {
+		char line[512];
+		hk_apt_reason(&res.errout, line, sizeof(line));
+		bool unknown = strstr(line, "Unable to find a source package") ||
+			       strstr(line, "Can not find version");
+		rc = hk_fail(err, unknown ? ENOENT : EIO, "apt-get source%s %s failed: %s%s",
+			     download_only ? " --download-only" : "", spec, line,
+			     strstr(line, "deb-src") ? " (apt needs a deb-src entry beside the "
+						       "machine's deb entry: docs/debian-builds.md, "
+						       "\"Usage\")" : "");
+	}
+	hk_run_result_free(&res);
+	return rc;
+}
+
+int hk_apt_source_dsc(const char *dir, const char *name, char **out, struct hk_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return hk_fail_errno(err, errno, "reading %s", dir);
+	hk_autofree char *prefix = hk_xasprintf("%s_", name);
+	char *found = NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l <= 4 || strcmp(e->d_name + l - 4, ".dsc") != 0)
+			continue;
+		if (!found || strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+			free(found);
+			found = hk_xasprintf("%s/%s", dir, e->d_name);
+		}
+	}
+	closedir(d);
+	if (!found)
+		return hk_fail(err, ENOENT, "apt-get source left no .dsc in %s", dir);
+	*out = found;
+	return 0;
 }

@@ -20,6 +20,10 @@
 
 #include "core/basic/util.h"
 #include "sys/proc.h"
+/* HK_BINDIR and HK_LIBEXECDIR, the directories make install puts harkaq and its helpers in
+ * (Makefile: PREFIX, BINDIR, LIBEXECDIR), generated beside the objects so that another PREFIX
+ * rebuilds this file alone. */
+#include "install_dirs.h"
 
 void hk_linereader_init(struct hk_linereader *lr, int fd)
 {
@@ -282,28 +286,70 @@ int hk_kill_descendants(const pid_t *keep, size_t n_keep)
 	return count;
 }
 
+/* Whether `dir` is the absolute directory `tail`, or ends with it: then *prefix_len is the
+ * length of what stands before it (a DESTDIR, or where a whole installed tree was moved). */
+static bool dir_ends_with(const char *dir, const char *tail, size_t *prefix_len)
+{
+	size_t d = strlen(dir), t = strlen(tail);
+	if (t < 2 || tail[0] != '/' || d < t || strcmp(dir + d - t, tail) != 0)
+		return false;
+	*prefix_len = d - t;
+	return true;
+}
+
 int hk_helper_path(const char *name, char **out, struct hk_error *err)
 {
-	const char *dir = getenv("HARKAQ_LIBEXEC");
-	char self[PATH_MAX];
-	if (!dir || !*dir) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n < 0)
-			return hk_fail_errno(err, errno, "cannot find harkaq's own path (/proc/self/exe)");
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		dir = self;
-	}
-	char *p = hk_xasprintf("%s/%s", dir, name);
-	if (access(p, X_OK) != 0) {
+	const char *env = getenv("HARKAQ_LIBEXEC");
+	char *p = NULL;
+	if (env && *env) {
+		p = hk_xasprintf("%s/%s", env, name);
+		if (access(p, X_OK) == 0)
+			goto found;
 		int e = errno;
-		int r = hk_fail_errno(err, e, "helper program '%s' not found or not executable (install "
-					      "it next to harkaq, or set HARKAQ_LIBEXEC)", p);
+		hk_fail_errno(err, e, "helper program '%s' not found or not executable "
+				      "(HARKAQ_LIBEXEC names %s)", p, env);
 		free(p);
-		return r;
+		return -e;
 	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return hk_fail_errno(err, errno, "cannot find harkaq's own path (/proc/self/exe)");
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	size_t pre;
+	if (dir_ends_with(self, HK_BINDIR, &pre)) {
+		/* Installed: the helpers are in LIBEXECDIR under the same prefix (none, or the
+		 * DESTDIR a package is staged in), never beside harkaq in a shared bin. */
+		p = hk_xasprintf("%.*s%s/%s", (int)pre, self, HK_LIBEXECDIR, name);
+		if (access(p, X_OK) == 0)
+			goto found;
+		int e = errno;
+		hk_fail_errno(err, e, "helper program '%s' not found or not executable (harkaq is "
+				      "installed in %s, its helpers belong in %.*s%s; reinstall "
+				      "harkaq, or set HARKAQ_LIBEXEC to their directory)",
+			      p, self, (int)pre, self, HK_LIBEXECDIR);
+		free(p);
+		return -e;
+	}
+	/* The build tree: the helpers beside harkaq.  Else a harkaq copied away from its
+	 * installation: the LIBEXECDIR it was built for. */
+	p = hk_xasprintf("%s/%s", self, name);
+	if (access(p, X_OK) == 0)
+		goto found;
+	int e = errno;
+	free(p);
+	p = hk_xasprintf("%s/%s", HK_LIBEXECDIR, name);
+	if (access(p, X_OK) == 0)
+		goto found;
+	hk_fail_errno(err, e, "helper program '%s' not found or not executable, neither beside "
+			      "harkaq in %s nor in %s (install it with 'make install', or set "
+			      "HARKAQ_LIBEXEC to its directory)", name, self, HK_LIBEXECDIR);
+	free(p);
+	return -e;
+found:
 	*out = p;
 	return 0;
 }

@@ -36,8 +36,12 @@ int hk_kill_descendants(const pid_t *keep, size_t n_keep);
 /* pidfd_open(2) (glibc 2.36 has no wrapper): a descriptor that polls readable once pid exits. */
 HK_MUST_CHECK int hk_pidfd_open(pid_t pid);
 
-/* Absolute path of a helper program installed next to the running harkaq binary
- * (harkaq-exec, harkaq-audit); HARKAQ_LIBEXEC overrides the directory. */
+/* Absolute path of one of harkaq's helper programs (harkaq-exec, harkaq-audit): the one
+ * lookup every caller makes (docs/install.md, "Where harkaq finds its helpers").  In order:
+ * the directory $HARKAQ_LIBEXEC names, when set; for a harkaq installed in BINDIR (or in a
+ * directory ending with it: a DESTDIR, a moved tree), LIBEXECDIR under the same prefix and
+ * nowhere else; otherwise beside harkaq (the build tree), else LIBEXECDIR.  A helper not found
+ * is -errno, err naming where it was looked for and what to do. */
 HK_MUST_CHECK int hk_helper_path(const char *name, char **out, struct hk_error *err);
 
 /* Milliseconds on the monotonic clock. */

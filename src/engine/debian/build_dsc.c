@@ -43,7 +43,7 @@
 static int load_dsc(struct dsc_build *b)
 {
 	struct hk_dsc_result *r = b->r;
-	const char *path = b->o->dsc_path;
+	const char *path = b->dsc_file;
 	r->dsc_path = realpath(path, NULL);
 	if (!r->dsc_path)
 		return hk_fail_errno(b->err, errno, "%s", path);
@@ -82,14 +82,14 @@ static int verify_files(struct dsc_build *b)
 		if (stat(p, &st) < 0)
 			return hk_fail_errno(b->err, errno == ENOENT ? ENOENT : errno,
 					     "%s: Checksums-Sha256: %s, which the .dsc lists, is not "
-					     "next to it (%s)", b->o->dsc_path, f->name, p);
+					     "next to it (%s)", b->dsc_file, f->name, p);
 		if (!S_ISREG(st.st_mode))
 			return hk_fail(b->err, EINVAL, "%s: Checksums-Sha256: %s is not a regular "
-				       "file", b->o->dsc_path, f->name);
+				       "file", b->dsc_file, f->name);
 		if ((unsigned long long)st.st_size != f->size)
 			return hk_fail(b->err, EBADMSG, "%s: Checksums-Sha256: %s is %lld bytes, the "
 				       ".dsc says %llu: not the file it was made with",
-				       b->o->dsc_path, f->name, (long long)st.st_size,
+				       b->dsc_file, f->name, (long long)st.st_size,
 				       (unsigned long long)f->size);
 		char sha[HK_SHA256_HEX_LEN];
 		int rc = hk_sha256_file(p, sha, b->err);
@@ -98,7 +98,7 @@ static int verify_files(struct dsc_build *b)
 		if (strcmp(sha, f->sha256) != 0)
 			return hk_fail(b->err, EBADMSG, "%s: Checksums-Sha256: %s has SHA-256 %s, the "
 				       ".dsc says %s: not the file it was made with",
-				       b->o->dsc_path, f->name, sha, f->sha256);
+				       b->dsc_file, f->name, sha, f->sha256);
 	}
 	dsc_say(b, "%s %s: %zu file(s) match Checksums-Sha256", d->source, d->version, d->n_files);
 	return 0;
@@ -191,31 +191,6 @@ static char *upstream_version(const char *v)
 	return hk_xstrndup(s, dash ? (size_t)(dash - s) : strlen(s));
 }
 
-/* The front end's work directory (in the caller's work_parent, else $TMPDIR, else /var/tmp):
- * the unpacked source, the recipe, the downloaded .debs.  Removed at the end unless --keep. */
-static int make_work(struct dsc_build *b)
-{
-	const char *parent = b->bo->work_parent;
-	if (!parent) {
-		const char *tmp = getenv("TMPDIR");
-		parent = tmp && *tmp ? tmp : "/var/tmp";
-	}
-	hk_autofree char *tmpl = hk_xasprintf("%s/harkaq-dsc-XXXXXX", parent);
-	if (!mkdtemp(tmpl))
-		return hk_fail_errno(b->err, errno, "creating a work directory %s", tmpl);
-	b->r->work = hk_xstrdup(tmpl);
-	b->work_made = true;
-	if (chmod(tmpl, 0755) < 0)
-		return hk_fail_errno(b->err, errno, "chmod %s", tmpl);
-	b->recipe_dir = hk_xasprintf("%s/recipe", tmpl);
-	b->src_parent = hk_xasprintf("%s/src", b->recipe_dir);
-	b->debs_dir = hk_xasprintf("%s/debs", tmpl);
-	if (mkdir(b->recipe_dir, 0755) < 0 || mkdir(b->src_parent, 0755) < 0 ||
-	    mkdir(b->debs_dir, 0755) < 0)
-		return hk_fail_errno(b->err, errno, "creating the work directory %s", tmpl);
-	return 0;
-}
-
 /* dpkg-source -x on the host, into src/<source>-<upstream version>.  A source dpkg-source
  * refuses (an unknown format, a patch that does not apply, a missing file) is bad input.
  * --no-check: dpkg-source's own checks before unpacking are the files' checksums, which
@@ -238,7 +213,7 @@ static int unpack_source(const struct dsc_build *b, struct dsc_unpack *u, struct
 		struct hk_buf only = HK_BUF_INIT;
 		hk_buf_puts(&only, e ? e + 7 : hk_buf_str(&res.errout));
 		rc = hk_fail(err, EINVAL, "%s: Format %s: dpkg-source -x refused the source: %s",
-			     b->o->dsc_path, d->format, hk_first_line(&only, line, sizeof(line)));
+			     b->dsc_file, d->format, hk_first_line(&only, line, sizeof(line)));
 		hk_buf_free(&only);
 	}
 	hk_run_result_free(&res);
@@ -267,7 +242,7 @@ static int unpack_source(const struct dsc_build *b, struct dsc_unpack *u, struct
 	if (res.status != 0 || n == 0 || (ts[n] && ts[n] != '\n')) {
 		char line[512];
 		rc = hk_fail(err, EINVAL, "%s: debian/changelog: no date in its latest entry "
-			     "(dpkg-parsechangelog: %s)", b->o->dsc_path,
+			     "(dpkg-parsechangelog: %s)", b->dsc_file,
 			     hk_first_line(&res.errout, line, sizeof(line)));
 	} else {
 		u->source_date_epoch = hk_xstrndup(ts, n);
@@ -320,14 +295,14 @@ static int load_expectations(struct dsc_build *b)
 	if (lstat(p, &st) < 0) {
 		if (errno == ENOENT)
 			return 0;
-		return hk_fail_errno(b->err, errno, "%s: " HK_DEB_EXPECT_FILE, b->o->dsc_path);
+		return hk_fail_errno(b->err, errno, "%s: " HK_DEB_EXPECT_FILE, b->dsc_file);
 	}
 	if (!S_ISREG(st.st_mode))
 		return hk_fail(b->err, EINVAL, "%s: " HK_DEB_EXPECT_FILE " is not a regular file",
-			       b->o->dsc_path);
+			       b->dsc_file);
 	if (st.st_size > HK_DEB_EXPECT_MAX)
 		return hk_fail(b->err, EINVAL, "%s: " HK_DEB_EXPECT_FILE ": %lld bytes is not an "
-			       "expectation file (at most %d)", b->o->dsc_path,
+			       "expectation file (at most %d)", b->dsc_file,
 			       (long long)st.st_size, HK_DEB_EXPECT_MAX);
 	struct hk_buf text = HK_BUF_INIT;
 	int rc = hk_file_read(p, &text, b->err);
@@ -337,7 +312,7 @@ static int load_expectations(struct dsc_build *b)
 					 &r->expect, b->err);
 	hk_buf_free(&text);
 	if (rc < 0)
-		return hk_wrap(b->err, "%s", b->o->dsc_path);
+		return hk_wrap(b->err, "%s", b->dsc_file);
 	r->expect_package_file = true;
 	dsc_say(b, HK_DEB_EXPECT_FILE ": %zu expectation(s) of the package, beside %s's %zu",
 		r->expect.n - before, HK_DEB_EXPECT_VERSION, before);
@@ -677,10 +652,11 @@ static int prepare(struct dsc_build *b)
 		enum hk_dsc_step step;
 		int (*fn)(struct dsc_build *);
 	} steps[] = {
+		{ HK_DSC_T_SOURCE_PACKAGE, dsc_source_package },
 		{ HK_DSC_T_CHECKSUMS, load_dsc },
 		{ HK_DSC_T_CHECKSUMS, verify_files },
 		{ HK_DSC_T_ARCH, start_host_arch },
-		{ HK_DSC_T_UNPACK, make_work },
+		{ HK_DSC_T_UNPACK, dsc_make_work },
 		{ HK_DSC_T_UNPACK, start_unpack },
 		{ HK_DSC_T_BASE, dsc_open_base },
 		{ HK_DSC_T_BASE, check_reach },
@@ -910,6 +886,7 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	} else if (b.work_made && !bo->quiet) {
 		fprintf(stderr, "[dsc] work directory kept: %s\n", r->work);
 	}
+	free(b.dsc_made);
 	free(b.dsc_dir);
 	free(b.recipe_dir);
 	free(b.src_parent);
@@ -925,6 +902,7 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 	if (r->dsc_loaded)
 		hk_dsc_free(&r->dsc);
 	free(r->dsc_path);
+	free(r->dsc_made_from);
 	free(r->srcdir);
 	free(r->source_date_epoch);
 	free(r->build_options);

@@ -135,7 +135,7 @@ int dsc_reduce_fields(struct dsc_build *b)
 						 &b->host, nocheck, n_prof, &b->groups[f],
 						 &b->n_groups[f], b->err);
 		if (rc < 0)
-			return hk_wrap(b->err, "%s:%u", b->o->dsc_path, r->dsc.relation_line[f]);
+			return hk_wrap(b->err, "%s:%u", b->dsc_file, r->dsc.relation_line[f]);
 		struct hk_buf t = HK_BUF_INIT;
 		hk_deb_relations_text(b->groups[f], b->n_groups[f], &t);
 		r->reduced[f] = hk_buf_steal(&t);
@@ -188,7 +188,7 @@ static int unsatisfiable(struct dsc_build *b, struct hk_run_result *res)
 		p = nl ? nl + 1 : NULL;
 	}
 	int rc = hk_fail(b->err, EINVAL, "%s: %s: unsatisfiable on base %s: apt says: %s",
-			 b->o->dsc_path, field ? field : "Build-Depends", b->base->name,
+			 b->dsc_file, field ? field : "Build-Depends", b->base->name,
 			 why.len ? hk_buf_str(&why) : "(no reason given)");
 	hk_buf_free(&why);
 	hk_buf_free(&all);
@@ -226,7 +226,7 @@ static int parse_inst(struct dsc_build *b, const char *line, struct hk_dsc_pkg *
 	if (strchr(p->name, ':'))
 		return hk_fail(b->err, ENOTSUP, "%s: the closure needs %s, a package of another "
 			       "architecture: harkaq builds with packages of the build's own",
-			       b->o->dsc_path, p->name);
+			       b->dsc_file, p->name);
 	return 0;
 }
 
@@ -359,7 +359,7 @@ int dsc_resolve_closure(struct dsc_build *b)
 		if (strncmp(line, "Remv ", 5) == 0) {
 			rc = hk_fail(b->err, EINVAL, "%s: Build-Conflicts: satisfying them removes %.*s "
 				     "from base %s, and a build cannot remove what its base holds",
-				     b->o->dsc_path, (int)strcspn(line + 5, " "), line + 5,
+				     b->dsc_file, (int)strcspn(line + 5, " "), line + 5,
 				     b->base->name);
 		} else if (strncmp(line, "Inst ", 5) == 0) {
 			r->closure = hk_xrealloc(r->closure, (r->n_closure + 1) * sizeof(*r->closure));

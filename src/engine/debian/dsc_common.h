@@ -141,6 +141,7 @@ struct hk_dsc_output {
 /* The front end's steps, each timed once (-1: not reached): the JSON result's "timings_ms",
  * beside the engine's own (hk_build_result.ms_steps). */
 enum hk_dsc_step {
+	HK_DSC_T_SOURCE_PACKAGE,     /* a tree's dpkg-source -b, or apt-get source of a name */
 	HK_DSC_T_CHECKSUMS,          /* the .dsc read, its files' sizes and SHA-256 */
 	HK_DSC_T_ARCH,               /* dpkg-architecture */
 	HK_DSC_T_UNPACK,             /* dpkg-source -x, and the changelog's date */
@@ -168,6 +169,9 @@ struct hk_dsc_result {
 	struct hk_dsc dsc;
 	char dsc_sha256[65];
 	char *dsc_path;             /* absolute */
+	/* How the .dsc was made from what --dsc named ("dpkg-source -b DIR", "apt-get source
+	 * --download-only NAME"), or NULL when a .dsc was given. */
+	char *dsc_made_from;
 	enum hk_dsc_mode mode;
 	char *srcdir;               /* the unpacked tree's directory name under /src */
 	char *source_date_epoch;

@@ -49,6 +49,10 @@ struct dsc_build {
 	struct hk_error *err;
 	struct hk_store *store;
 	const struct hk_artifact *base;
+	/* The .dsc built: the one given, or the one made from a tree or fetched by name
+	 * (dsc_source.c), which errors name. */
+	const char *dsc_file;
+	char *dsc_made;             /* that .dsc when made or fetched (owned), else NULL */
 	char *dsc_dir;              /* the directory of the .dsc: its files lie there */
 	char *recipe_dir, *src_parent, *debs_dir;
 	struct hk_deb_arch host;
@@ -72,6 +76,15 @@ struct dsc_build {
 	struct hk_strv engine_env;
 	size_t sde_slot;
 };
+
+/* The front end's work directory, made once (dsc_source.c). */
+HK_MUST_CHECK int dsc_make_work(struct dsc_build *b);
+
+/* What --dsc names, made a .dsc (dsc_source.c; docs/debian-builds.md, "What --dsc takes"): a
+ * .dsc file is taken as it is; an unpacked source tree is made a source package with
+ * `dpkg-source -b`, and a NAME[=VERSION] fetched as `apt-get source` fetches it, both into
+ * the work directory.  Sets b->dsc_file (and r->dsc_made_from); bad input is said so. */
+HK_MUST_CHECK int dsc_source_package(struct dsc_build *b);
 
 /* What every Debian build may use without declaring it besides the Essential packages
  * (dsc_closure.c says why). */

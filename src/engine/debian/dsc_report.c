@@ -403,6 +403,8 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 		r->dsc.version, hk_dsc_mode_name(r->mode), r->profiles && *r->profiles ?
 		", profiles " : "", r->profiles ? r->profiles : "",
 		r->base_name ? r->base_name : "?", r->base_id ? r->base_id : "");
+	if (r->dsc_made_from)
+		fprintf(out, "  source package: %s, made by %s\n", r->dsc_path, r->dsc_made_from);
 	if (!r->built || r->build.n_phases == 0) {
 		fprintf(out, "  not built: %s\n", r->error ? r->error : "(see above)");
 		return;
@@ -504,6 +506,7 @@ static void json_finding(struct hk_json *j, const struct dsc_finding *f)
 const char *hk_dsc_step_name(enum hk_dsc_step s)
 {
 	static const char *const names[HK_DSC_T_COUNT] = {
+		[HK_DSC_T_SOURCE_PACKAGE] = "source_package",
 		[HK_DSC_T_CHECKSUMS] = "checksums",
 		[HK_DSC_T_ARCH] = "architecture",
 		[HK_DSC_T_UNPACK] = "unpack",
@@ -544,6 +547,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 	if (r->dsc_loaded) {
 		hk_json_obj_begin(j);
 		hk_json_kv_bytes(j, "path", r->dsc_path, strlen(r->dsc_path));
+		hk_json_kv_str(j, "made_from", r->dsc_made_from);
 		hk_json_kv_str(j, "sha256", r->dsc_sha256);
 		hk_json_kv_str(j, "source", r->dsc.source);
 		hk_json_kv_str(j, "version", r->dsc.version);

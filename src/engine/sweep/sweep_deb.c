@@ -21,24 +21,6 @@
 #include "core/store/store.h"
 #include "core/basic/util.h"
 
-/* A Debian package name (Debian Policy §5.6.1) and a version without blanks or slashes: what
- * apt-get source accepts as NAME=VERSION, and what can name a directory. */
-static bool valid_pin(const char *s)
-{
-	const char *eq = strchr(s, '=');
-	if (!eq || eq - s < 2 || !eq[1])
-		return false;
-	for (const char *p = s; p < eq; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      (p > s && (*p == '+' || *p == '-' || *p == '.'))))
-			return false;
-	for (const char *p = eq + 1; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || strchr("+-.:~", *p)))
-			return false;
-	return true;
-}
-
 int sweep_read_dsc_list(const char *file, struct hk_strv *pins, struct hk_error *err)
 {
 	struct hk_buf text = HK_BUF_INIT;
@@ -59,7 +41,7 @@ int sweep_read_dsc_list(const char *file, struct hk_strv *pins, struct hk_error 
 			continue;
 		/* The first word is the pin; what follows it (a kind, a comment) is the list's. */
 		s[strcspn(s, " \t\r")] = '\0';
-		if (!valid_pin(s))
+		if (!hk_apt_source_spec_ok(s, true))
 			rc = hk_fail(err, EINVAL, "%s:%u: '%s' is not NAME=VERSION (a Debian source "
 					     "package at a version of the archive, e.g. sl=5.02-1)",
 				     file, lineno, s);
@@ -79,31 +61,6 @@ char *sweep_deb_source_name(const char *key, bool pin)
 	return hk_xstrndup(base, strcspn(base, "_"));
 }
 
-/* The .dsc apt-get source put in `dir`: the one named NAME_…, else the only one. */
-static int find_dsc(const char *dir, const char *name, char **out, struct hk_error *err)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return hk_fail_errno(err, errno, "reading %s", dir);
-	hk_autofree char *prefix = hk_xasprintf("%s_", name);
-	char *found = NULL;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (l <= 4 || strcmp(e->d_name + l - 4, ".dsc") != 0)
-			continue;
-		if (!found || strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-			free(found);
-			found = hk_xasprintf("%s/%s", dir, e->d_name);
-		}
-	}
-	closedir(d);
-	if (!found)
-		return hk_fail(err, ENOENT, "apt-get source left no .dsc in %s", dir);
-	*out = found;
-	return 0;
-}
-
 /* `apt-get source --download-only NAME=VERSION` into SOURCES/NAME_VERSION, once: a directory
  * marked complete is the cache (a resumed sweep does not fetch again).  On the host, before
  * any cage: the mirror's and the network's failures are the item's "fetch failed". */
@@ -117,7 +74,7 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	hk_autofree char *dir = hk_buf_steal(&dn);
 	hk_autofree char *marker = hk_xasprintf("%s/.complete", dir);
 	if (access(marker, F_OK) == 0)
-		return find_dsc(dir, name, dsc, err);
+		return hk_apt_source_dsc(dir, name, dsc, err);
 	/* An incomplete download is started again from nothing. */
 	int rc = hk_store_remove_tree(dir, err);
 	if (rc == 0)
@@ -125,18 +82,9 @@ static int fetch_pin(const char *sources, const char *pin, char **dsc, struct hk
 	if (rc < 0)
 		return rc;
 	fprintf(stderr, "[sweep] apt-get source --download-only %s (into %s)\n", pin, dir);
-	const char *argv[] = { "apt-get", "source", "--download-only", "-qq", pin, NULL };
-	struct hk_run_result res;
-	rc = hk_run_capture(argv, dir, &res, err);
-	if (rc == 0 && res.status != 0) {
-		char line[512];
-		fputs(hk_buf_str(&res.errout), stderr);
-		rc = hk_fail(err, EIO, "apt-get source --download-only %s failed: %s", pin,
-			     hk_apt_reason(&res.errout, line, sizeof(line)));
-	}
-	hk_run_result_free(&res);
+	rc = hk_apt_source(dir, pin, true, err);
 	if (rc == 0)
-		rc = find_dsc(dir, name, dsc, err);
+		rc = hk_apt_source_dsc(dir, name, dsc, err);
 	if (rc == 0)
 		rc = hk_file_write_atomic(marker, "", 0, 0644, err);
 	if (rc < 0) {
