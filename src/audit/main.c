@@ -63,10 +63,13 @@ struct options {
 };
 
 /* The caller: its real uid, as the kernel set it (the environment and arguments are the
- * caller's to choose, the real uid is not).  Root reads every record; anyone else its own. */
+ * caller's to choose, the real uid is not).  Root reads every record; anyone else its own.
+ * The uid is the one the audit records name only in the initial user namespace (elsewhere a
+ * mapped "0" is some user's uid), so root is uid 0 there and nowhere else. */
 struct caller {
 	uid_t uid;
 	bool root;
+	int initial_userns;         /* hk_sys_in_initial_userns() */
 };
 
 /* ---- start-up: confirm audit, raise the backlog ---- */
@@ -285,7 +288,7 @@ static void explain_no_read(struct hk_error *err)
 	struct hk_caps caps;
 	bool have = hk_caps_get(&caps) == 0 && hk_caps_has(caps.permitted, HK_CAP_AUDIT_READ);
 	if (ns == 0)
-		hk_wrap(err, "harkaq-audit runs inside a user namespace, where its capabilities do "
+		hk_wrap(err, "it runs inside a user namespace, where its capabilities do "
 			     "not count: start it from the initial one (outside containers and "
 			     "unshare)");
 	else if (!have && hk_no_new_privs_get() == 1)
@@ -327,8 +330,7 @@ static int cmd_status(struct out *o, const struct caller *c)
 	} else {
 		l.audit_error = cerr.msg;
 	}
-	int ns = hk_sys_in_initial_userns();
-	l.initial_userns = ns < 0 ? -1 : ns;
+	l.initial_userns = c->initial_userns < 0 ? -1 : c->initial_userns;
 	l.evidence = l.can_read && (l.confirmed || l.switchable);
 	char reason[2 * HK_ERROR_MSG_MAX + 64];
 	if (!l.can_read)
@@ -420,7 +422,8 @@ static int run(struct out *o, int argc, char **argv)
 	hk_error_clear(&err);
 
 	int sane = sanitize();
-	const struct caller caller = { getuid(), getuid() == 0 };
+	int ns = hk_sys_in_initial_userns();
+	const struct caller caller = { getuid(), getuid() == 0 && ns == 1, ns };
 	bool done;
 	int rc = parse_options(argc, argv, &caller, &opt, o, &done);
 	if (rc != EXIT_OK || done)
@@ -433,6 +436,18 @@ static int run(struct out *o, int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (opt.status_only)
 		return cmd_status(o, &caller);
+	if (caller.initial_userns != 1) {
+		/* Its capabilities would not count there, and the uids it would compare are not
+		 * the ones the records name. */
+		if (ns < 0)
+			hk_fail_errno(&err, -ns, "cannot tell whether harkaq-audit runs in the initial "
+						 "user namespace (/proc/self/uid_map)");
+		else
+			hk_fail(&err, EPERM, "it runs inside a user namespace, where its "
+					     "capabilities do not count: start it from the initial "
+					     "one (outside containers and unshare)");
+		return fail_env(o, &err);
+	}
 	if (!caller.root)
 		alarm(USER_LIFETIME_S + 60);
 

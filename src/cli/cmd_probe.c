@@ -1,5 +1,6 @@
 /* harkaq probe [--json]: what this machine can do, measured, not guessed. */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,9 @@
 #include "core/formats/abi_tier.h"
 #include "core/formats/reader_line.h"
 #include "core/basic/util.h"
+#include "core/evidence/remedy.h"
+#include "engine/cage/cage.h"
 #include "sys/auditnl.h"
-#include "sys/caps.h"
 #include "sys/entrypoints.h"
 #include "sys/landlock.h"
 
@@ -59,6 +61,123 @@ static void probe_bwrap(struct bwrap_info *b)
 	hk_buf_free(&out);
 }
 
+/* ID and VERSION_ID of /etc/os-release (for the remedy that names a distribution's kernel). */
+struct os_release {
+	char id[64], version_id[64];
+};
+
+static void read_os_release(struct os_release *os)
+{
+	memset(os, 0, sizeof(*os));
+	FILE *f = fopen("/etc/os-release", "re");
+	if (!f)
+		f = fopen("/usr/lib/os-release", "re");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof(line), f)) {
+		char *dst = NULL;
+		char *v = NULL;
+		if (strncmp(line, "ID=", 3) == 0) {
+			dst = os->id;
+			v = line + 3;
+		} else if (strncmp(line, "VERSION_ID=", 11) == 0) {
+			dst = os->version_id;
+			v = line + 11;
+		}
+		if (!dst)
+			continue;
+		v[strcspn(v, "\n")] = '\0';
+		size_t n = strlen(v);
+		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+			v[n - 1] = '\0';
+			v++;
+		}
+		snprintf(dst, sizeof(os->id), "%s", v);
+	}
+	fclose(f);
+}
+
+/* Debian's name for the machine's architecture, as a kernel package is named. */
+static const char *deb_arch(const char *machine)
+{
+	if (strcmp(machine, "x86_64") == 0)
+		return "amd64";
+	if (strcmp(machine, "aarch64") == 0)
+		return "arm64";
+	if (strcmp(machine, "ppc64le") == 0)
+		return "ppc64el";
+	if (strcmp(machine, "s390x") == 0 || strcmp(machine, "riscv64") == 0)
+		return machine;
+	return NULL;
+}
+
+static const char *found_name(enum hk_reader_found f)
+{
+	switch (f) {
+	case HK_READER_ANSWERED:
+		return "answered";
+	case HK_READER_MISSING:
+		return "missing";
+	case HK_READER_NOT_EXECUTABLE:
+		return "not_executable";
+	case HK_READER_NO_ANSWER:
+		return "no_answer";
+	}
+	return "?";
+}
+
+static void reader_json(struct hk_json *j, const struct hk_reader_probe *rp)
+{
+	const struct hk_reader_line *st = &rp->status;
+	bool ans = rp->found == HK_READER_ANSWERED;
+	hk_json_obj_begin(j);
+	hk_json_key(j, "path");
+	if (rp->path)
+		hk_json_str(j, rp->path);
+	else
+		hk_json_null(j);
+	hk_json_kv_str(j, "found", found_name(rp->found));
+	hk_json_key(j, "group");
+	if (rp->group)
+		hk_json_str(j, rp->group);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "nosuid", rp->nosuid);
+	hk_json_key(j, "error");
+	if (rp->error)
+		hk_json_str(j, rp->error);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "caller_uid");
+	if (ans)
+		hk_json_uint(j, st->caller_uid);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "filtered", ans && st->filtered);
+	hk_json_kv_bool(j, "can_read", ans && st->can_read);
+	hk_json_key(j, "read_error");
+	if (ans && st->read_error)
+		hk_json_str(j, st->read_error);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "can_control", ans && st->can_control);
+	hk_json_key(j, "control_error");
+	if (ans && st->audit_error)
+		hk_json_str(j, st->audit_error);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "confirmed", ans && st->confirmed);
+	hk_json_kv_bool(j, "switchable", ans && st->switchable);
+	hk_json_kv_int(j, "rcvbuf", ans ? st->rcvbuf : 0);
+	hk_json_key(j, "initial_userns");
+	if (ans && st->initial_userns >= 0)
+		hk_json_bool(j, st->initial_userns > 0);
+	else
+		hk_json_null(j);
+	hk_json_obj_end(j);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	bool json = false;
@@ -69,8 +188,10 @@ int cmd_probe(int argc, char **argv)
 			printf("usage: harkaq probe [--json]\n\n"
 			       "Prints what this machine can do, measured with the syscalls themselves:\n"
 			       "the Landlock ABI and errata (landlock_create_ruleset, never uname), the tier\n"
-			       "of the cage that applies and why, the audit state (AUDIT_GET), whether this\n"
-			       "process has what the audit reader needs, which syscall entry points the\n"
+			       "of the cage that applies and why, the audit state (AUDIT_GET), whether the\n"
+			       "audit reader, run as this user (harkaq-audit --status), can read the audit\n"
+			       "stream and confirm audit is on, so that this user's runs would have\n"
+			       "evidence, and if not what fixes it; which syscall entry points the\n"
 			       "kernel offers (x86_64, i386 through int $0x80, x32: each called, in a\n"
 			       "child where a missing one can only kill the child), and bubblewrap's\n"
 			       "version and whether it supports --overlay-src.\n\n"
@@ -97,22 +218,60 @@ int cmd_probe(int argc, char **argv)
 		why = "Landlock ABI 7 or later: the cage is enforced and denials are audited";
 	}
 
+	/* The audit status: this process's own AUDIT_GET answers for root; for anyone else
+	 * the reader's answer (it holds CAP_AUDIT_CONTROL), which is what a run would see. */
 	struct hk_audit_status st;
 	struct hk_error aerr = { 0 };
 	bool audit_ok = hk_audit_query_status(&st, &aerr) == 0;
+	bool audit_in_kernel = audit_ok || aerr.code != EPROTONOSUPPORT;
 
-	struct hk_caps caps;
-	bool caps_ok = hk_caps_get(&caps) == 0;
-	bool cap_read = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_READ);
-	bool cap_control = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_CONTROL);
+	/* The reader as this user's runs would start it: the only judge of its capabilities
+	 * (file capabilities, a group, a nosuid mount, a user namespace). */
+	struct hk_reader_probe rp;
+	hk_reader_probe_run(&rp);
+	bool answered = rp.found == HK_READER_ANSWERED;
+	if (!audit_ok && answered && rp.status.has_audit) {
+		st = rp.status.audit;
+		audit_ok = true;
+	}
+	bool cap_read = answered && rp.status.can_read;
+	bool cap_control = answered && rp.status.can_control;
+
+	struct os_release os;
+	read_os_release(&os);
+	struct passwd *pw = getpwuid(getuid());
+	struct utsname u;
+	uname(&u);
+	const struct hk_evidence_facts facts = {
+		.landlock_abi = ll->abi,
+		.landlock_why = ll->abi > 0 ? NULL : hk_landlock_unavailable_reason(ll->unavailable),
+		.audit_in_kernel = audit_in_kernel,
+		.os_id = os.id[0] ? os.id : NULL,
+		.os_version_id = os.version_id[0] ? os.version_id : NULL,
+		.deb_arch = deb_arch(u.machine),
+		.reader = rp.found,
+		.reader_path = rp.path,
+		.reader_group = rp.group,
+		.reader_error = rp.error,
+		.reader_nosuid = rp.nosuid,
+		.user = pw ? pw->pw_name : NULL,
+		.root = getuid() == 0,
+		.can_read = cap_read,
+		.can_control = cap_control,
+		.confirmed = answered && rp.status.confirmed,
+		.switchable = answered && rp.status.switchable,
+		.initial_userns = answered ? rp.status.initial_userns : -1,
+		.read_error = answered ? rp.status.read_error : NULL,
+		.control_error = answered ? rp.status.audit_error : NULL,
+	};
+	hk_autostrv struct hk_strv remedies = HK_STRV_INIT;
+	bool evidence = hk_evidence_remedies(&facts, &remedies);
 
 	struct hk_entry_points eps;
 	hk_entry_points_probe(&eps);
 
 	struct bwrap_info bw;
 	probe_bwrap(&bw);
-	struct utsname u;
-	uname(&u);
 
 	if (json) {
 		struct hk_buf b = HK_BUF_INIT;
@@ -144,6 +303,17 @@ int cmd_probe(int argc, char **argv)
 		hk_json_kv_bool(&j, "cap_audit_read", cap_read);
 		hk_json_kv_bool(&j, "cap_audit_control", cap_control);
 		hk_json_obj_end(&j);
+		hk_json_key(&j, "reader");
+		reader_json(&j, &rp);
+		hk_json_key(&j, "evidence");
+		hk_json_obj_begin(&j);
+		hk_json_kv_bool(&j, "possible", evidence);
+		hk_json_key(&j, "remedies");
+		hk_json_arr_begin(&j);
+		for (size_t i = 0; i < remedies.n; i++)
+			hk_json_str(&j, remedies.v[i]);
+		hk_json_arr_end(&j);
+		hk_json_obj_end(&j);
 		hk_json_key(&j, "entry_points");
 		hk_json_arr_begin(&j);
 		for (size_t i = 0; i < eps.n; i++) {
@@ -169,6 +339,7 @@ int cmd_probe(int argc, char **argv)
 		hk_json_obj_end(&j);
 		printf("%s\n", hk_buf_str(&b));
 		hk_buf_free(&b);
+		hk_reader_probe_free(&rp);
 		return HK_EXIT_OK;
 	}
 
@@ -185,9 +356,21 @@ int cmd_probe(int argc, char **argv)
 		       st.backlog, st.backlog_wait_time);
 	else
 		printf("audit        unknown: %s\n", aerr.msg);
-	printf("reader       CAP_AUDIT_READ %s, CAP_AUDIT_CONTROL %s%s\n", cap_read ? "yes" : "no",
-	       cap_control ? "yes" : "no",
-	       cap_read ? "" : " (the audit reader cannot subscribe: verdicts would be NoEvidence)");
+	if (answered)
+		printf("reader       %s, run as uid %llu: reads the audit stream %s, reads the audit "
+		       "status %s%s\n",
+		       rp.path, (unsigned long long)rp.status.caller_uid, cap_read ? "yes" : "no",
+		       cap_control ? "yes" : "no",
+		       rp.status.filtered ? " (hands over this user's records only)" : "");
+	else
+		printf("reader       %s\n", rp.error ? rp.error : "not found");
+	if (evidence) {
+		printf("evidence     yes: this user's runs would have evidence\n");
+	} else {
+		printf("evidence     no: this user's verdicts would be NoEvidence; to fix it:\n");
+		for (size_t i = 0; i < remedies.n; i++)
+			printf("  - %s\n", remedies.v[i]);
+	}
 	for (size_t i = 0; i < eps.n; i++)
 		printf("%-12s %s %s: %s\n", i == 0 ? "entry points" : "", eps.v[i].label,
 		       hk_entry_state_name(eps.v[i].state), eps.v[i].evidence);
@@ -199,5 +382,6 @@ int cmd_probe(int argc, char **argv)
 		printf("bubblewrap   not found (install the bubblewrap package; needed by harkaq build)\n");
 	printf("kernel       %s (for information only; capabilities were probed, not inferred)\n",
 	       u.release);
+	hk_reader_probe_free(&rp);
 	return HK_EXIT_OK;
 }
