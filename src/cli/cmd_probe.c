@@ -1,6 +1,5 @@
 /* harkaq probe [--json]: what this machine can do, measured, not guessed. */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,7 @@
 #include "core/formats/abi_tier.h"
 #include "core/formats/reader_line.h"
 #include "core/basic/util.h"
-#include "core/evidence/remedy.h"
-#include "engine/cage/cage.h"
+#include "engine/cage/reader_probe.h"
 #include "sys/auditnl.h"
 #include "sys/entrypoints.h"
 #include "sys/landlock.h"
@@ -59,57 +57,6 @@ static void probe_bwrap(struct bwrap_info *b)
 		b->overlay_src = strstr(hk_buf_str(&out), "--overlay-src") != NULL;
 	}
 	hk_buf_free(&out);
-}
-
-/* ID and VERSION_ID of /etc/os-release (for the remedy that names a distribution's kernel). */
-struct os_release {
-	char id[64], version_id[64];
-};
-
-static void read_os_release(struct os_release *os)
-{
-	memset(os, 0, sizeof(*os));
-	FILE *f = fopen("/etc/os-release", "re");
-	if (!f)
-		f = fopen("/usr/lib/os-release", "re");
-	if (!f)
-		return;
-	char line[256];
-	while (fgets(line, sizeof(line), f)) {
-		char *dst = NULL;
-		char *v = NULL;
-		if (strncmp(line, "ID=", 3) == 0) {
-			dst = os->id;
-			v = line + 3;
-		} else if (strncmp(line, "VERSION_ID=", 11) == 0) {
-			dst = os->version_id;
-			v = line + 11;
-		}
-		if (!dst)
-			continue;
-		v[strcspn(v, "\n")] = '\0';
-		size_t n = strlen(v);
-		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-			v[n - 1] = '\0';
-			v++;
-		}
-		snprintf(dst, sizeof(os->id), "%s", v);
-	}
-	fclose(f);
-}
-
-/* Debian's name for the machine's architecture, as a kernel package is named. */
-static const char *deb_arch(const char *machine)
-{
-	if (strcmp(machine, "x86_64") == 0)
-		return "amd64";
-	if (strcmp(machine, "aarch64") == 0)
-		return "arm64";
-	if (strcmp(machine, "ppc64le") == 0)
-		return "ppc64el";
-	if (strcmp(machine, "s390x") == 0 || strcmp(machine, "riscv64") == 0)
-		return machine;
-	return NULL;
 }
 
 static const char *found_name(enum hk_reader_found f)
@@ -218,54 +165,13 @@ int cmd_probe(int argc, char **argv)
 		why = "Landlock ABI 7 or later: the cage is enforced and denials are audited";
 	}
 
-	/* The audit status: this process's own AUDIT_GET answers for root; for anyone else
-	 * the reader's answer (it holds CAP_AUDIT_CONTROL), which is what a run would see. */
-	struct hk_audit_status st;
-	struct hk_error aerr = { 0 };
-	bool audit_ok = hk_audit_query_status(&st, &aerr) == 0;
-	bool audit_in_kernel = audit_ok || aerr.code != EPROTONOSUPPORT;
-
-	/* The reader as this user's runs would start it: the only judge of its capabilities
-	 * (file capabilities, a group, a nosuid mount, a user namespace). */
-	struct hk_reader_probe rp;
-	hk_reader_probe_run(&rp);
-	bool answered = rp.found == HK_READER_ANSWERED;
-	if (!audit_ok && answered && rp.status.has_audit) {
-		st = rp.status.audit;
-		audit_ok = true;
-	}
-	bool cap_read = answered && rp.status.can_read;
-	bool cap_control = answered && rp.status.can_control;
-
-	struct os_release os;
-	read_os_release(&os);
-	struct passwd *pw = getpwuid(getuid());
+	struct hk_evidence_probe ep;
+	hk_evidence_probe_run(&ep);
+	const struct hk_reader_probe *rp = &ep.reader;
+	bool answered = rp->found == HK_READER_ANSWERED;
+	const struct hk_audit_status st = ep.audit;
 	struct utsname u;
 	uname(&u);
-	const struct hk_evidence_facts facts = {
-		.landlock_abi = ll->abi,
-		.landlock_why = ll->abi > 0 ? NULL : hk_landlock_unavailable_reason(ll->unavailable),
-		.audit_in_kernel = audit_in_kernel,
-		.os_id = os.id[0] ? os.id : NULL,
-		.os_version_id = os.version_id[0] ? os.version_id : NULL,
-		.deb_arch = deb_arch(u.machine),
-		.reader = rp.found,
-		.reader_path = rp.path,
-		.reader_group = rp.group,
-		.reader_error = rp.error,
-		.reader_nosuid = rp.nosuid,
-		.user = pw ? pw->pw_name : NULL,
-		.root = getuid() == 0,
-		.can_read = cap_read,
-		.can_control = cap_control,
-		.confirmed = answered && rp.status.confirmed,
-		.switchable = answered && rp.status.switchable,
-		.initial_userns = answered ? rp.status.initial_userns : -1,
-		.read_error = answered ? rp.status.read_error : NULL,
-		.control_error = answered ? rp.status.audit_error : NULL,
-	};
-	hk_autostrv struct hk_strv remedies = HK_STRV_INIT;
-	bool evidence = hk_evidence_remedies(&facts, &remedies);
 
 	struct hk_entry_points eps;
 	hk_entry_points_probe(&eps);
@@ -291,27 +197,27 @@ int cmd_probe(int argc, char **argv)
 		hk_json_kv_str(&j, "tier", tier);
 		hk_json_kv_str(&j, "tier_reason", why);
 		hk_json_key(&j, "audit");
-		if (audit_ok) {
+		if (ep.audit_ok) {
 			hk_audit_status_json(&j, &st);
 		} else {
 			hk_json_obj_begin(&j);
-			hk_json_kv_str(&j, "error", aerr.msg);
+			hk_json_kv_str(&j, "error", ep.audit_error);
 			hk_json_obj_end(&j);
 		}
 		hk_json_key(&j, "reader_privileges");
 		hk_json_obj_begin(&j);
-		hk_json_kv_bool(&j, "cap_audit_read", cap_read);
-		hk_json_kv_bool(&j, "cap_audit_control", cap_control);
+		hk_json_kv_bool(&j, "cap_audit_read", ep.can_read);
+		hk_json_kv_bool(&j, "cap_audit_control", ep.can_control);
 		hk_json_obj_end(&j);
 		hk_json_key(&j, "reader");
-		reader_json(&j, &rp);
+		reader_json(&j, rp);
 		hk_json_key(&j, "evidence");
 		hk_json_obj_begin(&j);
-		hk_json_kv_bool(&j, "possible", evidence);
+		hk_json_kv_bool(&j, "possible", ep.possible);
 		hk_json_key(&j, "remedies");
 		hk_json_arr_begin(&j);
-		for (size_t i = 0; i < remedies.n; i++)
-			hk_json_str(&j, remedies.v[i]);
+		for (size_t i = 0; i < ep.remedies.n; i++)
+			hk_json_str(&j, ep.remedies.v[i]);
 		hk_json_arr_end(&j);
 		hk_json_obj_end(&j);
 		hk_json_key(&j, "entry_points");
@@ -339,7 +245,7 @@ int cmd_probe(int argc, char **argv)
 		hk_json_obj_end(&j);
 		printf("%s\n", hk_buf_str(&b));
 		hk_buf_free(&b);
-		hk_reader_probe_free(&rp);
+		hk_evidence_probe_free(&ep);
 		return HK_EXIT_OK;
 	}
 
@@ -349,27 +255,27 @@ int cmd_probe(int argc, char **argv)
 	else
 		printf(": %s\n", hk_landlock_unavailable_reason(ll->unavailable));
 	printf("tier         %s: %s\n", tier, why);
-	if (audit_ok)
+	if (ep.audit_ok)
 		printf("audit        enabled=%u failure=%u pid=%u rate_limit=%u backlog_limit=%u lost=%u "
 		       "backlog=%u backlog_wait_time=%u\n",
 		       st.enabled, st.failure, st.pid, st.rate_limit, st.backlog_limit, st.lost,
 		       st.backlog, st.backlog_wait_time);
 	else
-		printf("audit        unknown: %s\n", aerr.msg);
+		printf("audit        unknown: %s\n", ep.audit_error);
 	if (answered)
 		printf("reader       %s, run as uid %llu: reads the audit stream %s, reads the audit "
 		       "status %s%s\n",
-		       rp.path, (unsigned long long)rp.status.caller_uid, cap_read ? "yes" : "no",
-		       cap_control ? "yes" : "no",
-		       rp.status.filtered ? " (hands over this user's records only)" : "");
+		       rp->path, (unsigned long long)rp->status.caller_uid, ep.can_read ? "yes" : "no",
+		       ep.can_control ? "yes" : "no",
+		       rp->status.filtered ? " (hands over this user's records only)" : "");
 	else
-		printf("reader       %s\n", rp.error ? rp.error : "not found");
-	if (evidence) {
+		printf("reader       %s\n", rp->error ? rp->error : "not found");
+	if (ep.possible) {
 		printf("evidence     yes: this user's runs would have evidence\n");
 	} else {
 		printf("evidence     no: this user's verdicts would be NoEvidence; to fix it:\n");
-		for (size_t i = 0; i < remedies.n; i++)
-			printf("  - %s\n", remedies.v[i]);
+		for (size_t i = 0; i < ep.remedies.n; i++)
+			printf("  - %s\n", ep.remedies.v[i]);
 	}
 	for (size_t i = 0; i < eps.n; i++)
 		printf("%-12s %s %s: %s\n", i == 0 ? "entry points" : "", eps.v[i].label,
@@ -382,6 +288,6 @@ int cmd_probe(int argc, char **argv)
 		printf("bubblewrap   not found (install the bubblewrap package; needed by harkaq build)\n");
 	printf("kernel       %s (for information only; capabilities were probed, not inferred)\n",
 	       u.release);
-	hk_reader_probe_free(&rp);
+	hk_evidence_probe_free(&ep);
 	return HK_EXIT_OK;
 }

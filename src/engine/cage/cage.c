@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,60 +101,6 @@ static int reader_start(bool may_enable, long backlog_floor, struct hk_cage_read
 	hk_linereader_init(&rd->out, out[0]);
 	rd->ended = false;
 	return 0;
-}
-
-void hk_reader_probe_run(struct hk_reader_probe *p)
-{
-	memset(p, 0, sizeof(*p));
-	struct hk_error err;
-	hk_error_clear(&err);
-	int r = hk_helper_find("harkaq-audit", &p->path, &err);
-	if (p->path) {
-		struct stat st;
-		struct statvfs vfs;
-		if (stat(p->path, &st) == 0 && !(st.st_mode & S_IXOTH) && (st.st_mode & S_IXGRP)) {
-			struct group *g = getgrgid(st.st_gid);
-			p->group = g ? hk_xstrdup(g->gr_name) : hk_xasprintf("%u", (unsigned)st.st_gid);
-		}
-		p->nosuid = statvfs(p->path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID);
-	}
-	if (r < 0) {
-		p->found = p->path ? HK_READER_NOT_EXECUTABLE : HK_READER_MISSING;
-		p->error = hk_xstrdup(err.msg);
-		return;
-	}
-	const char *argv[] = { p->path, "--status", NULL };
-	struct hk_run_result res;
-	p->found = HK_READER_NO_ANSWER;
-	if (hk_run_capture(argv, NULL, &res, &err) < 0) {
-		p->error = hk_xstrdup(err.msg);
-		hk_run_result_free(&res);
-		return;
-	}
-	const char *out = hk_buf_str(&res.out);
-	size_t len = strcspn(out, "\n");
-	if (hk_reader_line_decode(out, len, &p->status, &err) == 0 &&
-	    p->status.event == HK_READER_STATUS) {
-		p->found = HK_READER_ANSWERED;
-	} else {
-		char line[256];
-		if (p->status.event == HK_READER_ERROR && p->status.text_reason)
-			p->error = hk_xstrdup(p->status.text_reason);
-		else
-			p->error = hk_xasprintf("exit status %d, %s", res.status,
-						hk_first_line(&res.errout, line, sizeof(line)));
-		hk_reader_line_free(&p->status);
-	}
-	hk_run_result_free(&res);
-}
-
-void hk_reader_probe_free(struct hk_reader_probe *p)
-{
-	free(p->path);
-	free(p->group);
-	free(p->error);
-	hk_reader_line_free(&p->status);
-	memset(p, 0, sizeof(*p));
 }
 
 /* Handles one line of the reader.  Returns 1 for "ready", 2 for "end", 0 otherwise. */

@@ -13,7 +13,6 @@
 #include "core/basic/buf.h"
 #include "core/basic/error.h"
 #include "core/evidence/evidence.h"
-#include "core/evidence/remedy.h"
 #include "core/formats/exec_status.h"
 #include "core/formats/json.h"
 #include "core/policy/policy.h"
@@ -66,20 +65,6 @@ struct hk_cage_reader;
 struct hk_cage_reader *hk_cage_reader_start_ahead(bool may_enable, long backlog_floor);
 /* Stops and reaps a reader started ahead that no run took over (a build stopped in set-up). */
 void hk_cage_reader_discard(struct hk_cage_reader *rd);
-
-/* The reader as this user would start it (`harkaq probe`): found where hk_helper_path
- * looks, asked `harkaq-audit --status`. */
-struct hk_reader_probe {
-	enum hk_reader_found found;
-	char *path;                 /* where it is, or NULL when missing */
-	char *group;                /* the group limited to, when others may not run it */
-	bool nosuid;                /* on a file system that ignores file capabilities */
-	char *error;                /* not found, not run, or no status line: why */
-	struct hk_reader_line status;   /* HK_READER_ANSWERED: its status line */
-};
-
-void hk_reader_probe_run(struct hk_reader_probe *p);
-void hk_reader_probe_free(struct hk_reader_probe *p);
 
 struct hk_cage_result {
 	/* the command */
