@@ -75,6 +75,17 @@ READER=$S/bin/harkaq-audit
 
 # ---- 1. harkaq probe, as each kind of user ----
 probe_as() { as "$1" env HARKAQ_LIBEXEC="$2" "$S/hk/harkaq" probe --json; }
+# Without HARKAQ_LIBEXEC: beside harkaq (nothing there), then the directory compiled in.
+LIBEXEC_BUILT=$(strings "$HARKAQ" | grep -m1 '/libexec/harkaq$')
+if [ -n "$LIBEXEC_BUILT" ] && [ ! -e "$LIBEXEC_BUILT/harkaq-audit" ]; then
+	p=$(as "$UB" env -u HARKAQ_LIBEXEC "$S/hk/harkaq" probe --json)
+	check_eq "probe, no reader beside harkaq nor installed: missing" "false:missing" \
+		"$(jq -r '"\(.evidence.possible):\(.reader.found)"' <<<"$p")"
+	check_contains "probe, no reader: the remedy names both places looked in" \
+		"$(jq -r '.evidence.remedies[0]' <<<"$p")" "not found beside harkaq ($S/hk) nor in $LIBEXEC_BUILT"
+else
+	skip "probe, no reader installed" "${LIBEXEC_BUILT:-no libexec path in harkaq}/harkaq-audit exists on this machine"
+fi
 p=$(probe_as "$UB" "$S/bin")
 check_eq "probe, not in the group: no evidence, the reader is not executable" "false:not_executable" \
 	"$(jq -r '"\(.evidence.possible):\(.reader.found)"' <<<"$p")"

@@ -28,7 +28,8 @@ struct hk_evidence_facts {
 	enum hk_reader_found reader;
 	const char *reader_path;    /* where it is (or was looked for, when missing) */
 	const char *reader_group;   /* the group that may run it, when others may not; or NULL */
-	const char *reader_error;   /* HK_READER_NO_ANSWER: what happened */
+	const char *reader_error;   /* what went wrong: where it was looked for (MISSING), what
+				     * happened (NO_ANSWER) */
 	bool reader_nosuid;         /* its file system ignores file capabilities */
 	const char *user;           /* this user's name */
 	bool root;                  /* this user is root */
