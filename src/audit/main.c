@@ -184,7 +184,7 @@ static void usage(FILE *f)
 		"  --backlog-floor N  raise the kernel's backlog_limit to at least N (default 8192,\n"
 		"                     0 leaves it alone)\n"
 		"  --rcvbuf BYTES     receive buffer to ask for (default %d)\n"
-		"  --all              forward every record type (debugging)\n"
+		"  --all              forward every record type (debugging; root only)\n"
 		"  --status           print whether this caller's runs would have evidence (the\n"
 		"                     capabilities, the audit status) as one JSON line and exit\n"
 		"  --help             this text\n"
