@@ -56,8 +56,8 @@ static void reader_remedy(const struct hk_evidence_facts *f, struct hk_strv *out
 	case HK_READER_MISSING:
 		hk_strv_push_owned(out, hk_xasprintf("harkaq-audit, the audit reader, is not "
 						     "installed (%s): install harkaq's package, or "
-						     "run make install and make reader-privileges "
-						     "as root", f->reader_error ? f->reader_error
+						     "run make install as root (which gives it its "
+						     "group and capabilities)", f->reader_error ? f->reader_error
 										 : path));
 		return;
 	case HK_READER_NOT_EXECUTABLE:
