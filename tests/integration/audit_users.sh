@@ -82,7 +82,7 @@ if [ -n "$LIBEXEC_BUILT" ] && [ ! -e "$LIBEXEC_BUILT/harkaq-audit" ]; then
 	check_eq "probe, no reader beside harkaq nor installed: missing" "false:missing" \
 		"$(jq -r '"\(.evidence.possible):\(.reader.found)"' <<<"$p")"
 	check_contains "probe, no reader: the remedy names both places looked in" \
-		"$(jq -r '.evidence.remedies[0]' <<<"$p")" "not found beside harkaq ($S/hk) nor in $LIBEXEC_BUILT"
+		"$(jq -r '.evidence.remedies[0]' <<<"$p")" "neither beside harkaq in $S/hk nor in $LIBEXEC_BUILT"
 else
 	skip "probe, no reader installed" "${LIBEXEC_BUILT:-no libexec path in harkaq}/harkaq-audit exists on this machine"
 fi
