@@ -146,6 +146,10 @@ $(BUILD)/tests/test_sweep: $(BUILD)/obj/src/engine/sweep/sweep_render.o
 # The exit-status table is the engine's edge (src/engine/common/status.c), yet pure: likewise.
 $(BUILD)/tests/test_status: $(BUILD)/obj/src/engine/common/status.o
 
+# harkaq-audit's filter (src/audit/filter.c) is pure: its unit test links that one object beside
+# the core.
+$(BUILD)/tests/test_reader_filter: $(BUILD)/obj/src/audit/filter.o
+
 # The diagnosis' source on disk is the engine's (src/engine/store/suggest_source.c): its unit test
 # links that one object beside the core, whose store it reads.
 $(BUILD)/tests/test_suggest_source: $(BUILD)/obj/src/engine/store/suggest_source.o

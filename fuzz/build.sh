@@ -18,9 +18,16 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 OUT=$ROOT/build-fuzz
-HARNESSES=(audit policy toml recipe json deb elf)
+HARNESSES=(audit reader policy toml recipe json deb elf)
 LIBS=(-lelf)   # elf.c reads through libelf (not instrumented: our code over it is)
 CFLAGS_COMMON=(-std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -I. -fno-omit-frame-pointer)
+# Sources outside the core a harness needs: the reader's parser of netlink datagrams and its
+# filter (fuzz_reader.c).
+extra_src() { # NAME
+	case $1 in
+	reader) echo src/audit/filter.c src/sys/auditnl.c ;;
+	esac
+}
 
 build_lib() { # CC OBJDIR FLAGS...
 	local cc=$1 objdir=$2; shift 2
@@ -49,8 +56,9 @@ if [ "${1:-}" = --replay ]; then
 	SAN=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 	build_lib "$CC" "$DEST/obj" "${SAN[@]}"
 	for h in "${HARNESSES[@]}"; do
+		# shellcheck disable=SC2046
 		"$CC" "${CFLAGS_COMMON[@]}" "${SAN[@]}" -o "$DEST/fuzz_$h-replay" \
-			fuzz/fuzz_$h.c fuzz/driver.c "$DEST/obj/libcore.a" "${LIBS[@]}" &
+			fuzz/fuzz_$h.c $(extra_src "$h") fuzz/driver.c "$DEST/obj/libcore.a" "${LIBS[@]}" &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
@@ -61,8 +69,9 @@ fi
 CLANG=${CLANG:-$(command -v clang || command -v clang-14)}
 build_lib "$CLANG" "$OUT/obj" -fsanitize=fuzzer-no-link,address,undefined
 for h in "${HARNESSES[@]}"; do
+	# shellcheck disable=SC2046
 	"$CLANG" "${CFLAGS_COMMON[@]}" -fsanitize=fuzzer,address,undefined -o "$OUT/fuzz_$h" \
-		fuzz/fuzz_$h.c "$OUT/obj/libcore.a" "${LIBS[@]}" &
+		fuzz/fuzz_$h.c $(extra_src "$h") "$OUT/obj/libcore.a" "${LIBS[@]}" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done

@@ -3,7 +3,8 @@
  *   main.c        options, start-up (confirm audit, raise the backlog), the lines it announces
  *   privileges.c  the drop to one capability, verified
  *   sentinel.c    the status sentinel: the one process that keeps CAP_AUDIT_CONTROL
- *   forward.c     the receive loop: which records are forwarded, and how
+ *   filter.c      whose records the caller receives (pure; filter.h)
+ *   forward.c     the receive loop: records through the filter to stdout
  *
  * Every line on stdout is encoded by core/formats/reader_line.c, the codec harkaq decodes with. */
 #ifndef HK_AUDIT_AUDIT_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "audit/filter.h"
 #include "core/basic/buf.h"
 #include "core/basic/error.h"
 #include "core/formats/reader_line.h"
@@ -22,6 +24,7 @@ enum {
 	EXIT_OK = 0,
 	EXIT_USAGE = 64,
 	EXIT_FAILURE_ENV = 70,
+	EXIT_REFUSED = 77,          /* sysexits' EX_NOPERM: not for this caller */
 };
 
 /* ---- buffered JSON-lines writer on stdout (main.c) ---- */
@@ -37,6 +40,8 @@ void out_flush(struct out *o);
 void out_line(struct out *o, const struct hk_reader_line *l);
 /* An "error" or "warning" line. */
 void emit_message(struct out *o, enum hk_reader_event event, const char *message);
+/* The filter's emit function (filter.h): one "record" line; ctx is the struct out. */
+void out_record(void *ctx, const struct hk_audit_msg *m);
 
 /* ---- privileges.c ---- */
 
@@ -61,25 +66,17 @@ void sentinel_stop(struct sentinel *s);
 
 /* ---- forward.c ---- */
 
-/* Landlock records of an event precede its SYSCALL and PROCTITLE records (kernel-facts.md §3),
- * so a SYSCALL record is forwarded when its serial is among the last Landlock serials seen.
- * Events interleave only as much as concurrent denials do; 256 is ample. */
-#define SERIAL_RING 256
-
 struct reader {
 	struct out *out;
 	struct hk_audit_sub sub;
-	bool forward_all;
-	uint64_t ring[SERIAL_RING];
-	unsigned ring_next;
-	unsigned ring_used;
+	struct filter filter;       /* which records are handed over (filter.h) */
 	uint64_t received;
-	uint64_t forwarded;
+	int64_t deadline_ms;        /* monotonic; the reader ends then (0: no limit) */
 };
 
 /* Receives everything queued, without waiting: 0, or -errno on a receive failure. */
 HK_MUST_CHECK int drain(struct reader *r, struct hk_error *err);
-/* Waits for records, stdin and signals; returns why it stopped. */
+/* Waits for records, stdin and signals, until the deadline; returns why it stopped. */
 const char *run_loop(struct reader *r, int sigfd, struct hk_error *err, int *rc);
 
 #endif

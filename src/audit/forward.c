@@ -1,10 +1,11 @@
-/* The receive loop: records from the audit multicast group to stdout, Landlock records and the
- * SYSCALL/PROCTITLE records of the same events, until stdin closes or a stop signal. */
+/* The receive loop: records from the audit multicast group through the filter (filter.h) to
+ * stdout, until stdin closes, a stop signal, or the reader's lifetime ends. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
@@ -12,57 +13,6 @@
 /* Output is batched and flushed whenever the socket has nothing more queued; this bounds the
  * batch when records keep arriving without pause. */
 #define FLUSH_THRESHOLD (256 * 1024)
-
-static void ring_add(struct reader *r, uint64_t serial)
-{
-	/* Consecutive records of one event share the serial: store it once. */
-	if (r->ring_used > 0 && r->ring[(r->ring_next + SERIAL_RING - 1) % SERIAL_RING] == serial)
-		return;
-	r->ring[r->ring_next] = serial;
-	r->ring_next = (r->ring_next + 1) % SERIAL_RING;
-	if (r->ring_used < SERIAL_RING)
-		r->ring_used++;
-}
-
-static bool ring_has(const struct reader *r, uint64_t serial)
-{
-	for (unsigned i = 0; i < r->ring_used; i++)
-		if (r->ring[i] == serial)
-			return true;
-	return false;
-}
-
-static bool wanted(struct reader *r, const struct hk_audit_msg *m)
-{
-	switch (m->type) {
-	case AUDIT_LANDLOCK_ACCESS:
-	case AUDIT_LANDLOCK_DOMAIN:
-		if (m->has_stamp)
-			ring_add(r, m->serial);
-		return true;
-	case AUDIT_SYSCALL:
-	case AUDIT_PROCTITLE:
-		return r->forward_all || (m->has_stamp && ring_has(r, m->serial));
-	default:
-		return r->forward_all;
-	}
-}
-
-static void forward(struct reader *r, const struct hk_audit_msg *m)
-{
-	const struct hk_reader_line l = {
-		.event = HK_READER_RECORD,
-		.type = m->type,
-		.has_stamp = m->has_stamp,
-		.serial = m->serial,
-		.sec = m->sec,
-		.msec = m->msec,
-		.text = (char *)(uintptr_t)m->body,
-		.text_len = m->body_len,
-	};
-	out_line(r->out, &l);
-	r->forwarded++;
-}
 
 int drain(struct reader *r, struct hk_error *err)
 {
@@ -82,8 +32,7 @@ int drain(struct reader *r, struct hk_error *err)
 		if (got < 0)
 			return got;
 		r->received++;
-		if (wanted(r, &m))
-			forward(r, &m);
+		filter_feed(&r->filter, &m);
 		if (r->out->buf.len >= FLUSH_THRESHOLD)
 			out_flush(r->out);
 		if (r->out->broken)
@@ -91,6 +40,24 @@ int drain(struct reader *r, struct hk_error *err)
 	}
 	out_flush(r->out);
 	return 0;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* poll's timeout until the deadline: -1 without one. */
+static int timeout_until(int64_t deadline_ms)
+{
+	if (deadline_ms <= 0)
+		return -1;
+	int64_t left = deadline_ms - monotonic_ms();
+	if (left <= 0)
+		return 0;
+	return left > 60 * 60 * 1000 ? 60 * 60 * 1000 : (int)left;
 }
 
 const char *run_loop(struct reader *r, int sigfd, struct hk_error *err, int *rc)
@@ -105,13 +72,16 @@ const char *run_loop(struct reader *r, int sigfd, struct hk_error *err, int *rc)
 			{ .fd = sigfd, .events = POLLIN },
 			{ .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
 		};
-		int n = poll(p, 3, -1);
+		int n = poll(p, 3, timeout_until(r->deadline_ms));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			*rc = hk_fail_errno(err, errno, "poll");
 			return "error";
 		}
+		/* Checked on every turn: a stream that never pauses must not extend it. */
+		if (r->deadline_ms > 0 && monotonic_ms() >= r->deadline_ms)
+			return "lifetime limit";
 		/* Records first: they are what the loop is for. */
 		if (p[0].revents & (POLLIN | POLLERR)) {
 			*rc = drain(r, err);
@@ -138,4 +108,3 @@ const char *run_loop(struct reader *r, int sigfd, struct hk_error *err, int *rc)
 		}
 	}
 }
-

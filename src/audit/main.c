@@ -11,6 +11,12 @@
  * counter).  So before dropping privileges the reader forks a *status sentinel* that keeps
  * only CAP_AUDIT_CONTROL and the control socket, reads one byte per request from a pipe and
  * answers with an AUDIT_GET — nothing else.  The reader itself keeps only CAP_AUDIT_READ.
+ *
+ * Its caller is not trusted (docs/audit-reader.md, "Threat model"): installed with file
+ * capabilities, the reader is run by any member of its group.  So it starts from a known state
+ * whatever it inherits (descriptors, environment, umask, signals), bounds its arguments, its
+ * memory and its lifetime, never writes anywhere but stdout and stderr, and hands a caller
+ * other than root only the records of that caller's own domains (filter.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
@@ -31,6 +39,20 @@
 #include "core/basic/error.h"
 #include "core/basic/util.h"
 #include "sys/auditnl.h"
+#include "sys/caps.h"
+#include "sys/proc.h"
+
+/* Bounds on what a caller hands over: more arguments than every option once, or a longer one
+ * than any number needs, is an error, said before anything else is done. */
+#define MAX_ARGS 16
+#define MAX_ARG_LEN 64
+/* How far a caller other than root may raise the kernel's audit backlog: eight times the
+ * default floor.  The backlog is kernel memory shared by the machine. */
+#define USER_BACKLOG_MAX 65536
+/* A reader of a caller other than root ends after this long ("lifetime limit"), and a timer
+ * kills it a minute later should it be stuck (a caller that never reads its output).  A
+ * phase whose reader ended before its records came is NoEvidence, never Hermetic. */
+#define USER_LIFETIME_S (72 * 60 * 60)
 
 struct options {
 	bool enable_allowed;
@@ -38,6 +60,16 @@ struct options {
 	int rcvbuf;
 	bool forward_all;
 	bool status_only;
+};
+
+/* The caller: its real uid, as the kernel set it (the environment and arguments are the
+ * caller's to choose, the real uid is not).  Root reads every record; anyone else its own.
+ * The uid is the one the audit records name only in the initial user namespace (elsewhere a
+ * mapped "0" is some user's uid), so root is uid 0 there and nowhere else. */
+struct caller {
+	uid_t uid;
+	bool root;
+	int initial_userns;         /* hk_sys_in_initial_userns() */
 };
 
 /* ---- start-up: confirm audit, raise the backlog ---- */
@@ -152,13 +184,17 @@ static void usage(FILE *f)
 		"  --backlog-floor N  raise the kernel's backlog_limit to at least N (default 8192,\n"
 		"                     0 leaves it alone)\n"
 		"  --rcvbuf BYTES     receive buffer to ask for (default %d)\n"
-		"  --all              forward every record type (debugging)\n"
-		"  --status           print the audit status (AUDIT_GET) as one JSON line and exit\n"
+		"  --all              forward every record type (debugging; root only)\n"
+		"  --status           print whether this caller's runs would have evidence (the\n"
+		"                     capabilities, the audit status) as one JSON line and exit\n"
 		"  --help             this text\n"
 		"\n"
-		"exit status: 0 success, 64 usage error, 70 environment error (an \"error\" line says "
-		"why)\n",
-		HK_AUDIT_DEFAULT_RCVBUF);
+		"A caller other than root receives only the records of its own Landlock domains, may\n"
+		"not use --all, and may raise the backlog to %d at most.\n"
+		"\n"
+		"exit status: 0 success, 64 usage error, 70 environment error, 77 refused to this\n"
+		"caller (an \"error\" line says why)\n",
+		HK_AUDIT_DEFAULT_RCVBUF, USER_BACKLOG_MAX);
 }
 
 static int usage_error(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -174,6 +210,21 @@ static int usage_error(struct out *o, const char *fmt, ...)
 	out_flush(o);
 	fprintf(stderr, "harkaq-audit: %s (see --help)\n", msg);
 	return EXIT_USAGE;
+}
+
+static int refused(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int refused(struct out *o, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit_message(o, HK_READER_ERROR, msg);
+	out_flush(o);
+	fprintf(stderr, "harkaq-audit: %s\n", msg);
+	return EXIT_REFUSED;
 }
 
 static bool parse_u32(const char *s, uint32_t *out)
@@ -197,8 +248,13 @@ static int fail_env(struct out *o, const struct hk_error *err)
 	return EXIT_FAILURE_ENV;
 }
 
-/* Descriptors 0-2 must exist before any socket is created, or a socket could become "stdout". */
-static void ensure_std_fds(void)
+/* A known state, whatever the caller left: descriptors 0-2 exist (before any socket is made,
+ * or a socket could become "stdout") and no other is inherited; no environment (nothing here
+ * reads it, and the C library's secure mode must not be the only guard); a fixed umask;
+ * default signal dispositions and an empty signal mask (an ignored SIGTERM would never reach
+ * the signalfd); no core dump and no ptrace by the caller's uid (the reader's memory holds
+ * other users' records).  Returns 0 or -errno of the one step that can fail. */
+static int sanitize(void)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0)
@@ -209,27 +265,90 @@ static void ensure_std_fds(void)
 			close(n);
 		}
 	}
+	if (close_range(3, ~0U, 0) != 0) {
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	}
+	clearenv();
+	umask(077);
+	static const int reset[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGALRM, SIGCHLD };
+	for (size_t i = 0; i < HK_ARRAY_LEN(reset); i++)
+		signal(reset[i], SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	return hk_sys_forbid_dumps();
 }
 
-static int cmd_status(struct out *o)
+/* Why this process cannot join the audit group, beyond the kernel's EPERM: the reasons seen
+ * on real machines, each with what fixes it. */
+static void explain_no_read(struct hk_error *err)
 {
-	struct hk_error err;
-	struct hk_audit_status st;
-	hk_error_clear(&err);
-	if (hk_audit_query_status(&st, &err) < 0)
-		return fail_env(o, &err);
-	const struct hk_reader_line l = {
+	int ns = hk_sys_in_initial_userns();
+	struct hk_caps caps;
+	bool have = hk_caps_get(&caps) == 0 && hk_caps_has(caps.permitted, HK_CAP_AUDIT_READ);
+	if (ns == 0)
+		hk_wrap(err, "it runs inside a user namespace, where its capabilities do "
+			     "not count: start it from the initial one (outside containers and "
+			     "unshare)");
+	else if (!have && hk_no_new_privs_get() == 1)
+		hk_wrap(err, "no_new_privs was set by the caller, so harkaq-audit's file "
+			     "capabilities were not granted");
+	else if (!have && getuid() != 0)
+		hk_wrap(err, "harkaq-audit has no file capability CAP_AUDIT_READ (setcap "
+			     "cap_audit_read,cap_audit_control+ep on it, as its package does), or "
+			     "its file system is mounted nosuid");
+}
+
+/* --status: would a run of this caller have evidence?  Each half is tried for real: joining
+ * the audit group (CAP_AUDIT_READ) and AUDIT_GET (CAP_AUDIT_CONTROL, which also switches audit
+ * on when it is off).  A report, not an error: exit 0 whatever it says. */
+static int cmd_status(struct out *o, const struct caller *c)
+{
+	struct hk_error rerr, cerr;
+	hk_error_clear(&rerr);
+	hk_error_clear(&cerr);
+	struct hk_reader_line l = {
 		.event = HK_READER_STATUS,
-		.confirmed = hk_audit_status_on(&st),
-		.has_audit = true,
-		.audit = st,
+		.caller_uid = c->uid,
+		.filtered = !c->root,
 	};
+	struct hk_audit_sub sub = HK_AUDIT_SUB_INIT;
+	if (hk_audit_sub_open(&sub, 0, &rerr) == 0) {
+		l.can_read = true;
+		l.rcvbuf = sub.rcvbuf;
+		hk_audit_sub_close(&sub);
+	} else {
+		if (rerr.code == EPERM)
+			explain_no_read(&rerr);
+		l.read_error = rerr.msg;
+	}
+	if (hk_audit_query_status(&l.audit, &cerr) == 0) {
+		l.can_control = l.has_audit = true;
+		l.confirmed = hk_audit_status_on(&l.audit);
+		l.switchable = !l.confirmed;
+	} else {
+		l.audit_error = cerr.msg;
+	}
+	l.initial_userns = c->initial_userns < 0 ? -1 : c->initial_userns;
+	l.evidence = l.can_read && (l.confirmed || l.switchable);
+	char reason[2 * HK_ERROR_MSG_MAX + 64];
+	if (!l.can_read)
+		snprintf(reason, sizeof(reason), "the reader cannot read the audit stream: %s",
+			 rerr.msg);
+	else if (!l.can_control)
+		snprintf(reason, sizeof(reason), "the reader cannot confirm that audit is on: %s",
+			 cerr.msg);
+	else
+		reason[0] = '\0';
+	l.text_reason = reason;
 	out_line(o, &l);
 	out_flush(o);
 	return o->broken ? EXIT_FAILURE_ENV : EXIT_OK;
 }
 
-static int parse_options(int argc, char **argv, struct options *opt, struct out *o, bool *done)
+static int parse_options(int argc, char **argv, const struct caller *c, struct options *opt,
+			 struct out *o, bool *done)
 {
 	static const struct option longopts[] = {
 		{ "no-enable", no_argument, NULL, 'n' },
@@ -241,11 +360,17 @@ static int parse_options(int argc, char **argv, struct options *opt, struct out 
 		{ NULL, 0, NULL, 0 },
 	};
 	*done = false;
+	if (argc > MAX_ARGS)
+		return usage_error(o, "%d arguments: at most %d are taken", argc - 1, MAX_ARGS - 1);
+	for (int i = 1; i < argc; i++)
+		if (strnlen(argv[i], MAX_ARG_LEN + 1) > MAX_ARG_LEN)
+			return usage_error(o, "argument %d is longer than %d bytes ('%.24s…')", i,
+					   MAX_ARG_LEN, argv[i]);
 	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	int ch;
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		uint32_t v;
-		switch (c) {
+		switch (ch) {
 		case 'n':
 			opt->enable_allowed = false;
 			break;
@@ -279,6 +404,14 @@ static int parse_options(int argc, char **argv, struct options *opt, struct out 
 	}
 	if (optind < argc)
 		return usage_error(o, "unexpected argument '%s'", argv[optind]);
+	if (c->root)
+		return EXIT_OK;
+	if (opt->forward_all)
+		return refused(o, "--all hands over every audit record, other users' too: only root "
+				  "may ask for it (uid %u may not)", (unsigned)c->uid);
+	if (opt->backlog_floor > USER_BACKLOG_MAX)
+		return refused(o, "--backlog-floor %u: a caller other than root may raise the audit "
+				  "backlog to %d at most", opt->backlog_floor, USER_BACKLOG_MAX);
 	return EXIT_OK;
 }
 
@@ -288,15 +421,35 @@ static int run(struct out *o, int argc, char **argv)
 	struct hk_error err;
 	hk_error_clear(&err);
 
-	ensure_std_fds();
+	int sane = sanitize();
+	int ns = hk_sys_in_initial_userns();
+	const struct caller caller = { getuid(), getuid() == 0 && ns == 1, ns };
 	bool done;
-	int rc = parse_options(argc, argv, &opt, o, &done);
+	int rc = parse_options(argc, argv, &caller, &opt, o, &done);
 	if (rc != EXIT_OK || done)
 		return rc;
+	if (sane < 0) {
+		hk_fail_errno(&err, -sane, "forbidding core dumps and ptrace (PR_SET_DUMPABLE)");
+		return fail_env(o, &err);
+	}
 	/* A vanished orchestrator must show as a write error, not kill the reader mid-line. */
 	signal(SIGPIPE, SIG_IGN);
 	if (opt.status_only)
-		return cmd_status(o);
+		return cmd_status(o, &caller);
+	if (caller.initial_userns != 1) {
+		/* Its capabilities would not count there, and the uids it would compare are not
+		 * the ones the records name. */
+		if (ns < 0)
+			hk_fail_errno(&err, -ns, "cannot tell whether harkaq-audit runs in the initial "
+						 "user namespace (/proc/self/uid_map)");
+		else
+			hk_fail(&err, EPERM, "it runs inside a user namespace, where its "
+					     "capabilities do not count: start it from the initial "
+					     "one (outside containers and unshare)");
+		return fail_env(o, &err);
+	}
+	if (!caller.root)
+		alarm(USER_LIFETIME_S + 60);
 
 	/* Signals become readable events, so the loop stops between two records, never inside
 	 * one. */
@@ -320,9 +473,17 @@ static int run(struct out *o, int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.out = o;
 	r.sub = (struct hk_audit_sub)HK_AUDIT_SUB_INIT;
-	r.forward_all = opt.forward_all;
-	if (hk_audit_sub_open(&r.sub, opt.rcvbuf, &err) < 0)
+	if (hk_audit_sub_open(&r.sub, opt.rcvbuf, &err) < 0) {
+		if (err.code == EPERM)
+			explain_no_read(&err);
 		return fail_env(o, &err);
+	}
+	filter_init(&r.filter, !caller.root, caller.uid, opt.forward_all, out_record, o);
+	if (!caller.root) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		r.deadline_ms = ((int64_t)now.tv_sec + USER_LIFETIME_S) * 1000 + now.tv_nsec / 1000000;
+	}
 
 	struct startup s;
 	memset(&s, 0, sizeof(s));
@@ -351,6 +512,8 @@ static int run(struct out *o, int argc, char **argv)
 		.rcvbuf = r.sub.rcvbuf,
 		.rcvbuf_forced = r.sub.rcvbuf_forced,
 		.privileges = priv,
+		.caller_uid = caller.uid,
+		.filtered = !caller.root,
 		.text_reason = s.reason,
 	};
 	for (int i = 0; i < s.n_changes && ready.n_changed < HK_READER_MAX_CHANGES; i++) {
@@ -367,6 +530,7 @@ static int run(struct out *o, int argc, char **argv)
 	if (loop_rc < 0) {
 		sentinel_stop(&sentinel);
 		hk_audit_sub_close(&r.sub);
+		filter_free(&r.filter);
 		return fail_env(o, &err);
 	}
 	if (o->broken) {
@@ -374,6 +538,7 @@ static int run(struct out *o, int argc, char **argv)
 			strerror(o->write_errno));
 		sentinel_stop(&sentinel);
 		hk_audit_sub_close(&r.sub);
+		filter_free(&r.filter);
 		return EXIT_FAILURE_ENV;
 	}
 	/* What was queued before the stop is still forwarded. */
@@ -381,6 +546,7 @@ static int run(struct out *o, int argc, char **argv)
 		emit_message(o, HK_READER_WARNING, err.msg);
 		hk_error_clear(&err);
 	}
+	filter_finish(&r.filter);
 
 	struct hk_audit_status final_st = { 0 };
 	int final_rc = sentinel_get(&sentinel, &final_st, &err);
@@ -394,12 +560,16 @@ static int run(struct out *o, int argc, char **argv)
 		.audit_error = final_rc < 0 ? err.msg : NULL,
 		.enobufs = r.sub.enobufs,
 		.records_received = r.received,
-		.records_forwarded = r.forwarded,
+		.records_forwarded = r.filter.forwarded,
 		.foreign = r.sub.foreign,
+		.withheld = r.filter.withheld,
+		.evicted = r.filter.evicted,
+		.untracked = r.filter.untracked,
 	};
 	out_line(o, &end);
 	out_flush(o);
 
+	filter_free(&r.filter);
 	hk_audit_sub_close(&r.sub);
 	close(sigfd);
 	return o->broken ? EXIT_FAILURE_ENV : EXIT_OK;

@@ -1,6 +1,7 @@
 /* The reader's output: a buffered writer of JSON lines on stdout (audit.h), used by the
  * start-up (main.c) and the receive loop (forward.c) alike. */
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -15,6 +16,13 @@ void out_flush(struct out *o)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN) {
+				/* The caller may hand over a non-blocking pipe: wait, as a blocking
+				 * one would. */
+				struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+				if (poll(&p, 1, -1) >= 0 || errno == EINTR)
+					continue;
+			}
 			o->broken = true;
 			o->write_errno = errno;
 			break;
@@ -27,6 +35,21 @@ void out_flush(struct out *o)
 void out_line(struct out *o, const struct hk_reader_line *l)
 {
 	hk_reader_line_encode(l, &o->buf);
+}
+
+void out_record(void *ctx, const struct hk_audit_msg *m)
+{
+	const struct hk_reader_line l = {
+		.event = HK_READER_RECORD,
+		.type = m->type,
+		.has_stamp = m->has_stamp,
+		.serial = m->serial,
+		.sec = m->sec,
+		.msec = m->msec,
+		.text = (char *)(uintptr_t)m->body,
+		.text_len = m->body_len,
+	};
+	out_line(ctx, &l);
 }
 
 void emit_message(struct out *o, enum hk_reader_event event, const char *message)

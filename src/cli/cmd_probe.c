@@ -13,8 +13,8 @@
 #include "core/formats/abi_tier.h"
 #include "core/formats/reader_line.h"
 #include "core/basic/util.h"
+#include "engine/cage/reader_probe.h"
 #include "sys/auditnl.h"
-#include "sys/caps.h"
 #include "sys/entrypoints.h"
 #include "sys/landlock.h"
 
@@ -59,6 +59,72 @@ static void probe_bwrap(struct bwrap_info *b)
 	hk_buf_free(&out);
 }
 
+static const char *found_name(enum hk_reader_found f)
+{
+	switch (f) {
+	case HK_READER_ANSWERED:
+		return "answered";
+	case HK_READER_MISSING:
+		return "missing";
+	case HK_READER_NOT_EXECUTABLE:
+		return "not_executable";
+	case HK_READER_NO_ANSWER:
+		return "no_answer";
+	}
+	return "?";
+}
+
+static void reader_json(struct hk_json *j, const struct hk_reader_probe *rp)
+{
+	const struct hk_reader_line *st = &rp->status;
+	bool ans = rp->found == HK_READER_ANSWERED;
+	hk_json_obj_begin(j);
+	hk_json_key(j, "path");
+	if (rp->path)
+		hk_json_str(j, rp->path);
+	else
+		hk_json_null(j);
+	hk_json_kv_str(j, "found", found_name(rp->found));
+	hk_json_key(j, "group");
+	if (rp->group)
+		hk_json_str(j, rp->group);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "nosuid", rp->nosuid);
+	hk_json_key(j, "error");
+	if (rp->error)
+		hk_json_str(j, rp->error);
+	else
+		hk_json_null(j);
+	hk_json_key(j, "caller_uid");
+	if (ans)
+		hk_json_uint(j, st->caller_uid);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "filtered", ans && st->filtered);
+	hk_json_kv_bool(j, "can_read", ans && st->can_read);
+	hk_json_key(j, "read_error");
+	if (ans && st->read_error)
+		hk_json_str(j, st->read_error);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "can_control", ans && st->can_control);
+	hk_json_key(j, "control_error");
+	if (ans && st->audit_error)
+		hk_json_str(j, st->audit_error);
+	else
+		hk_json_null(j);
+	hk_json_kv_bool(j, "confirmed", ans && st->confirmed);
+	hk_json_kv_bool(j, "switchable", ans && st->switchable);
+	hk_json_kv_int(j, "rcvbuf", ans ? st->rcvbuf : 0);
+	hk_json_key(j, "initial_userns");
+	if (ans && st->initial_userns >= 0)
+		hk_json_bool(j, st->initial_userns > 0);
+	else
+		hk_json_null(j);
+	hk_json_obj_end(j);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	bool json = false;
@@ -69,8 +135,10 @@ int cmd_probe(int argc, char **argv)
 			printf("usage: harkaq probe [--json]\n\n"
 			       "Prints what this machine can do, measured with the syscalls themselves:\n"
 			       "the Landlock ABI and errata (landlock_create_ruleset, never uname), the tier\n"
-			       "of the cage that applies and why, the audit state (AUDIT_GET), whether this\n"
-			       "process has what the audit reader needs, which syscall entry points the\n"
+			       "of the cage that applies and why, the audit state (AUDIT_GET), whether the\n"
+			       "audit reader, run as this user (harkaq-audit --status), can read the audit\n"
+			       "stream and confirm audit is on, so that this user's runs would have\n"
+			       "evidence, and if not what fixes it; which syscall entry points the\n"
 			       "kernel offers (x86_64, i386 through int $0x80, x32: each called, in a\n"
 			       "child where a missing one can only kill the child), and bubblewrap's\n"
 			       "version and whether it supports --overlay-src.\n\n"
@@ -97,22 +165,19 @@ int cmd_probe(int argc, char **argv)
 		why = "Landlock ABI 7 or later: the cage is enforced and denials are audited";
 	}
 
-	struct hk_audit_status st;
-	struct hk_error aerr = { 0 };
-	bool audit_ok = hk_audit_query_status(&st, &aerr) == 0;
-
-	struct hk_caps caps;
-	bool caps_ok = hk_caps_get(&caps) == 0;
-	bool cap_read = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_READ);
-	bool cap_control = caps_ok && hk_caps_has(caps.effective, HK_CAP_AUDIT_CONTROL);
+	struct hk_evidence_probe ep;
+	hk_evidence_probe_run(&ep);
+	const struct hk_reader_probe *rp = &ep.reader;
+	bool answered = rp->found == HK_READER_ANSWERED;
+	const struct hk_audit_status st = ep.audit;
+	struct utsname u;
+	uname(&u);
 
 	struct hk_entry_points eps;
 	hk_entry_points_probe(&eps);
 
 	struct bwrap_info bw;
 	probe_bwrap(&bw);
-	struct utsname u;
-	uname(&u);
 
 	if (json) {
 		struct hk_buf b = HK_BUF_INIT;
@@ -132,17 +197,28 @@ int cmd_probe(int argc, char **argv)
 		hk_json_kv_str(&j, "tier", tier);
 		hk_json_kv_str(&j, "tier_reason", why);
 		hk_json_key(&j, "audit");
-		if (audit_ok) {
+		if (ep.audit_ok) {
 			hk_audit_status_json(&j, &st);
 		} else {
 			hk_json_obj_begin(&j);
-			hk_json_kv_str(&j, "error", aerr.msg);
+			hk_json_kv_str(&j, "error", ep.audit_error);
 			hk_json_obj_end(&j);
 		}
 		hk_json_key(&j, "reader_privileges");
 		hk_json_obj_begin(&j);
-		hk_json_kv_bool(&j, "cap_audit_read", cap_read);
-		hk_json_kv_bool(&j, "cap_audit_control", cap_control);
+		hk_json_kv_bool(&j, "cap_audit_read", ep.can_read);
+		hk_json_kv_bool(&j, "cap_audit_control", ep.can_control);
+		hk_json_obj_end(&j);
+		hk_json_key(&j, "reader");
+		reader_json(&j, rp);
+		hk_json_key(&j, "evidence");
+		hk_json_obj_begin(&j);
+		hk_json_kv_bool(&j, "possible", ep.possible);
+		hk_json_key(&j, "remedies");
+		hk_json_arr_begin(&j);
+		for (size_t i = 0; i < ep.remedies.n; i++)
+			hk_json_str(&j, ep.remedies.v[i]);
+		hk_json_arr_end(&j);
 		hk_json_obj_end(&j);
 		hk_json_key(&j, "entry_points");
 		hk_json_arr_begin(&j);
@@ -169,6 +245,7 @@ int cmd_probe(int argc, char **argv)
 		hk_json_obj_end(&j);
 		printf("%s\n", hk_buf_str(&b));
 		hk_buf_free(&b);
+		hk_evidence_probe_free(&ep);
 		return HK_EXIT_OK;
 	}
 
@@ -178,16 +255,28 @@ int cmd_probe(int argc, char **argv)
 	else
 		printf(": %s\n", hk_landlock_unavailable_reason(ll->unavailable));
 	printf("tier         %s: %s\n", tier, why);
-	if (audit_ok)
+	if (ep.audit_ok)
 		printf("audit        enabled=%u failure=%u pid=%u rate_limit=%u backlog_limit=%u lost=%u "
 		       "backlog=%u backlog_wait_time=%u\n",
 		       st.enabled, st.failure, st.pid, st.rate_limit, st.backlog_limit, st.lost,
 		       st.backlog, st.backlog_wait_time);
 	else
-		printf("audit        unknown: %s\n", aerr.msg);
-	printf("reader       CAP_AUDIT_READ %s, CAP_AUDIT_CONTROL %s%s\n", cap_read ? "yes" : "no",
-	       cap_control ? "yes" : "no",
-	       cap_read ? "" : " (the audit reader cannot subscribe: verdicts would be NoEvidence)");
+		printf("audit        unknown: %s\n", ep.audit_error);
+	if (answered)
+		printf("reader       %s, run as uid %llu: reads the audit stream %s, reads the audit "
+		       "status %s%s\n",
+		       rp->path, (unsigned long long)rp->status.caller_uid, ep.can_read ? "yes" : "no",
+		       ep.can_control ? "yes" : "no",
+		       rp->status.filtered ? " (hands over this user's records only)" : "");
+	else
+		printf("reader       %s\n", rp->error ? rp->error : "not found");
+	if (ep.possible) {
+		printf("evidence     yes: this user's runs would have evidence\n");
+	} else {
+		printf("evidence     no: this user's verdicts would be NoEvidence; to fix it:\n");
+		for (size_t i = 0; i < ep.remedies.n; i++)
+			printf("  - %s\n", ep.remedies.v[i]);
+	}
 	for (size_t i = 0; i < eps.n; i++)
 		printf("%-12s %s %s: %s\n", i == 0 ? "entry points" : "", eps.v[i].label,
 		       hk_entry_state_name(eps.v[i].state), eps.v[i].evidence);
@@ -199,5 +288,6 @@ int cmd_probe(int argc, char **argv)
 		printf("bubblewrap   not found (install the bubblewrap package; needed by harkaq build)\n");
 	printf("kernel       %s (for information only; capabilities were probed, not inferred)\n",
 	       u.release);
+	hk_evidence_probe_free(&ep);
 	return HK_EXIT_OK;
 }

@@ -452,9 +452,7 @@ static void set_stamp(struct hk_audit_msg *msg)
 	}
 }
 
-/* Takes the next netlink message of the current datagram into *msg: 1 taken, 0 datagram
- * exhausted. */
-static int next_in_datagram(struct hk_audit_sub *sub, struct hk_audit_msg *msg)
+int hk_audit_sub_next(struct hk_audit_sub *sub, struct hk_audit_msg *msg)
 {
 	while (sub->off < sub->len) {
 		size_t left = sub->len - sub->off;
@@ -491,7 +489,7 @@ int hk_audit_sub_recv(struct hk_audit_sub *sub, struct hk_audit_msg *msg, int ti
 	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
 
 	for (;;) {
-		if (next_in_datagram(sub, msg))
+		if (hk_audit_sub_next(sub, msg))
 			return 1;
 
 		bool from_kernel = false, truncated = false;

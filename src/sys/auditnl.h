@@ -154,5 +154,10 @@ struct hk_audit_msg {
  * queued are readable.  Any other -errno is a real failure. */
 HK_MUST_CHECK int hk_audit_sub_recv(struct hk_audit_sub *sub, struct hk_audit_msg *msg, int timeout_ms,
 		      struct hk_error *err);
+/* The next netlink message of the datagram in sub->buf, from sub->off to sub->len: 1 with
+ * *msg filled, 0 when the datagram is exhausted (a malformed header ends it, counted in
+ * sub->malformed; NOOP, DONE and ERROR messages are skipped).  hk_audit_sub_recv's parser of
+ * what the kernel sent, exposed so that it is fuzzed without a socket (fuzz/fuzz_reader.c). */
+int hk_audit_sub_next(struct hk_audit_sub *sub, struct hk_audit_msg *msg);
 
 #endif

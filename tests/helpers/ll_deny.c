@@ -1,5 +1,5 @@
-/* ll_deny PATH: provoke exactly one Landlock filesystem denial on PATH, for tests of the audit
- * reader (tests/integration/audit_reader.sh).
+/* ll_deny PATH [GO]: provoke exactly one Landlock filesystem denial on PATH, for tests of the
+ * audit reader (tests/integration/audit_reader.sh, audit_users.sh).
  *
  * It first opens PATH unrestricted (the positive control: DAC allows the read, so a later
  * EACCES can only come from Landlock), then enters a Landlock domain that handles READ_FILE and
@@ -8,9 +8,12 @@
  *
  *     before=ok after=13 pid=1234
  *
- * "after" is the errno of the restricted open (0 if it unexpectedly succeeded).  Exit status:
- * 0 when the restricted open failed with EACCES, 1 when it did anything else, 2 on a set-up
- * failure (message on stderr).  Static and self-contained: no project library. */
+ * "after" is the errno of the restricted open (0 if it unexpectedly succeeded).  With GO, the
+ * domain lives on: once the file GO exists (waited for up to 20 s), PATH is opened a second
+ * time in the same domain, and a second line says how ("again=13"): a denial of a domain
+ * whose first one came earlier.  Exit status: 0 when the restricted opens failed with EACCES,
+ * 1 when one did anything else, 2 on a set-up failure (message on stderr).  Static and
+ * self-contained: no project library. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -30,8 +33,8 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: ll_deny PATH\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: ll_deny PATH [GO]\n");
 		return 2;
 	}
 	const char *path = argv[1];
@@ -69,5 +72,19 @@ int main(int argc, char **argv)
 	else
 		after = errno;
 	printf("before=ok after=%d pid=%d\n", after, (int)getpid());
+	if (argc == 3) {
+		fflush(stdout);
+		for (int i = 0; i < 2000 && access(argv[2], F_OK) != 0; i++)
+			usleep(10 * 1000);
+		int again = 0;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		else
+			again = errno;
+		printf("again=%d\n", again);
+		if (again != EACCES)
+			return 1;
+	}
 	return after == EACCES ? 0 : 1;
 }

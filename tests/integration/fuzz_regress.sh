@@ -17,7 +17,7 @@ fi
 ok "replay drivers build (ASan+UBSan, $(${CC:-cc} --version | head -1))"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-for h in audit policy toml recipe json deb elf; do
+for h in audit reader policy toml recipe json deb elf; do
 	dirs=("$ROOT/fuzz/corpus/$h")
 	if [ -f "$ROOT/fuzz/corpus/$h-coverage.tar.xz" ]; then
 		mkdir -p "$T/$h"

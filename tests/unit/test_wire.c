@@ -155,7 +155,7 @@ static const char ready_line[] =
 	"\"changed\":[{\"field\":\"backlog_limit\",\"from\":64,\"to\":8192}],\"rcvbuf\":33554432,"
 	"\"rcvbuf_forced\":true,\"privileges\":{\"uid\":65534,\"gid\":65534,"
 	"\"capabilities\":[\"cap_audit_read\"],\"bounding_set_dropped\":true,\"no_new_privs\":true},"
-	"\"reason\":\"audit is off\"}\n";
+	"\"caller_uid\":1001,\"filtered\":true,\"reason\":\"audit is off\"}\n";
 
 TEST(reader_lines_round_trip_to_the_same_bytes)
 {
@@ -166,11 +166,19 @@ TEST(reader_lines_round_trip_to_the_same_bytes)
 		"{\"event\":\"record\",\"type\":1300,\"serial\":null,\"time\":null,\"text\":\"arch=c000003e\"}\n",
 		"{\"event\":\"overrun\",\"enobufs\":2}\n",
 		"{\"event\":\"end\",\"reason\":\"stdin closed\",\"audit\":null,\"audit_error\":\"timed out\","
-		"\"enobufs\":0,\"records_received\":9,\"records_forwarded\":4,\"foreign\":1}\n",
+		"\"enobufs\":0,\"records_received\":9,\"records_forwarded\":4,\"foreign\":1,"
+		"\"withheld\":3,\"evicted\":1,\"untracked\":0}\n",
 		"{\"event\":\"error\",\"message\":\"no CAP_AUDIT_READ\"}\n",
 		"{\"event\":\"warning\",\"message\":\"backlog not raised\"}\n",
 		"{\"event\":\"status\",\"confirmed\":true,\"audit\":{\"enabled\":2,\"failure\":1,\"pid\":0,"
-		"\"rate_limit\":0,\"backlog_limit\":64,\"lost\":0,\"backlog\":0,\"backlog_wait_time\":0}}\n",
+		"\"rate_limit\":0,\"backlog_limit\":64,\"lost\":0,\"backlog\":0,\"backlog_wait_time\":0},"
+		"\"caller_uid\":0,\"filtered\":false,\"can_read\":true,\"can_control\":true,"
+		"\"switchable\":false,\"evidence\":true,\"rcvbuf\":425984,\"initial_userns\":true}\n",
+		"{\"event\":\"status\",\"confirmed\":false,\"audit\":null,\"caller_uid\":1001,"
+		"\"filtered\":true,\"can_read\":false,\"read_error\":\"CAP_AUDIT_READ is needed\","
+		"\"can_control\":false,\"control_error\":\"EPERM\",\"switchable\":false,"
+		"\"evidence\":false,\"rcvbuf\":0,\"initial_userns\":null,"
+		"\"reason\":\"the reader cannot read the audit stream\"}\n",
 	};
 	for (size_t i = 0; i < HK_ARRAY_LEN(lines); i++) {
 		struct hk_reader_line l;
@@ -199,6 +207,8 @@ TEST(a_ready_line_decodes_into_its_fields)
 	CHECK_EQ_INT(64, l.changed[0].from);
 	CHECK_EQ_INT(1ULL << HK_CAP_AUDIT_READ, l.privileges.caps);
 	CHECK_STR_EQ("audit is off", l.text_reason);
+	CHECK_EQ_INT(1001, l.caller_uid);
+	CHECK(l.filtered);
 	hk_reader_line_free(&l);
 
 	static const char rec[] = "{\"event\":\"record\",\"type\":1424,\"serial\":7,\"time\":\"5.006\","

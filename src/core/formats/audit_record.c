@@ -102,6 +102,18 @@ static bool parse_u64_hex(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
+bool hk_audit_leading_domain(const char *body, size_t len, uint64_t *domain)
+{
+	static const char key[] = "domain=";
+	const size_t k = sizeof(key) - 1;
+	if (len < k || memcmp(body, key, k) != 0)
+		return false;
+	size_t end = k;
+	while (end < len && body[end] != ' ')
+		end++;
+	return parse_u64_hex(body + k, end - k, domain);
+}
+
 /* ---- the stamp ---- */
 
 int hk_audit_split_prefix(const char *text, size_t len, struct hk_audit_stamp *stamp,

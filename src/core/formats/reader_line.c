@@ -114,6 +114,9 @@ static void ready_members(struct hk_json *j, const struct hk_reader_line *l)
 	hk_json_bool(j, l->rcvbuf_forced);
 	hk_json_key(j, "privileges");
 	privileges_json(j, &l->privileges);
+	uint_member(j, "caller_uid", l->caller_uid);
+	hk_json_key(j, "filtered");
+	hk_json_bool(j, l->filtered);
 	if (!l->confirmed)
 		optional_text(j, "reason", l->text_reason ? l->text_reason : "");
 }
@@ -148,6 +151,38 @@ static void end_members(struct hk_json *j, const struct hk_reader_line *l)
 	uint_member(j, "records_received", l->records_received);
 	uint_member(j, "records_forwarded", l->records_forwarded);
 	uint_member(j, "foreign", l->foreign);
+	uint_member(j, "withheld", l->withheld);
+	uint_member(j, "evicted", l->evicted);
+	uint_member(j, "untracked", l->untracked);
+}
+
+static void status_members(struct hk_json *j, const struct hk_reader_line *l)
+{
+	hk_json_key(j, "confirmed");
+	hk_json_bool(j, l->confirmed);
+	optional_status(j, l);
+	uint_member(j, "caller_uid", l->caller_uid);
+	hk_json_key(j, "filtered");
+	hk_json_bool(j, l->filtered);
+	hk_json_key(j, "can_read");
+	hk_json_bool(j, l->can_read);
+	optional_text(j, "read_error", l->read_error);
+	hk_json_key(j, "can_control");
+	hk_json_bool(j, l->can_control);
+	optional_text(j, "control_error", l->audit_error);
+	hk_json_key(j, "switchable");
+	hk_json_bool(j, l->switchable);
+	hk_json_key(j, "evidence");
+	hk_json_bool(j, l->evidence);
+	hk_json_key(j, "rcvbuf");
+	hk_json_int(j, l->rcvbuf);
+	hk_json_key(j, "initial_userns");
+	if (l->initial_userns < 0)
+		hk_json_null(j);
+	else
+		hk_json_bool(j, l->initial_userns > 0);
+	if (!l->evidence)
+		optional_text(j, "reason", l->text_reason ? l->text_reason : "");
 }
 
 void hk_reader_line_encode(const struct hk_reader_line *l, struct hk_buf *out)
@@ -177,9 +212,7 @@ void hk_reader_line_encode(const struct hk_reader_line *l, struct hk_buf *out)
 			      l->text_reason ? strlen(l->text_reason) : 0);
 		break;
 	case HK_READER_STATUS:
-		hk_json_key(&j, "confirmed");
-		hk_json_bool(&j, l->confirmed);
-		optional_status(&j, l);
+		status_members(&j, l);
 		break;
 	}
 	hk_json_obj_end(&j);
@@ -234,6 +267,8 @@ static void ready_decode(struct hk_jread *r, const struct hk_jval *v, struct hk_
 	l->rcvbuf = hk_jread_int(r, v, "rcvbuf", 0);
 	l->rcvbuf_forced = hk_jread_bool(r, v, "rcvbuf_forced");
 	privileges_decode(r, hk_jread_member(r, v, "privileges", HK_JOBJ), &l->privileges);
+	l->caller_uid = (uint64_t)hk_jread_int(r, v, "caller_uid", 0);
+	l->filtered = hk_jread_bool(r, v, "filtered");
 	l->text_reason = hk_jread_bytes(r, v, "reason", NULL);
 }
 
@@ -264,6 +299,27 @@ static void end_decode(struct hk_jread *r, const struct hk_jval *v, struct hk_re
 	l->records_received = (uint64_t)hk_jread_int(r, v, "records_received", 0);
 	l->records_forwarded = (uint64_t)hk_jread_int(r, v, "records_forwarded", 0);
 	l->foreign = (uint64_t)hk_jread_int(r, v, "foreign", 0);
+	l->withheld = (uint64_t)hk_jread_int(r, v, "withheld", 0);
+	l->evicted = (uint64_t)hk_jread_int(r, v, "evicted", 0);
+	l->untracked = (uint64_t)hk_jread_int(r, v, "untracked", 0);
+}
+
+static void status_line_decode(struct hk_jread *r, const struct hk_jval *v, struct hk_reader_line *l)
+{
+	l->confirmed = hk_jread_bool(r, v, "confirmed");
+	status_decode(r, v, l);
+	l->caller_uid = (uint64_t)hk_jread_int(r, v, "caller_uid", 0);
+	l->filtered = hk_jread_bool(r, v, "filtered");
+	l->can_read = hk_jread_bool(r, v, "can_read");
+	l->read_error = hk_jread_bytes(r, v, "read_error", NULL);
+	l->can_control = hk_jread_bool(r, v, "can_control");
+	l->audit_error = hk_jread_bytes(r, v, "control_error", NULL);
+	l->switchable = hk_jread_bool(r, v, "switchable");
+	l->evidence = hk_jread_bool(r, v, "evidence");
+	l->rcvbuf = hk_jread_int(r, v, "rcvbuf", 0);
+	const struct hk_jval *ns = hk_jread_member(r, v, "initial_userns", HK_JBOOL);
+	l->initial_userns = ns ? ns->b : -1;
+	l->text_reason = hk_jread_bytes(r, v, "reason", NULL);
 }
 
 int hk_reader_line_decode(const char *line, size_t len, struct hk_reader_line *l,
@@ -303,8 +359,7 @@ int hk_reader_line_decode(const char *line, size_t len, struct hk_reader_line *l
 		l->text_reason = hk_jread_bytes(&r, v, "message", NULL);
 		break;
 	case HK_READER_STATUS:
-		l->confirmed = hk_jread_bool(&r, v, "confirmed");
-		status_decode(&r, v, l);
+		status_line_decode(&r, v, l);
 		break;
 	}
 	hk_jval_free(v);
@@ -320,6 +375,7 @@ void hk_reader_line_free(struct hk_reader_line *l)
 {
 	free(l->text_reason);
 	free(l->audit_error);
+	free(l->read_error);
 	free(l->text);
 	memset(l, 0, sizeof(*l));
 }

@@ -3,14 +3,19 @@
  *
  *   {"event":"ready","confirmed","audit":{…}|null,"changed":[{field,from,to}],"rcvbuf",
  *    "rcvbuf_forced","privileges":{uid,gid,capabilities,bounding_set_dropped,no_new_privs},
- *    "reason"?}                           audit confirmed (or why not), privileges dropped
+ *    "caller_uid","filtered","reason"?}   audit confirmed (or why not), privileges dropped,
+ *                                         whose records are handed over
  *   {"event":"record","type","serial"|null,"time"|null,"text"}
  *                                         one forwarded audit record (text: hk_json_bytes)
  *   {"event":"overrun","enobufs"}         the socket's receive buffer overflowed
  *   {"event":"end","reason","audit":{…}|null,"audit_error"?,"enobufs","records_received",
- *    "records_forwarded","foreign"}       the closing status (the lost counter after the run)
+ *    "records_forwarded","foreign","withheld","evicted","untracked"}
+ *                                         the closing status (the lost counter after the run)
  *   {"event":"error"|"warning","message"}
- *   {"event":"status","confirmed","audit"}   `harkaq-audit --status`
+ *   {"event":"status","confirmed","audit":{…}|null,"caller_uid","filtered","can_read",
+ *    "read_error"?,"can_control","control_error"?,"switchable","evidence","rcvbuf",
+ *    "initial_userns","reason"?}         `harkaq-audit --status`: would this caller's runs
+ *                                         have evidence, and if not, what is missing
  *
  * Ownership: a decoded line owns its strings (hk_reader_line_free); a line built for encoding
  * may borrow them (the encoder only reads) and is then never freed. */
@@ -88,15 +93,31 @@ struct hk_reader_line {
 	int64_t rcvbuf;
 	bool rcvbuf_forced;
 	struct hk_reader_privileges privileges;
+	/* ready, status: the caller's real uid, and whether it receives its own domains' records
+	 * only (any caller but root) */
+	uint64_t caller_uid;
+	bool filtered;
+	/* status: the caller could join the audit multicast group (CAP_AUDIT_READ), or why not;
+	 * could read the audit status (CAP_AUDIT_CONTROL), or why not (audit_error); audit is
+	 * off and could be switched on; so a run of this caller would have evidence; whether the
+	 * reader is in the initial user namespace (-1 unknown).  rcvbuf (above) is the receive
+	 * buffer it got. */
+	bool can_read, can_control, switchable, evidence;
+	char *read_error;
+	int initial_userns;
 	/* ready: why audit is not confirmed; end: why the reader stopped ("stdin closed", …);
-	 * error, warning: the message */
+	 * error, warning: the message; status: why there would be no evidence */
 	char *text_reason;
-	/* end: why the closing AUDIT_GET failed, or NULL */
+	/* end: why the closing AUDIT_GET failed, or NULL; status: why AUDIT_GET failed */
 	char *audit_error;
 	/* overrun, end */
 	uint64_t enobufs;
 	/* end */
 	uint64_t records_received, records_forwarded, foreign;
+	/* end: Landlock records not handed over (another uid's domain, or one never seen
+	 * allocated), of those the ones dropped because the hold was full, and domains of the
+	 * caller beyond what the reader can track (audit/filter.h) */
+	uint64_t withheld, evicted, untracked;
 	/* record */
 	unsigned type;
 	bool has_stamp;

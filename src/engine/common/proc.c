@@ -297,19 +297,35 @@ static bool dir_ends_with(const char *dir, const char *tail, size_t *prefix_len)
 	return true;
 }
 
-int hk_helper_path(const char *name, char **out, struct hk_error *err)
+/* One place a helper may be (p, owned): 1 when it is there and executable (*out = p), 0 when it
+ * is not there (p freed), -errno when it is there but not executable by this user — a helper
+ * limited to a group (*out = p, for saying which). */
+static int helper_at(char *p, char **out)
 {
-	const char *env = getenv("HARKAQ_LIBEXEC");
-	char *p = NULL;
-	if (env && *env) {
-		p = hk_xasprintf("%s/%s", env, name);
-		if (access(p, X_OK) == 0)
-			goto found;
-		int e = errno;
-		hk_fail_errno(err, e, "helper program '%s' not found or not executable "
-				      "(HARKAQ_LIBEXEC names %s)", p, env);
+	if (access(p, X_OK) == 0) {
+		*out = p;
+		return 1;
+	}
+	int e = errno;
+	if (e == ENOENT || e == ENOTDIR) {
 		free(p);
-		return -e;
+		return 0;
+	}
+	*out = p;
+	return -e;
+}
+
+int hk_helper_find(const char *name, char **out, struct hk_error *err)
+{
+	*out = NULL;
+	const char *env = getenv("HARKAQ_LIBEXEC");
+	int r;
+	if (env && *env) {
+		r = helper_at(hk_xasprintf("%s/%s", env, name), out);
+		if (r > 0)
+			return 0;
+		return hk_fail_errno(err, r < 0 ? -r : ENOENT, "helper program '%s/%s' not found or "
+				     "not executable (HARKAQ_LIBEXEC names %s)", env, name, env);
 	}
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -323,35 +339,42 @@ int hk_helper_path(const char *name, char **out, struct hk_error *err)
 	if (dir_ends_with(self, HK_BINDIR, &pre)) {
 		/* Installed: the helpers are in LIBEXECDIR under the same prefix (none, or the
 		 * DESTDIR a package is staged in), never beside harkaq in a shared bin. */
-		p = hk_xasprintf("%.*s%s/%s", (int)pre, self, HK_LIBEXECDIR, name);
-		if (access(p, X_OK) == 0)
-			goto found;
-		int e = errno;
-		hk_fail_errno(err, e, "helper program '%s' not found or not executable (harkaq is "
-				      "installed in %s, its helpers belong in %.*s%s; reinstall "
-				      "harkaq, or set HARKAQ_LIBEXEC to their directory)",
-			      p, self, (int)pre, self, HK_LIBEXECDIR);
-		free(p);
-		return -e;
+		r = helper_at(hk_xasprintf("%.*s%s/%s", (int)pre, self, HK_LIBEXECDIR, name), out);
+		if (r > 0)
+			return 0;
+		if (r < 0)
+			return hk_fail_errno(err, -r, "helper program '%s' is not executable by this "
+					     "user", *out);
+		return hk_fail_errno(err, ENOENT, "helper program '%.*s%s/%s' not found or not "
+				     "executable (harkaq is installed in %s, its helpers belong in %.*s%s; reinstall "
+				     "harkaq, or set HARKAQ_LIBEXEC to their directory)",
+				     (int)pre, self, HK_LIBEXECDIR, name, self, (int)pre, self,
+				     HK_LIBEXECDIR);
 	}
 	/* The build tree: the helpers beside harkaq.  Else a harkaq copied away from its
 	 * installation: the LIBEXECDIR it was built for. */
-	p = hk_xasprintf("%s/%s", self, name);
-	if (access(p, X_OK) == 0)
-		goto found;
-	int e = errno;
-	free(p);
-	p = hk_xasprintf("%s/%s", HK_LIBEXECDIR, name);
-	if (access(p, X_OK) == 0)
-		goto found;
-	hk_fail_errno(err, e, "helper program '%s' not found or not executable, neither beside "
-			      "harkaq in %s nor in %s (install it with 'make install', or set "
-			      "HARKAQ_LIBEXEC to its directory)", name, self, HK_LIBEXECDIR);
-	free(p);
-	return -e;
-found:
-	*out = p;
-	return 0;
+	r = helper_at(hk_xasprintf("%s/%s", self, name), out);
+	if (r == 0)
+		r = helper_at(hk_xasprintf("%s/%s", HK_LIBEXECDIR, name), out);
+	if (r > 0)
+		return 0;
+	if (r < 0)
+		return hk_fail_errno(err, -r, "helper program '%s' is not executable by this user",
+				     *out);
+	return hk_fail_errno(err, ENOENT, "helper program '%s' not found or not executable, "
+			     "neither beside harkaq in %s nor in %s (install it with 'make "
+			     "install', or set HARKAQ_LIBEXEC to its directory)", name, self,
+			     HK_LIBEXECDIR);
+}
+
+int hk_helper_path(const char *name, char **out, struct hk_error *err)
+{
+	int r = hk_helper_find(name, out, err);
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return r;
 }
 
 long long hk_now_ms(void)

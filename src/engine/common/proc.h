@@ -43,6 +43,10 @@ HK_MUST_CHECK int hk_pidfd_open(pid_t pid);
  * nowhere else; otherwise beside harkaq (the build tree), else LIBEXECDIR.  A helper not found
  * is -errno, err naming where it was looked for and what to do. */
 HK_MUST_CHECK int hk_helper_path(const char *name, char **out, struct hk_error *err);
+/* The search hk_helper_path makes, for saying what is wrong (`harkaq probe`): as it, except
+ * that a helper found but not executable by this user is left in *out (the caller frees it)
+ * with -EACCES (or the errno access(2) gave); *out is NULL when none was found. */
+HK_MUST_CHECK int hk_helper_find(const char *name, char **out, struct hk_error *err);
 
 /* Milliseconds on the monotonic clock. */
 long long hk_now_ms(void);
