@@ -150,25 +150,6 @@ static const struct option build_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* With --json, stdout carries one JSON object and nothing else: what the phases (and
- * apt-get, tar …) write to their stdout goes to stderr, like the progress lines.  Returns the
- * stream the JSON goes to. */
-static FILE *reserve_stdout(bool json)
-{
-	if (!json)
-		return stdout;
-	fflush(stdout);
-	int fd = dup(STDOUT_FILENO);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (f) {
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		return f;
-	}
-	if (fd >= 0)
-		close(fd);
-	return stdout;
-}
-
 /* Writes the JSON result in `b` to `json_out` (with --json) and to `result_out`.  Returns `rc`
  * (what the build returned), or -errno in err when the --json answer could not be written
  * and the build had not already stopped on an error. */
@@ -198,7 +179,7 @@ static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	struct hk_attest_ctx attest;
 	if (hk_attest_begin(&attest, key, &err) < 0)
 		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);
-	FILE *json_out = reserve_stdout(json);
+	FILE *json_out = cli_reserve_stdout(json);
 	struct hk_dsc_result r;
 	int rc = hk_dsc_build_run(bo, o, &r, &err);
 	if (rc >= 0) {
@@ -388,7 +369,7 @@ static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *
 	struct hk_attest_ctx attest;
 	if (hk_attest_begin(&attest, o->key, &err) < 0)
 		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);
-	FILE *json_out = reserve_stdout(o->json);
+	FILE *json_out = cli_reserve_stdout(o->json);
 	int rc = hk_build_run(bo, &br, &err);
 	if (rc >= 0) {
 		int attested = hk_attest_build(&attest, bo, &br, &err);
