@@ -245,7 +245,7 @@ int hk_declare_run(const struct hk_declare_opts *o, struct hk_declare_result *r,
 			hk_buf_free(&next);
 			r->stopped = HK_DECLARE_STOPPED_DRY_RUN;
 			rc = last;
-			goto out_free;
+			goto free_texts;
 		}
 		for (size_t i = 0; i < st->decision.specs.n; i++) {
 			hk_strv_push(&pending, st->decision.specs.v[i]);
@@ -264,7 +264,7 @@ int hk_declare_run(const struct hk_declare_opts *o, struct hk_declare_result *r,
 		free(r->diff);
 		r->diff = d.data ? hk_buf_steal(&d) : hk_xstrdup("");
 	}
-out_free:
+free_texts:
 	free(facts);
 	hk_buf_free(&on_disk);
 	hk_buf_free(&cur);
