@@ -796,6 +796,8 @@ int hk_control_edit(const char *text, size_t len, const char *filename,
 		rc = parse(text, len, filename, &c, err);
 		if (rc == 0) {
 			read_layout(&c, layout);
+			const struct field *bd = find_field(&c.paras[0], "Build-Depends");
+			layout->order = bd ? order_of(bd) : HK_CONTROL_SORTED;
 			control_free(&c);
 		}
 	}
