@@ -243,14 +243,20 @@ static const char *who(const struct hk_dsc_change_finding *x, char *buf, size_t 
 	return buf;
 }
 
+/* "WHAT: PACKAGE (VERSION here)", a finding's first line. */
+static void heading(struct hk_buf *b, const char *what, const struct hk_dsc_change_finding *x)
+{
+	if (x->version)
+		para(b, "", "%s: %s (%s here)", what, x->package, x->version);
+	else
+		para(b, "", "%s: %s", what, x->package);
+}
+
 static void report_missing(const struct hk_dsc_change_finding *x, const struct hk_dsc_change *c,
 			   struct hk_buf *b)
 {
 	char by[512];
-	if (x->version)
-		para(b, "", "Missing Build-Depends: %s (%s here)", x->package, x->version);
-	else
-		para(b, "", "Missing Build-Depends: %s", x->package);
+	heading(b, "Missing Build-Depends", x);
 	if (x->log_line) {
 		para(b, "  ", "Named from the build log: %s is defined by %s of %s, and the log "
 			      "says:", x->log_what ? x->log_what : "what the log misses",
@@ -286,10 +292,7 @@ static void report_influence(const struct hk_dsc_change_finding *x, const struct
 			     struct hk_buf *b)
 {
 	char by[512];
-	if (x->version)
-		para(b, "", "Undeclared influence: %s (%s here)", x->package, x->version);
-	else
-		para(b, "", "Undeclared influence: %s", x->package);
+	heading(b, "Undeclared influence", x);
 	para(b, "  ", "%s %s %s (%s), denied, and went on without it. Built again with %s "
 		      "granted (--decide-probes, after a control build that changed nothing), "
 		      "the .debs differ:", x->phase ? x->phase : "The build",
