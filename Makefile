@@ -165,6 +165,12 @@ $(BUILD)/tests/helpers/openwatch_once: tests/helpers/openwatch_once.c $(BUILD)/l
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g $(SANFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(BUILD)/libharkaq-sys.a $(BUILD)/libharkaq-core.a $(LDFLAGS)
 
+# The control-file editor on a file, for the test that holds it against wrap-and-sort: links
+# the core (its pure editor and its file helpers).
+$(BUILD)/tests/helpers/control_edit: tests/helpers/control_edit.c $(BUILD)/libharkaq-core.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g $(SANFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(BUILD)/libharkaq-core.a $(ELF_LIBS) $(LDFLAGS)
+
 # Fault injection preloaded into harkaq by the integration tests (a failing getrandom): shared
 # objects, without sanitizers (the tests run the release build, which links dynamically).
 $(BUILD)/tests/preload/%.so: tests/preload/%.c

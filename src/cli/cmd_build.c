@@ -103,6 +103,12 @@ static void build_usage(FILE *f)
 		"                     with nothing changed first (differing: undecided, not\n"
 		"                     reproducible here). Rounds go on while new probes appear;\n"
 		"                     nothing of these builds is sealed\n"
+		"  --suggest-out DIR  where the change to make is written: SOURCE_VERSION.control.patch\n"
+		"                     (patch -p1 in the unpacked source; debian/control's\n"
+		"                     wrap-and-sort layout kept) and SOURCE_VERSION.bug.txt, a\n"
+		"                     report ready to send (default: the directory of\n"
+		"                     --result-out; without either, the report shows the patch and\n"
+		"                     the JSON holds both)\n"
 		"  --wrap 'PROG ARGS' benchmark only: run each phase's shell under PROG ARGS (split on\n"
 		"                     spaces) inside the sandbox, e.g. 'strace -f -e trace=file -o\n"
 		"                     /tmp/trace'; under the cage seccomp denies ptrace, so tracers\n"
@@ -117,7 +123,8 @@ static void build_usage(FILE *f)
 enum { OPT_STORE = 1000, OPT_NO_CAGE, OPT_USER, OPT_PROFILE, OPT_JSON, OPT_RESULT_OUT,
        OPT_TIMEOUT, OPT_KEEP, OPT_QUIET, OPT_NO_EVIDENCE, OPT_WRAP, OPT_FORCE_ABI, OPT_PER_FILE_RULES,
        OPT_KEY, OPT_VERIFY_FULL, OPT_NO_SEAL, OPT_SEAL_IMPURE, OPT_DSC, OPT_BASE, OPT_BUILD_WHAT,
-       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_CONFIRM, OPT_DECIDE_PROBES, OPT_HELP };
+       OPT_WITH_CHECKS, OPT_NO_CLEAN, OPT_JOBS, OPT_SEE, OPT_CONFIRM, OPT_DECIDE_PROBES,
+       OPT_SUGGEST_OUT, OPT_HELP };
 
 static const struct option build_options[] = {
 	{ "store", required_argument, NULL, OPT_STORE },
@@ -146,28 +153,10 @@ static const struct option build_options[] = {
 	{ "see", required_argument, NULL, OPT_SEE },
 	{ "confirm", no_argument, NULL, OPT_CONFIRM },
 	{ "decide-probes", no_argument, NULL, OPT_DECIDE_PROBES },
+	{ "suggest-out", required_argument, NULL, OPT_SUGGEST_OUT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* With --json, stdout carries one JSON object and nothing else: what the phases (and
- * apt-get, tar …) write to their stdout goes to stderr, like the progress lines.  Returns the
- * stream the JSON goes to. */
-static FILE *reserve_stdout(bool json)
-{
-	if (!json)
-		return stdout;
-	fflush(stdout);
-	int fd = dup(STDOUT_FILENO);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (f) {
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		return f;
-	}
-	if (fd >= 0)
-		close(fd);
-	return stdout;
-}
 
 /* Writes the JSON result in `b` to `json_out` (with --json) and to `result_out`.  Returns `rc`
  * (what the build returned), or -errno in err when the --json answer could not be written
@@ -198,7 +187,7 @@ static int build_dsc(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 	struct hk_attest_ctx attest;
 	if (hk_attest_begin(&attest, key, &err) < 0)
 		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);
-	FILE *json_out = reserve_stdout(json);
+	FILE *json_out = cli_reserve_stdout(json);
 	struct hk_dsc_result r;
 	int rc = hk_dsc_build_run(bo, o, &r, &err);
 	if (rc >= 0) {
@@ -268,6 +257,7 @@ static bool dsc_option(int c, struct build_cli *o, int *rc)
 	case OPT_NO_CLEAN: o->dsc.no_clean = true; break;
 	case OPT_CONFIRM: o->dsc.confirm = true; break;
 	case OPT_DECIDE_PROBES: o->dsc.decide_probes = true; break;
+	case OPT_SUGGEST_OUT: o->dsc.suggest_out = optarg; break;
 	case OPT_BUILD_WHAT:
 		if (strcmp(optarg, "binary") == 0) {
 			o->dsc.mode = HK_DSC_BUILD_BINARY;
@@ -357,8 +347,9 @@ static int check_build_options(int argc, const struct build_cli *o)
 	if (o->dsc.dsc_path && optind != argc)
 		msg = "--dsc builds a source package, not a RECIPE (see 'harkaq build --help')";
 	else if (!o->dsc.dsc_path && o->dsc_only_option)
-		msg = "--base, --build, --with-checks, --no-clean, --jobs, --see, --confirm and "
-		      "--decide-probes are for --dsc builds (a recipe names its own base)";
+		msg = "--base, --build, --with-checks, --no-clean, --jobs, --see, --confirm, "
+		      "--decide-probes and --suggest-out are for --dsc builds (a recipe names its "
+		      "own base)";
 	else if (!o->dsc.dsc_path && optind != argc - 1)
 		msg = "give exactly one RECIPE (see 'harkaq build --help')";
 	else if (o->dsc.decide_probes && !o->cage)
@@ -388,7 +379,7 @@ static int build_recipe(const struct hk_build_opts *bo, const struct build_cli *
 	struct hk_attest_ctx attest;
 	if (hk_attest_begin(&attest, o->key, &err) < 0)
 		return cli_fail("harkaq build", &err, HK_ERROR_UNSET);
-	FILE *json_out = reserve_stdout(o->json);
+	FILE *json_out = cli_reserve_stdout(o->json);
 	int rc = hk_build_run(bo, &br, &err);
 	if (rc >= 0) {
 		int attested = hk_attest_build(&attest, bo, &br, &err);
@@ -461,6 +452,15 @@ int cmd_build(int argc, char **argv)
 		 * artifact holds .deb files, not an installed tree, so no diagnosis ever offers it
 		 * as the provider of a path a build read (docs/debian-builds.md, "The steps"). */
 		bo.seal_impure = !o.no_seal;
+		/* The change to make is written beside the result unless told where. */
+		hk_autofree char *beside = NULL;
+		if (!o.dsc.suggest_out && o.result_out) {
+			const char *slash = strrchr(o.result_out, '/');
+			beside = slash ? hk_xstrndup(o.result_out, slash == o.result_out
+								   ? 1 : (size_t)(slash - o.result_out))
+				       : hk_xstrdup(".");
+			o.dsc.suggest_out = beside;
+		}
 		rc = build_dsc(&bo, &o.dsc, o.json, o.result_out, o.key);
 	} else {
 		rc = build_recipe(&bo, &o);

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "engine/common/status.h"
 
@@ -26,6 +27,12 @@ int cli_fail(const char *who, struct hk_error *err, enum hk_error_class cls);
 /* The same without the message, for a verb that prints its own. */
 int cli_exit_as(struct hk_error *err, enum hk_error_class cls);
 
+/* For a verb whose stdout carries one answer (a JSON object, a chain) and nothing else: what
+ * the builds it runs write to their stdout (phases, apt-get, tar …) goes to stderr, like the
+ * progress lines.  With `reserve`, returns a stream on the former stdout and points descriptor
+ * 1 at stderr; without, stdout itself (cli_fail.c). */
+FILE *cli_reserve_stdout(bool reserve);
+
 /* Each verb, implemented in cmd_<verb>.c. */
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
@@ -36,6 +43,7 @@ int cmd_evidence(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
+int cmd_declare(int argc, char **argv);
 /* harkaq store base …: argv[0] is "base"; store_dir is --store or NULL (cmd_base.c). */
 int cmd_store_base(const char *store_dir, int argc, char **argv);
 

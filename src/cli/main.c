@@ -12,6 +12,7 @@ static const struct hk_command commands[] = {
 	{ "build", "build a recipe in bubblewrap, a verdict per phase, the artifact sealed", cmd_build, true },
 	{ "policy", "print the policy derived from a recipe's declared closure, and its id", cmd_policy },
 	{ "store", "the content-addressed store: add, import Debian packages, which, verify", cmd_store },
+	{ "declare", "build a recipe, declare what it used undeclared, again until Hermetic", cmd_declare, true },
 	{ "explain", "re-render a stored verdict: declarable and irreducible debt, policy bugs", cmd_explain },
 	{ "evidence", "evidence objects next to the store: verify, list, show", cmd_evidence },
 	{ "attest", "sign and verify a build's attestations (in-toto, SLSA provenance, DSSE)", cmd_attest },

@@ -86,6 +86,16 @@ check_eq "build: --store --quiet --json after the RECIPE: Hermetic, the same art
 check_seen "build with its options after the recipe" "$W/b2.json"
 EV=$(jq -r '.phases[0].report.evidence' "$W/b2.json")
 
+# ---- declare --------------------------------------------------------------------------------
+# The recipe declares all it uses: one build each way, Hermetic, nothing to change.
+"$HARKAQ" declare --store "$S" --quiet --dry-run --json "$R" >"$W/d1.json" 2>"$W/d1.err"; rc1=$?
+"$HARKAQ" declare "$R" --store "$S" --quiet --dry-run --json >"$W/d2.json" 2>"$W/d2.err"; rc2=$?
+check_eq "declare: options first (control): Hermetic, one build" "0 hermetic 1" \
+	"$rc1 $(jq -r '"\(.stop) \(.builds | length)"' "$W/d1.json" 2>/dev/null)"
+check_eq "declare: --store --quiet --dry-run --json after the RECIPE: the same" \
+	"0 hermetic 1 $(jq -r '.builds[0].artifact' "$W/d1.json" 2>/dev/null)" \
+	"$rc2 $(jq -r '"\(.stop) \(.builds | length) \(.builds[0].artifact)"' "$W/d2.json" 2>/dev/null)"
+
 # ---- explain and evidence ------------------------------------------------------------------
 same "explain: --store --json after the EVIDENCE" 0 \
 	"$HARKAQ" explain --store "$S" --json "$EV" -- "$HARKAQ" explain "$EV" --store "$S" --json

@@ -379,3 +379,35 @@ TEST(empty_and_comment_only_documents)
 	CHECK(t == NULL);
 	CHECK_CONTAINS(err.msg, "t.toml:2:5:");
 }
+
+/* Byte offsets, for an editor that splices the text (core/policy/recipe_edit.h): a value's
+ * bytes, an entry's key and the end of its line, a table's header line. */
+TEST(byte_offsets_of_values_entries_and_headers)
+{
+	const char *text = "a = 1\n  [deps]  # x\nbuild = [\n  \"b\",  # c\n]  # d\nrt = 'x'";
+	struct hk_toml_table *root = parse(text);
+	REQUIRE(root);
+	const struct hk_toml_entry *deps = hk_toml_find(root, "deps");
+	REQUIRE(deps && deps->value.kind == HK_TOML_TABLE);
+	const struct hk_toml_table *t = deps->value.table;
+	CHECK_EQ_INT(6, t->header_start);
+	CHECK_EQ_INT(strchr(text, 'b') - text, t->header_end);
+	const struct hk_toml_entry *b = hk_toml_find(t, "build");
+	REQUIRE(b);
+	CHECK_EQ_INT(t->header_end, b->key_start);
+	size_t open = (size_t)(strchr(text, '[') - text);
+	open = (size_t)(strchr(text + open + 1, '[') - text);
+	CHECK_EQ_INT(open, b->value.start);
+	CHECK_EQ_INT(strstr(text, "]  # d") - text + 1, b->value.end);
+	CHECK_EQ_INT(strstr(text, "rt =") - text, b->line_end);
+	REQUIRE(b->value.n_items == 1);
+	CHECK_EQ_INT(strchr(text, '"') - text, b->value.items[0].start);
+	CHECK_EQ_INT(strchr(text, '"') - text + 3, b->value.items[0].end);
+	const struct hk_toml_entry *rt = hk_toml_find(t, "rt");
+	REQUIRE(rt);
+	/* The last line has no newline: its end is the text's. */
+	CHECK_EQ_INT(strlen(text), rt->line_end);
+	CHECK_EQ_INT(strlen(text), rt->value.end);
+	CHECK_EQ_INT(0, root->header_start);
+	hk_toml_free(root);
+}

@@ -607,7 +607,18 @@ static int parse_array(struct parser *p, struct hk_toml_value *v, unsigned depth
 	}
 }
 
+static int parse_value_at(struct parser *p, struct hk_toml_value *v, unsigned depth);
+
+/* A value, with where its bytes lie. */
 static int parse_value(struct parser *p, struct hk_toml_value *v, unsigned depth)
+{
+	v->start = p->pos;
+	int r = parse_value_at(p, v, depth);
+	v->end = p->pos;
+	return r;
+}
+
+static int parse_value_at(struct parser *p, struct hk_toml_value *v, unsigned depth)
 {
 	struct pos at = here(p);
 	v->line = at.line;
@@ -666,6 +677,7 @@ static int parse_keyval(struct parser *p, struct hk_toml_table *t)
 	char buf[16];
 	hk_autofree char *key = NULL;
 	struct pos at;
+	size_t key_start = p->pos;
 	int r = parse_key(p, &key, &at);
 	if (r < 0)
 		return r;
@@ -691,7 +703,10 @@ static int parse_keyval(struct parser *p, struct hk_toml_table *t)
 	}
 	struct hk_toml_entry *e = add_entry(t, hk_steal_ptr(&key), at);
 	e->value = v;
-	return expect_line_end(p, "a value");
+	e->key_start = key_start;
+	r = expect_line_end(p, "a value");
+	e->line_end = p->pos;
+	return r;
 }
 
 struct header_part {
@@ -768,6 +783,7 @@ static int parse_header(struct parser *p, struct hk_toml_table *root,
 	if (peek_at(p, 1) == '[')
 		return fail_at(p, here(p), "arrays of tables ([[ ... ]]) are not supported in harkaq "
 					   "recipes");
+	size_t line_start = p->line_start;
 	advance(p, 1);
 	for (;;) {
 		skip_spaces(p);
@@ -795,6 +811,10 @@ static int parse_header(struct parser *p, struct hk_toml_table *root,
 	r = define_table(p, root, parts, n, current);
 	if (r == 0)
 		r = expect_line_end(p, "a table header");
+	if (r == 0) {
+		(*current)->header_start = line_start;
+		(*current)->header_end = p->pos;
+	}
 free_parts:
 	for (size_t i = 0; i < n; i++)
 		free(parts[i].key);

@@ -38,6 +38,9 @@ struct hk_toml_value {
 	 * that defined it, or, for a table only implied by a header (a in [a.b]), in the first
 	 * header that implied it; the root table has no position. */
 	unsigned line, col;
+	/* The value's bytes in the text: [start, end), its quotes and brackets included.  For a
+	 * table, both 0: a table's own place is its [header] (hk_toml_table). */
+	size_t start, end;
 	/* HK_TOML_STRING: valid UTF-8, NUL-terminated, never containing NUL (\u0000 is
 	 * rejected: a C string could not carry it). */
 	char *string;
@@ -52,6 +55,11 @@ struct hk_toml_value {
 struct hk_toml_entry {
 	char *key;                      /* decoded key (a quoted key is unescaped) */
 	unsigned line, col;             /* where the key starts */
+	/* For `key = value`: the byte offset of the key, and of what follows its line (past the
+	 * value, a comment and the newline; the text's length at its end).  An editor inserts a
+	 * line before or after an entry there (core/policy/recipe_edit.h).  For a table made by a
+	 * [header], both 0. */
+	size_t key_start, line_end;
 	struct hk_toml_value value;
 };
 
@@ -61,6 +69,10 @@ struct hk_toml_table {
 	/* Whether a [header] named this table.  A table created only as the parent of another
 	 * ("a" in [a.b]) may still be given its own [a] header once, as TOML allows. */
 	bool defined;
+	/* The [header] line that defined it, as byte offsets: where the line starts, and what
+	 * follows it (past a comment and the newline).  Both 0 for the root table and for a
+	 * table no header defined. */
+	size_t header_start, header_end;
 };
 
 /* Parses text (len bytes; it need not be NUL-terminated and must not contain NUL).

@@ -51,7 +51,7 @@ static int read_small_file(const char *path, char **text, size_t *len, struct hk
 	return 0;
 }
 
-int hk_recipe_load(const char *path, struct hk_recipe *out, struct hk_error *err)
+int hk_recipe_file_read(const char *path, struct hk_recipe_text *out, struct hk_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	hk_autofree char *text = NULL;
@@ -65,10 +65,31 @@ int hk_recipe_load(const char *path, struct hk_recipe *out, struct hk_error *err
 	if (!real)
 		return hk_fail_errno(err, errno, "cannot resolve the path of recipe %s", path);
 	char *slash = strrchr(real, '/');
-	hk_autofree char *dir = slash == real ? hk_xstrdup("/") : hk_xstrndup(real, (size_t)(slash - real));
-	rc = hk_recipe_parse(text, len, path, dir, out, err);
+	out->dir = slash == real ? hk_xstrdup("/") : hk_xstrndup(real, (size_t)(slash - real));
+	out->real = hk_steal_ptr(&real);
+	out->text = hk_steal_ptr(&text);
+	out->len = len;
+	return 0;
+}
+
+void hk_recipe_text_free(struct hk_recipe_text *t)
+{
+	free(t->text);
+	free(t->real);
+	free(t->dir);
+	memset(t, 0, sizeof(*t));
+}
+
+int hk_recipe_load(const char *path, struct hk_recipe *out, struct hk_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct hk_recipe_text t;
+	int rc = hk_recipe_file_read(path, &t, err);
 	if (rc < 0)
 		return rc;
-	out->path = hk_steal_ptr(&real);
-	return 0;
+	rc = hk_recipe_parse(t.text, t.len, path, t.dir, out, err);
+	if (rc == 0)
+		out->path = hk_steal_ptr(&t.real);
+	hk_recipe_text_free(&t);
+	return rc;
 }

@@ -3,6 +3,7 @@
  * base with its imports and dpkg state (dsc_closure.c), the recipe, the engine, the outputs,
  * the converse (dsc_converse.c). */
 #include "engine/debian/build_dsc.h"
+#include "engine/debian/dsc_change.h"
 #include "engine/debian/dsc_int.h"
 
 #include <ctype.h>
@@ -319,6 +320,22 @@ static int load_expectations(struct dsc_build *b)
 	return 0;
 }
 
+/* debian/control as unpacked, for the change to make (dsc_change.h): read now, since the
+ * engine may take the tree.  A file that cannot be read leaves r->control NULL, and the
+ * suggestion says so. */
+static void read_control(struct dsc_build *b)
+{
+	struct hk_dsc_result *r = b->r;
+	hk_autofree char *p = hk_xasprintf("%s/%s/debian/control", b->src_parent, r->srcdir);
+	struct hk_buf text = HK_BUF_INIT;
+	struct hk_error ignored;
+	if (hk_file_read(p, &text, &ignored) == 0) {
+		r->control_len = text.len;
+		r->control = text.data ? hk_buf_steal(&text) : hk_xstrdup("");
+	}
+	hk_buf_free(&text);
+}
+
 /* The unpacked source, once: its failure is the build's; else the changelog's date, then the
  * package's expectations (load_expectations), and the engine's SOURCE_DATE_EPOCH.  The time
  * is the front end's steps' (unpack, expectations) unless the engine waits (`in_engine`: its
@@ -339,6 +356,7 @@ static int join_source(struct dsc_build *b, bool in_engine)
 	}
 	struct hk_dsc_result *r = b->r;
 	r->source_date_epoch = hk_steal_ptr(&u->source_date_epoch);
+	read_control(b);
 	dsc_say(b, "unpacked with dpkg-source -x into /src/%s (Format %s, %.1f s beside the other "
 		   "steps); SOURCE_DATE_EPOCH=%s from debian/changelog",
 		r->srcdir, r->dsc.format, (double)u->ms / 1000.0, r->source_date_epoch);
@@ -861,6 +879,11 @@ int hk_dsc_build_run(const struct hk_build_opts *bo, const struct hk_dsc_opts *o
 			if (dsc_decide_probes(&b, &eo, first_out) < 0)
 				rc = hk_error_set_class(err, HK_ERROR_ENVIRONMENT);
 		}
+		if (rc >= 0) {
+			int sc = hk_dsc_suggest_change(o, b.store, r, err);
+			if (sc < 0)
+				rc = sc;
+		}
 	}
 	/* The unpacking writes into the work directory: it ends before the directory goes.  Its
 	 * date is kept for the result even when the build stopped before it was needed. */
@@ -954,6 +977,11 @@ void hk_dsc_result_free(struct hk_dsc_result *r)
 	}
 	free(r->macro_needs);
 	free(r->work);
+	free(r->control);
+	hk_dsc_suggestion_free(&r->suggestion);
+	free(r->suggestion_not);
+	free(r->patch_file);
+	free(r->bug_file);
 	hk_expect_set_free(&r->expect);
 	if (r->recipe_made)
 		hk_recipe_free(&r->recipe);

@@ -12,6 +12,7 @@
 #include "engine/build/build.h"
 #include "core/debian/debexpect.h"
 #include "core/debian/dsc.h"
+#include "core/debian/dsc_change.h"
 #include "core/debian/dsc_rules.h"
 #include "core/formats/json.h"
 #include "core/basic/strset.h"
@@ -45,6 +46,10 @@ struct hk_dsc_opts {
 	/* After a build that completed: decide each probe by its effect on the .debs, building
 	 * again with the probes granted (and once unchanged, as the control): dsc_decide.c. */
 	bool decide_probes;
+	/* Where the change to make is written (dsc_change.c): SOURCE_VERSION.control.patch and
+	 * SOURCE_VERSION.bug.txt in this directory, made if missing; NULL: nowhere (the result
+	 * still holds them). */
+	const char *suggest_out;
 };
 
 /* One package of the closure apt chose. */
@@ -220,6 +225,17 @@ struct hk_dsc_result {
 	 * the network's or the mirror's, not the package's (a sweep reports it apart). */
 	bool fetch_failed;
 	const char *error;
+	/* debian/control as unpacked (read when the source is: the engine may take the tree),
+	 * or NULL when it could not be read. */
+	char *control;
+	size_t control_len;
+	/* The change to make (engine/debian/dsc_change.h): made when the build gave verdicts
+	 * and named something to change; `suggestion_not` says why there is none otherwise.
+	 * The files it was written to, or NULL. */
+	bool suggested;
+	struct hk_dsc_suggestion suggestion;
+	char *suggestion_not;
+	char *patch_file, *bug_file;
 	/* The expectations the build ran with: the built-in set (HK_DEB_EXPECT_VERSION), then the
 	 * package's own (debian/harkaq-expect, when it has one). */
 	struct hk_expect_set expect;

@@ -16,6 +16,20 @@ static char *phase_target(const struct hk_dsc_result *r, const char *label)
 	return hk_xasprintf("debian/rules %s%s", label, suffix);
 }
 
+const char *hk_dsc_verb(const char *blockers)
+{
+	if (!blockers)
+		return "used";
+	if (strstr(blockers, "fs.execute"))
+		return "executed";
+	if (strstr(blockers, "fs.read_file"))
+		return "read";
+	if (strstr(blockers, "fs.write_file") || strstr(blockers, "fs.make_") ||
+	    strstr(blockers, "fs.remove_") || strstr(blockers, "fs.truncate"))
+		return "wrote";
+	return "used";
+}
+
 static struct dsc_finding *finding_for(struct dsc_findings *rep, const char *pkg)
 {
 	for (size_t i = 0; i < rep->n; i++)

@@ -54,6 +54,9 @@ struct dsc_findings {
 	uint64_t expected;
 };
 
+/* The denied rights as what the build did to the path: "executed", "read", "wrote", "used". */
+const char *hk_dsc_verb(const char *blockers);
+
 /* The findings of r's first build. */
 void dsc_findings_of(const struct hk_dsc_result *r, struct dsc_findings *rep);
 /* The findings of --confirm's last round (r->confirm). */

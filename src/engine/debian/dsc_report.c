@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/debian/build_dsc.h"
+#include "engine/debian/dsc_change.h"
 #include "engine/debian/dsc_findings.h"
 #include "core/basic/strset.h"
 #include "core/basic/util.h"
@@ -20,21 +21,6 @@ static void kv_bytes_or_null(struct hk_json *j, const char *key, const char *s)
 		hk_json_kv_str(j, key, NULL);
 }
 
-
-/* The denied right as a verb: what the build did to the path. */
-static const char *verb(const char *blockers)
-{
-	if (!blockers)
-		return "used";
-	if (strstr(blockers, "fs.execute"))
-		return "executed";
-	if (strstr(blockers, "fs.read_file"))
-		return "read";
-	if (strstr(blockers, "fs.write_file") || strstr(blockers, "fs.make_") ||
-	    strstr(blockers, "fs.remove_") || strstr(blockers, "fs.truncate"))
-		return "wrote";
-	return "used";
-}
 
 static const char *exe_short(const char *exe)
 {
@@ -57,7 +43,7 @@ static void finding_line(const struct dsc_finding *f, FILE *out)
 {
 	/* A trap of the store view stands for the package's symlink: name the link. */
 	bool trap = f->how && strcmp(f->how, "link") == 0 && f->via;
-	fprintf(out, "%s (%s %s %s, by %s", f->package, f->phase, verb(f->blockers),
+	fprintf(out, "%s (%s %s %s, by %s", f->package, f->phase, hk_dsc_verb(f->blockers),
 		trap ? f->via : f->path, exe_short(f->exe));
 	if (trap)
 		fprintf(out, ", its symlink");
@@ -476,6 +462,7 @@ void hk_dsc_report_human(const struct hk_dsc_result *r, FILE *out)
 	confirm_human(r, out);
 	decide_human(r, out);
 	converse_human(r, out);
+	hk_dsc_change_human(r, out);
 	if (r->n_outputs) {
 		fprintf(out, "  outputs (artifact %s):\n", r->build.artifact_id);
 		for (size_t i = 0; i < r->n_outputs; i++)
@@ -767,6 +754,7 @@ void hk_dsc_result_json(const struct hk_dsc_result *r, struct hk_json *j)
 		hk_json_null(j);
 	hk_json_key(j, "decide");
 	decide_json(r, j);
+	hk_dsc_change_json(r, j);
 	hk_json_key(j, "outputs");
 	hk_json_arr_begin(j);
 	for (size_t i = 0; i < r->n_outputs; i++) {
@@ -810,7 +798,7 @@ static void verdict_finding(struct hk_json *j, const struct dsc_finding *f, cons
 	kv_bytes_or_null(j, "exe", f->exe);
 	/* What the build did, and to which path as the report names it: a trap of the store
 	 * view stands for the package's symlink (finding_line). */
-	hk_json_kv_str(j, "access", verb(f->blockers));
+	hk_json_kv_str(j, "access", hk_dsc_verb(f->blockers));
 	hk_json_kv_str(j, "how", f->how);
 	kv_bytes_or_null(j, "via", f->via);
 	hk_json_kv_uint(j, "count", f->count);
